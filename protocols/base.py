@@ -1,0 +1,171 @@
+"""The Game interface every rule module implements, and the value types shared by all games.
+
+Rule modules are pure: no I/O, no clocks, no randomness. States and moves are immutable values,
+so the referee, the bots, `replay` and the web view can all judge moves with the same code.
+"""
+
+from __future__ import annotations
+
+import abc
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from enum import StrEnum
+from typing import Any, ClassVar, Generic, Protocol, TypeVar
+
+from pydantic import BaseModel, ConfigDict
+
+
+class Side(StrEnum):
+    """A player's colour; `blue` always moves first."""
+
+    BLUE = "blue"
+    ORANGE = "orange"
+
+    @property
+    def other(self) -> Side:
+        return Side.ORANGE if self is Side.BLUE else Side.BLUE
+
+
+class Reason(StrEnum):
+    """Every way a game can end, as recorded in a game record.
+
+    The first group are endings by the rules of a game; the second are faults of a bot (the bot
+    loses); the last are faults that void the game (nobody is blamed).
+    """
+
+    # Rule endings.
+    NO_LEGAL_MOVE = "no-legal-move"  # the player to move cannot move and loses
+    TOO_FEW_STONES = "too-few-stones"  # Lasker Morris: fewer than 3 stones after a move
+    NO_CAPTURE_LIMIT = "no-capture-limit"  # draw: too many plies without a capture/removal
+    REPETITION = "repetition"  # draw: the same position for the n-th time
+    PLY_LIMIT = "ply-limit"  # draw: the game's length cap
+    KING_LOST = "king-lost"  # Lielow: a player's king was removed
+    STONE_COUNT = "stone-count"  # Alak: no legal placement; the stone count decides
+    # Bot faults: the offending bot loses.
+    ILLEGAL_MOVE = "illegal-move"
+    BAD_SYNTAX = "bad-syntax"
+    TIMEOUT = "timeout"
+    CRASH = "crash"  # exited, closed its output, or failed to start
+    LINE_TOO_LONG = "line-too-long"
+    BAD_ENCODING = "bad-encoding"
+    OUT_OF_TURN = "out-of-turn"
+    # Faults that void the game.
+    REFEREE_FAULT = "referee-fault"
+    INTERRUPTED = "interrupted"
+
+    @property
+    def is_bot_fault(self) -> bool:
+        return self in _BOT_FAULTS
+
+    @property
+    def voids_game(self) -> bool:
+        return self in (Reason.REFEREE_FAULT, Reason.INTERRUPTED)
+
+
+_BOT_FAULTS = frozenset(
+    {
+        Reason.ILLEGAL_MOVE,
+        Reason.BAD_SYNTAX,
+        Reason.TIMEOUT,
+        Reason.CRASH,
+        Reason.LINE_TOO_LONG,
+        Reason.BAD_ENCODING,
+        Reason.OUT_OF_TURN,
+    }
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Outcome:
+    """How a game ended by its rules: `winner` is None for a draw."""
+
+    winner: Side | None
+    reason: Reason
+    detail: str = ""
+
+
+class IllegalMove(Exception):
+    """A line that is not a legal move in the position; `reason` is for humans."""
+
+    reason_code: ClassVar[Reason] = Reason.ILLEGAL_MOVE
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(reason)
+        self.reason = reason
+
+
+class BadSyntax(IllegalMove):
+    """A line that is not a move at all (wrong token count, unknown token, blank line)."""
+
+    reason_code: ClassVar[Reason] = Reason.BAD_SYNTAX
+
+
+class GameOptions(BaseModel):
+    """Base of every game's options: validated, immutable, recorded in the game record."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+
+class GameState(Protocol):
+    """What every game's state offers the generic code."""
+
+    @property
+    def to_move(self) -> Side: ...
+
+    @property
+    def ply(self) -> int: ...
+
+
+S = TypeVar("S", bound=GameState)
+M = TypeVar("M")
+Opt = TypeVar("Opt", bound=GameOptions)
+
+
+class Game(abc.ABC, Generic[S, M, Opt]):
+    """A two-player game: a small pure state machine plus its wire format.
+
+    `parse_move` turns one received line into a move legal in `state` or raises `BadSyntax` /
+    `IllegalMove` with a specific reason; `format_move` gives the canonical line (single spaces).
+    `outcome` applies every ending of the rules, in the order the spec gives, to a state; it is
+    None while the game goes on.
+    """
+
+    name: ClassVar[str]
+    aliases: ClassVar[tuple[str, ...]] = ()
+    options_model: ClassVar[type[GameOptions]]
+
+    @abc.abstractmethod
+    def initial_state(self, options: Opt | None = None) -> S: ...
+
+    @abc.abstractmethod
+    def legal_moves(self, state: S) -> Sequence[M]: ...
+
+    @abc.abstractmethod
+    def parse_move(self, state: S, line: str) -> M: ...
+
+    @abc.abstractmethod
+    def apply(self, state: S, move: M) -> S: ...
+
+    @abc.abstractmethod
+    def outcome(self, state: S) -> Outcome | None: ...
+
+    @abc.abstractmethod
+    def format_move(self, move: M) -> str: ...
+
+    @abc.abstractmethod
+    def render_text(self, state: S) -> str:
+        """A plain-text picture of the position for terminals and logs."""
+
+    @abc.abstractmethod
+    def state_json(self, state: S) -> Mapping[str, Any]:
+        """A JSON-ready view of the position for the web view and records."""
+
+    def parse_options(self, raw: Mapping[str, Any] | None) -> Opt:
+        """Validate raw options (from a CLI, a config or a record) into this game's model."""
+        model = self.options_model.model_validate(dict(raw or {}))
+        return model  # type: ignore[return-value]
+
+
+def split_tokens(line: str) -> list[str]:
+    """The spec's tokenisation: strip, then split on runs of whitespace."""
+    return line.split()

@@ -1,0 +1,339 @@
+"""One bot process: spawn it, send and receive lines under deadlines, and always clean it up.
+
+The transport only. What the lines mean is the match's business. A `BotProcess` is opened with
+`open_bot(...)`, an async context manager whose exit closes the bot's stdin, waits a short
+grace, then SIGKILLs the bot's whole process group and reaps it, whatever the exit path
+(normal end, error, Ctrl-C or cancellation).
+
+Everything the bot does wrong becomes a `BotFault` with a `Reason` and a human sentence. A fault
+noticed while the bot was not being asked (output out of turn, closed output) is kept and
+reported through the `on_fault` callback at once, so the match can stop waiting for the other
+bot and end the game.
+"""
+
+from __future__ import annotations
+
+import os
+import shlex
+import signal
+from collections.abc import AsyncIterator, Callable, Mapping
+from contextlib import asynccontextmanager, suppress
+from dataclasses import dataclass
+from pathlib import Path
+from subprocess import PIPE
+
+import trio
+
+from protocols.base import Reason
+from protocols.framing import (
+    DEFAULT_MAX_LINE_BYTES,
+    BadEncoding,
+    EndOfInput,
+    FramingEvent,
+    Line,
+    LineFramer,
+    LineTooLong,
+)
+from referee.tail_buffer import TailBuffer
+
+READ_CHUNK = 65536
+DEFAULT_STDERR_TAIL = 16384
+DEFAULT_EXIT_GRACE = 1.0
+# After a bot closes its output, how long to wait for its exit code before reporting without it.
+EXIT_CODE_WAIT = 0.5
+
+
+class BotFault(Exception):
+    """Something a bot did that loses it the game."""
+
+    def __init__(self, reason: Reason, detail: str, line: str | None = None) -> None:
+        super().__init__(detail)
+        self.reason = reason
+        self.detail = detail
+        self.line = line
+
+
+class BotStartError(BotFault):
+    """The bot's program could not be started at all (not found, not executable, bad command)."""
+
+    def __init__(self, detail: str) -> None:
+        super().__init__(Reason.CRASH, detail)
+
+
+@dataclass(frozen=True, slots=True)
+class BotExit:
+    """How a bot process ended: its exit code (negative: killed by that signal)."""
+
+    returncode: int | None
+    killed_by_referee: bool
+    stderr_tail: str
+    stderr_bytes: int
+
+
+def split_command(command: str) -> list[str]:
+    """Split a shell-style command string into argv (quotes honoured, no shell involved)."""
+    try:
+        argv = shlex.split(command)
+    except ValueError as exc:
+        raise BotStartError(f"cannot parse command {command!r}: {exc}") from None
+    if not argv:
+        raise BotStartError("empty command")
+    return argv
+
+
+def bot_environment(extra: Mapping[str, str] | None = None) -> dict[str, str]:
+    """The environment a bot starts with: ours, unbuffered Python, plus any extras."""
+    env = dict(os.environ)
+    env["PYTHONUNBUFFERED"] = "1"
+    env.update(extra or {})
+    return env
+
+
+class BotProcess:
+    """A running bot; use `open_bot` to get one."""
+
+    def __init__(
+        self,
+        process: trio.Process,
+        name: str,
+        max_line_bytes: int,
+        stderr_tail_bytes: int,
+        on_fault: Callable[[BotProcess], None] | None,
+    ) -> None:
+        self.process = process
+        self.name = name
+        self.on_fault = on_fault
+        self.stderr = TailBuffer(stderr_tail_bytes)
+        self.fault: BotFault | None = None
+        self.exit: BotExit | None = None
+        self._framer = LineFramer(max_line_bytes)
+        self._asked = False
+        self._reply: str | None = None
+        self._reply_event = trio.Event()
+        self._closing = False
+
+    @property
+    def pid(self) -> int:
+        return self.process.pid
+
+    async def send_line(self, line: str) -> None:
+        """Write one line to the bot (for lines it does not answer: colours, `END`)."""
+        self._raise_fault()
+        await self._write(line)
+
+    async def notify(self, line: str, timeout: float) -> bool:
+        """Best-effort write at the end of a game (final move, `END`), even to a faulted bot.
+
+        Bounded by `timeout` so a bot that stopped reading cannot hold the referee; returns
+        whether the line was written.
+        """
+        stdin = self.process.stdin
+        if stdin is None or self.process.returncode is not None:
+            return False
+        with trio.move_on_after(timeout):
+            try:
+                await stdin.send_all(line.encode() + b"\n")
+                return True
+            except (trio.BrokenResourceError, trio.ClosedResourceError):
+                return False
+        return False
+
+    async def ask(self, line: str | None, deadline: float) -> str:
+        """Write `line` (if any), then wait for the bot's one-line answer, all before `deadline`.
+
+        The deadline is on trio's clock (`trio.current_time()`); the bot is "asked" from before
+        the write, so an answer racing the end of our write is still taken as the answer.
+        """
+        self._raise_fault()
+        self._asked = True
+        self._reply = None
+        self._reply_event = trio.Event()
+        try:
+            with trio.move_on_at(deadline) as scope:
+                if line is not None:
+                    await self._write(line)
+                await self._reply_event.wait()
+            self._raise_fault()
+            if scope.cancelled_caught or self._reply is None:
+                raise BotFault(Reason.TIMEOUT, "no complete line within the time limit")
+            return self._reply
+        finally:
+            self._asked = False
+
+    async def _write(self, line: str) -> None:
+        stdin = self.process.stdin
+        assert stdin is not None
+        try:
+            await stdin.send_all(line.encode() + b"\n")
+        except (trio.BrokenResourceError, trio.ClosedResourceError):
+            await self._set_fault(await self._closed_output_fault("stopped reading its input"))
+            self._raise_fault()
+
+    def _raise_fault(self) -> None:
+        if self.fault is not None:
+            raise self.fault
+
+    async def read_stdout(self) -> None:
+        """The always-running reader: frames stdout and hands each line to whoever asked."""
+        stdout = self.process.stdout
+        assert stdout is not None
+        try:
+            while not self._framer.closed:
+                chunk = await stdout.receive_some(READ_CHUNK)
+                events = self._framer.feed(chunk) if chunk else self._framer.feed_eof()
+                for event in events:
+                    await self._handle(event)
+        except (trio.BrokenResourceError, trio.ClosedResourceError):
+            await self._handle(EndOfInput(0))
+
+    async def _handle(self, event: FramingEvent) -> None:
+        if self._closing:
+            return
+        if isinstance(event, Line):
+            if self._asked and self._reply is None:
+                self._reply = event.text
+                self._reply_event.set()
+            else:
+                await self._set_fault(
+                    BotFault(
+                        Reason.OUT_OF_TURN, "wrote a line when it was not its turn", event.text
+                    )
+                )
+        elif isinstance(event, LineTooLong):
+            await self._set_fault(
+                BotFault(
+                    Reason.LINE_TOO_LONG,
+                    f"wrote a line longer than {event.limit} bytes",
+                )
+            )
+        elif isinstance(event, BadEncoding):
+            await self._set_fault(
+                BotFault(
+                    Reason.BAD_ENCODING,
+                    f"wrote bytes that are not UTF-8 ({event.error})",
+                    event.raw.decode("utf-8", "backslashreplace"),
+                )
+            )
+        else:
+            what = "closed its output"
+            if event.partial:
+                what += f" with an unterminated line of {event.partial} bytes (missing newline?)"
+            await self._set_fault(await self._closed_output_fault(what))
+
+    async def _closed_output_fault(self, what: str) -> BotFault:
+        # Give the process a moment to exit so the verdict can carry its exit code.
+        with trio.move_on_after(EXIT_CODE_WAIT):
+            await self.process.wait()
+        code = self.process.returncode
+        if code is None:
+            return BotFault(Reason.CRASH, f"{what} but is still running")
+        return BotFault(Reason.CRASH, f"{what}: {describe_returncode(code)}")
+
+    async def _set_fault(self, fault: BotFault) -> None:
+        if self.fault is not None or self._closing:
+            return
+        self.fault = fault
+        if self._asked:
+            self._reply_event.set()
+        elif self.on_fault is not None:
+            self.on_fault(self)
+
+    async def read_stderr(self) -> None:
+        """Drain stderr continuously into a bounded tail, so the bot can never block on it."""
+        stderr = self.process.stderr
+        assert stderr is not None
+        try:
+            while chunk := await stderr.receive_some(READ_CHUNK):
+                self.stderr.append(chunk)
+        except (trio.BrokenResourceError, trio.ClosedResourceError):
+            pass
+
+    async def shutdown(self, grace: float) -> BotExit:
+        """Close stdin, wait up to `grace` for an exit, then kill the whole group and reap."""
+        self._closing = True
+        killed = False
+        with trio.CancelScope(shield=True):
+            if self.process.stdin is not None:
+                await self.process.stdin.aclose()
+            if grace > 0 and self.process.returncode is None:
+                with trio.move_on_after(grace):
+                    await self.process.wait()
+            killed = self.process.returncode is None
+            kill_process_group(self.process.pid)
+            await self.process.wait()
+        code = self.process.returncode
+        self.exit = BotExit(code, killed, self.stderr.text(), self.stderr.total)
+        return self.exit
+
+
+def kill_process_group(pgid: int) -> None:
+    """SIGKILL every process in the group; a group that is already gone is fine."""
+    with suppress(ProcessLookupError, PermissionError):
+        os.killpg(pgid, signal.SIGKILL)
+
+
+def describe_returncode(code: int) -> str:
+    if code < 0:
+        try:
+            name = signal.Signals(-code).name
+        except ValueError:
+            name = f"signal {-code}"
+        return f"killed by {name}"
+    return f"exited with code {code}"
+
+
+@asynccontextmanager
+async def open_bot(
+    command: str,
+    *,
+    name: str = "bot",
+    cwd: Path | None = None,
+    env: Mapping[str, str] | None = None,
+    max_line_bytes: int = DEFAULT_MAX_LINE_BYTES,
+    stderr_tail_bytes: int = DEFAULT_STDERR_TAIL,
+    exit_grace: float = DEFAULT_EXIT_GRACE,
+    on_fault: Callable[[BotProcess], None] | None = None,
+) -> AsyncIterator[BotProcess]:
+    """Start `command` as a bot in its own session and process group; clean up on exit."""
+    argv = split_command(command)
+    try:
+        process = await trio.lowlevel.open_process(
+            argv,
+            stdin=PIPE,
+            stdout=PIPE,
+            stderr=PIPE,
+            cwd=cwd,
+            env=bot_environment(env),
+            start_new_session=True,
+        )
+    except OSError as exc:
+        raise BotStartError(f"could not start {argv[0]!r}: {exc.strerror or exc}") from None
+    bot = BotProcess(process, name, max_line_bytes, stderr_tail_bytes, on_fault)
+    try:
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(bot.read_stdout)
+            nursery.start_soon(bot.read_stderr)
+            try:
+                yield bot
+            finally:
+                cancelled = trio.current_effective_deadline() == float("-inf")
+                await bot.shutdown(0 if cancelled else exit_grace)
+                # A descendant that escaped the group may still hold the pipes: stop reading.
+                nursery.cancel_scope.cancel()
+    except BaseExceptionGroup as group:
+        # The readers never raise, so anything here came from the caller's block: re-raise it
+        # as itself rather than wrapped by the nursery.
+        raise unwrap_single(group) from None
+    finally:
+        with trio.CancelScope(shield=True):
+            for stream in (process.stdout, process.stderr):
+                if stream is not None:
+                    await stream.aclose()
+
+
+def unwrap_single(group: BaseExceptionGroup[BaseException]) -> BaseException:
+    """The one exception inside nested single-member groups, or the group itself."""
+    exc: BaseException = group
+    while isinstance(exc, BaseExceptionGroup) and len(exc.exceptions) == 1:
+        exc = exc.exceptions[0]
+    return exc

@@ -1,0 +1,274 @@
+"""Play one game between two bot processes: colours, the turn loop, clocks and the verdict.
+
+The framing is the spec's section 1: `blue`/`orange` to each bot, the mover's line judged by the
+rules, the canonical move forwarded to the opponent, `END` to both at the end. Every ending is a
+named `Reason` in the result. A bug in the referee voids the game (`referee-fault`) rather than
+blaming a bot, and Ctrl-C voids it as `interrupted`; both still write the result line.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable
+from contextlib import AsyncExitStack
+from pathlib import Path
+from typing import Any
+
+import trio
+from pydantic import BaseModel, ConfigDict, Field
+
+from protocols import get_game
+from protocols.base import Game, IllegalMove, Outcome, Reason, Side
+from referee.bot import BotFault, BotProcess, BotStartError, open_bot
+from referee.records import (
+    BotReport,
+    GameRecord,
+    Header,
+    PlayerInfo,
+    Ply,
+    RecordWriter,
+    Result,
+    TimeControl,
+    utc_now,
+)
+
+
+class PlayerSpec(BaseModel):
+    """A player: a display name and the command that starts its program."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    name: str
+    command: str
+    cwd: Path | None = None
+
+
+class MatchSettings(BaseModel):
+    """How a match is refereed; the defaults are the course referee's."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    move_timeout: float = Field(5.0, gt=0, description="seconds per move")
+    grace: float = Field(0.5, ge=0, description="extra seconds tolerated on every move")
+    startup_allowance: float = Field(
+        5.0, ge=0, description="extra seconds on each player's first move (interpreter start-up)"
+    )
+    exit_grace: float = Field(1.0, ge=0, description="seconds a bot may take to exit after END")
+    max_line_bytes: int = Field(4096, ge=16)
+    random_assignment: bool = True
+
+
+Listener = Callable[[Header | Ply | Result], None]
+
+
+class Match:
+    """One game between two players; `await Match(...).play()` returns the complete record."""
+
+    def __init__(
+        self,
+        game_name: str,
+        player1: PlayerSpec,
+        player2: PlayerSpec,
+        *,
+        options: dict[str, Any] | None = None,
+        settings: MatchSettings | None = None,
+        seed: int | None = None,
+        record_path: Path | None = None,
+        listener: Listener | None = None,
+    ) -> None:
+        self.game: Game[Any, Any, Any] = get_game(game_name)
+        self.options = self.game.parse_options(options)
+        self.settings = settings or MatchSettings()
+        self.seed = seed
+        self.players = self._assign_colours(player1, player2)
+        self.record_path = record_path
+        self.listener = listener
+        self.state: Any = self.game.initial_state(self.options)
+        self.plies: list[Ply] = []
+        self.bots: dict[Side, BotProcess] = {}
+        self._writer: RecordWriter | None = None
+        self._header: Header | None = None
+        self._move_scope: trio.CancelScope | None = None
+        self._first_move_done: set[Side] = set()
+
+    def _assign_colours(self, p1: PlayerSpec, p2: PlayerSpec) -> dict[Side, PlayerSpec]:
+        if self.settings.random_assignment and random.Random(self.seed).random() < 0.5:
+            p1, p2 = p2, p1
+        return {Side.BLUE: p1, Side.ORANGE: p2}
+
+    # -- the record ---------------------------------------------------------------------------
+
+    def _emit(self, line: Header | Ply | Result) -> None:
+        if self._writer is not None:
+            self._writer.write(line)
+        if self.listener is not None:
+            self.listener(line)
+
+    def _start_record(self) -> None:
+        if self.record_path is not None:
+            self._writer = RecordWriter(self.record_path)
+        s = self.settings
+        self._header = Header(
+            game=self.game.name,
+            options=self.options.model_dump(mode="json"),
+            seed=self.seed,
+            players={
+                side: PlayerInfo(name=p.name, command=p.command, cwd=str(p.cwd) if p.cwd else None)
+                for side, p in self.players.items()
+            },
+            time_control=TimeControl(
+                move_timeout=s.move_timeout, grace=s.grace, startup_allowance=s.startup_allowance
+            ),
+            started_at=utc_now(),
+        )
+        self._emit(self._header)
+
+    # -- playing ------------------------------------------------------------------------------
+
+    async def play(self) -> GameRecord:
+        """Play the game to its end and return the record (also written to `record_path`)."""
+        self._start_record()
+        verdict: tuple[Side | None, Reason, str, str | None]
+        try:
+            verdict = await self._play_with_bots()
+        except (KeyboardInterrupt, trio.Cancelled):
+            self._finish(None, Reason.INTERRUPTED, "the referee was interrupted", None)
+            raise
+        except Exception as exc:  # a bug of ours: void the game, never blame a bot
+            verdict = (None, Reason.REFEREE_FAULT, f"{type(exc).__name__}: {exc}", None)
+        result = self._finish(*verdict)
+        assert self._header is not None
+        return GameRecord(header=self._header, plies=self.plies, result=result)
+
+    def _finish(self, winner: Side | None, reason: Reason, detail: str, line: str | None) -> Result:
+        reports = {
+            side: BotReport(
+                exit_code=bot.exit.returncode,
+                killed=bot.exit.killed_by_referee,
+                stderr_tail=bot.exit.stderr_tail,
+                stderr_bytes=bot.exit.stderr_bytes,
+            )
+            for side, bot in self.bots.items()
+            if bot.exit is not None
+        }
+        result = Result(
+            winner=winner,
+            reason=reason,
+            detail=detail,
+            loser_line=line,
+            plies=len(self.plies),
+            void=reason.voids_game,
+            finished_at=utc_now(),
+            bots=reports,
+        )
+        self._emit(result)
+        if self._writer is not None:
+            self._writer.close()
+        return result
+
+    async def _play_with_bots(self) -> tuple[Side | None, Reason, str, str | None]:
+        async with AsyncExitStack() as stack:
+            failed: list[tuple[Side, BotStartError]] = []
+            for side, player in self.players.items():
+                try:
+                    self.bots[side] = await stack.enter_async_context(
+                        open_bot(
+                            player.command,
+                            name=player.name,
+                            cwd=player.cwd,
+                            max_line_bytes=self.settings.max_line_bytes,
+                            exit_grace=self.settings.exit_grace,
+                            on_fault=self._on_idle_fault,
+                        )
+                    )
+                except BotStartError as exc:
+                    failed.append((side, exc))
+            if failed:
+                return self._start_failure_verdict(failed)
+            verdict = await self._turn_loop()
+            await self._send_end()
+            return verdict
+        raise AssertionError("unreachable")  # pragma: no cover - keeps mypy's flow analysis happy
+
+    def _start_failure_verdict(
+        self, failed: list[tuple[Side, BotStartError]]
+    ) -> tuple[Side | None, Reason, str, str | None]:
+        if len(failed) == 2:
+            detail = "; ".join(f"{side}: {exc.detail}" for side, exc in failed)
+            return None, Reason.CRASH, f"neither player could start ({detail})", None
+        side, exc = failed[0]
+        return side.other, Reason.CRASH, f"{side} {exc.detail}", None
+
+    def _on_idle_fault(self, bot: BotProcess) -> None:
+        # The bot that is not on move did something wrong: stop waiting for the mover.
+        if self._move_scope is not None:
+            self._move_scope.cancel()
+
+    async def _turn_loop(self) -> tuple[Side | None, Reason, str, str | None]:
+        await self.bots[Side.ORANGE].send_line(Side.ORANGE.value)
+        to_send: str | None = Side.BLUE.value
+        while True:
+            outcome: Outcome | None = self.game.outcome(self.state)
+            if outcome is not None:
+                return outcome.winner, outcome.reason, outcome.detail, None
+            side: Side = self.state.to_move
+            idle_verdict = self._idle_fault_verdict(side.other)
+            if idle_verdict is not None:
+                return idle_verdict
+            try:
+                received, elapsed = await self._ask(side, to_send)
+            except BotFault as fault:
+                return side.other, fault.reason, f"{side}: {fault.detail}", fault.line
+            idle_verdict = self._idle_fault_verdict(side.other)
+            if idle_verdict is not None:
+                return idle_verdict
+            try:
+                move = self.game.parse_move(self.state, received)
+            except IllegalMove as exc:
+                return side.other, exc.reason_code, f"{side}: {exc.reason}", received
+            self.state = self.game.apply(self.state, move)
+            to_send = self.game.format_move(move)
+            self.plies.append(
+                Ply(
+                    ply=len(self.plies) + 1,
+                    side=side,
+                    received=received,
+                    move=to_send,
+                    time_ms=round(elapsed * 1000, 3),
+                )
+            )
+            self._emit(self.plies[-1])
+            if self.game.outcome(self.state) is not None:
+                # The final legal move is still forwarded before END (spec 1.4).
+                await self._forward_final(side.other, to_send)
+
+    def _idle_fault_verdict(self, side: Side) -> tuple[Side | None, Reason, str, str | None] | None:
+        fault = self.bots[side].fault
+        if fault is None:
+            return None
+        return side.other, fault.reason, f"{side}: {fault.detail}", fault.line
+
+    async def _ask(self, side: Side, line: str | None) -> tuple[str, float]:
+        s = self.settings
+        allowance = 0.0 if side in self._first_move_done else s.startup_allowance
+        self._first_move_done.add(side)
+        start = trio.current_time()
+        deadline = start + s.move_timeout + s.grace + allowance
+        with trio.CancelScope() as scope:
+            self._move_scope = scope
+            try:
+                received = await self.bots[side].ask(line, deadline)
+            finally:
+                self._move_scope = None
+        if scope.cancelled_caught:
+            # Cancelled by the idle bot's fault: report that fault, not the mover.
+            return "", trio.current_time() - start
+        return received, trio.current_time() - start
+
+    async def _forward_final(self, side: Side, line: str) -> None:
+        # The game is over: a bot that stopped reading cannot change the result.
+        await self.bots[side].notify(line, self.settings.exit_grace)
+
+    async def _send_end(self) -> None:
+        for bot in self.bots.values():
+            await bot.notify("END", self.settings.exit_grace)
