@@ -41,6 +41,8 @@ DEFAULT_STDERR_TAIL = 16384
 DEFAULT_EXIT_GRACE = 1.0
 # After a bot closes its output, how long to wait for its exit code before reporting without it.
 EXIT_CODE_WAIT = 0.5
+# How long to wait for a killed process group to disappear.
+GROUP_EXIT_WAIT = 2.0
 
 
 class BotFault(Exception):
@@ -111,6 +113,8 @@ class BotProcess:
         self._reply: str | None = None
         self._reply_event = trio.Event()
         self._closing = False
+        self._ask_scope: trio.CancelScope | None = None
+        self._interrupted = False
 
     @property
     def pid(self) -> int:
@@ -138,27 +142,39 @@ class BotProcess:
                 return False
         return False
 
-    async def ask(self, line: str | None, deadline: float) -> str:
+    async def ask(self, line: str | None, deadline: float) -> str | None:
         """Write `line` (if any), then wait for the bot's one-line answer, all before `deadline`.
 
         The deadline is on trio's clock (`trio.current_time()`); the bot is "asked" from before
         the write, so an answer racing the end of our write is still taken as the answer.
+        Returns None if `interrupt()` stopped the wait.
         """
         self._raise_fault()
         self._asked = True
         self._reply = None
         self._reply_event = trio.Event()
+        self._interrupted = False
         try:
             with trio.move_on_at(deadline) as scope:
+                self._ask_scope = scope
                 if line is not None:
                     await self._write(line)
                 await self._reply_event.wait()
             self._raise_fault()
+            if self._interrupted:
+                return None
             if scope.cancelled_caught or self._reply is None:
                 raise BotFault(Reason.TIMEOUT, "no complete line within the time limit")
             return self._reply
         finally:
             self._asked = False
+            self._ask_scope = None
+
+    def interrupt(self) -> None:
+        """Stop a pending `ask` (it returns None): the game ended for another reason."""
+        if self._ask_scope is not None:
+            self._interrupted = True
+            self._ask_scope.cancel()
 
     async def _write(self, line: str) -> None:
         stdin = self.process.stdin
@@ -261,6 +277,7 @@ class BotProcess:
             killed = self.process.returncode is None
             kill_process_group(self.process.pid)
             await self.process.wait()
+            await wait_group_gone(self.process.pid)
         code = self.process.returncode
         self.exit = BotExit(code, killed, self.stderr.text(), self.stderr.total)
         return self.exit
@@ -270,6 +287,46 @@ def kill_process_group(pgid: int) -> None:
     """SIGKILL every process in the group; a group that is already gone is fine."""
     with suppress(ProcessLookupError, PermissionError):
         os.killpg(pgid, signal.SIGKILL)
+
+
+async def wait_group_gone(pgid: int, limit: float = GROUP_EXIT_WAIT) -> bool:
+    """Wait until no process of the group is left (SIGKILL is not instantaneous).
+
+    Descendants are not our children, so they cannot be waited for; poll briefly instead. A group
+    whose only leftovers are zombies (waiting for init to reap them) counts as gone.
+    """
+    with trio.move_on_after(limit):
+        while group_has_live_members(pgid):
+            await trio.sleep(0.005)
+        return True
+    return False
+
+
+def group_has_live_members(pgid: int) -> bool:
+    try:
+        os.killpg(pgid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    # Members exist, but they may all be zombies already: look them up.
+    return any(state != "Z" for state in _group_states(pgid))
+
+
+def _group_states(pgid: int) -> list[str]:
+    states = []
+    for entry in os.scandir("/proc"):
+        if not entry.name.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry.name}/stat", "rb") as f:
+                stat = f.read()
+        except OSError:
+            continue
+        fields = stat[stat.rindex(b")") + 2 :].split()
+        if int(fields[2]) == pgid:
+            states.append(fields[0].decode())
+    return states
 
 
 def describe_returncode(code: int) -> str:

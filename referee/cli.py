@@ -198,7 +198,9 @@ def report_play(
     if args.json:
         payload = {
             "record": str(record_path),
-            "players": {s.value: p.model_dump(mode="json") for s, p in record.header.players.items()},
+            "players": {
+                s.value: p.model_dump(mode="json") for s, p in record.header.players.items()
+            },
             **result.model_dump(mode="json", exclude={"type"}),
         }
         out.out(json.dumps(payload), highlight=False)

@@ -12,7 +12,7 @@ import random
 from collections.abc import Callable
 from contextlib import AsyncExitStack
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import trio
 from pydantic import BaseModel, ConfigDict, Field
@@ -61,6 +61,15 @@ class MatchSettings(BaseModel):
 Listener = Callable[[Header | Ply | Result], None]
 
 
+class Verdict(NamedTuple):
+    """How a game ended: the winner (None: draw or void), the reason, and the details."""
+
+    winner: Side | None
+    reason: Reason
+    detail: str
+    line: str | None = None  # the offending line, for bot faults
+
+
 class Match:
     """One game between two players; `await Match(...).play()` returns the complete record."""
 
@@ -88,7 +97,6 @@ class Match:
         self.bots: dict[Side, BotProcess] = {}
         self._writer: RecordWriter | None = None
         self._header: Header | None = None
-        self._move_scope: trio.CancelScope | None = None
         self._first_move_done: set[Side] = set()
 
     def _assign_colours(self, p1: PlayerSpec, p2: PlayerSpec) -> dict[Side, PlayerSpec]:
@@ -128,14 +136,14 @@ class Match:
     async def play(self) -> GameRecord:
         """Play the game to its end and return the record (also written to `record_path`)."""
         self._start_record()
-        verdict: tuple[Side | None, Reason, str, str | None]
+        verdict: Verdict
         try:
             verdict = await self._play_with_bots()
         except (KeyboardInterrupt, trio.Cancelled):
             self._finish(None, Reason.INTERRUPTED, "the referee was interrupted", None)
             raise
         except Exception as exc:  # a bug of ours: void the game, never blame a bot
-            verdict = (None, Reason.REFEREE_FAULT, f"{type(exc).__name__}: {exc}", None)
+            verdict = Verdict(None, Reason.REFEREE_FAULT, f"{type(exc).__name__}: {exc}")
         result = self._finish(*verdict)
         assert self._header is not None
         return GameRecord(header=self._header, plies=self.plies, result=result)
@@ -166,7 +174,7 @@ class Match:
             self._writer.close()
         return result
 
-    async def _play_with_bots(self) -> tuple[Side | None, Reason, str, str | None]:
+    async def _play_with_bots(self) -> Verdict:
         async with AsyncExitStack() as stack:
             failed: list[tuple[Side, BotStartError]] = []
             for side, player in self.players.items():
@@ -190,79 +198,63 @@ class Match:
             return verdict
         raise AssertionError("unreachable")  # pragma: no cover - keeps mypy's flow analysis happy
 
-    def _start_failure_verdict(
-        self, failed: list[tuple[Side, BotStartError]]
-    ) -> tuple[Side | None, Reason, str, str | None]:
+    def _start_failure_verdict(self, failed: list[tuple[Side, BotStartError]]) -> Verdict:
         if len(failed) == 2:
             detail = "; ".join(f"{side}: {exc.detail}" for side, exc in failed)
-            return None, Reason.CRASH, f"neither player could start ({detail})", None
+            return Verdict(None, Reason.CRASH, f"neither player could start ({detail})")
         side, exc = failed[0]
-        return side.other, Reason.CRASH, f"{side} {exc.detail}", None
+        return Verdict(side.other, Reason.CRASH, f"{side}: {exc.detail}")
 
     def _on_idle_fault(self, bot: BotProcess) -> None:
         # The bot that is not on move did something wrong: stop waiting for the mover.
-        if self._move_scope is not None:
-            self._move_scope.cancel()
+        for other in self.bots.values():
+            if other is not bot:
+                other.interrupt()
 
-    async def _turn_loop(self) -> tuple[Side | None, Reason, str, str | None]:
+    async def _turn_loop(self) -> Verdict:
         await self.bots[Side.ORANGE].send_line(Side.ORANGE.value)
-        to_send: str | None = Side.BLUE.value
-        while True:
-            outcome: Outcome | None = self.game.outcome(self.state)
-            if outcome is not None:
-                return outcome.winner, outcome.reason, outcome.detail, None
+        to_send: str = Side.BLUE.value
+        outcome: Outcome | None = self.game.outcome(self.state)
+        while outcome is None:
             side: Side = self.state.to_move
-            idle_verdict = self._idle_fault_verdict(side.other)
-            if idle_verdict is not None:
-                return idle_verdict
             try:
                 received, elapsed = await self._ask(side, to_send)
             except BotFault as fault:
-                return side.other, fault.reason, f"{side}: {fault.detail}", fault.line
-            idle_verdict = self._idle_fault_verdict(side.other)
-            if idle_verdict is not None:
-                return idle_verdict
+                return Verdict(side.other, fault.reason, f"{side}: {fault.detail}", fault.line)
+            idle_fault = self.bots[side.other].fault
+            if idle_fault is not None or received is None:
+                assert idle_fault is not None
+                return Verdict(
+                    side, idle_fault.reason, f"{side.other}: {idle_fault.detail}", idle_fault.line
+                )
             try:
                 move = self.game.parse_move(self.state, received)
             except IllegalMove as exc:
-                return side.other, exc.reason_code, f"{side}: {exc.reason}", received
+                return Verdict(side.other, exc.reason_code, f"{side}: {exc.reason}", received)
             self.state = self.game.apply(self.state, move)
             to_send = self.game.format_move(move)
-            self.plies.append(
-                Ply(
-                    ply=len(self.plies) + 1,
-                    side=side,
-                    received=received,
-                    move=to_send,
-                    time_ms=round(elapsed * 1000, 3),
-                )
+            ply = Ply(
+                ply=len(self.plies) + 1,
+                side=side,
+                received=received,
+                move=to_send,
+                time_ms=round(elapsed * 1000, 3),
             )
-            self._emit(self.plies[-1])
-            if self.game.outcome(self.state) is not None:
-                # The final legal move is still forwarded before END (spec 1.4).
-                await self._forward_final(side.other, to_send)
+            self.plies.append(ply)
+            self._emit(ply)
+            outcome = self.game.outcome(self.state)
+        # The final legal move is still forwarded before END (spec 1.4).
+        if self.plies:
+            await self._forward_final(self.state.to_move, to_send)
+        return Verdict(outcome.winner, outcome.reason, outcome.detail, None)
 
-    def _idle_fault_verdict(self, side: Side) -> tuple[Side | None, Reason, str, str | None] | None:
-        fault = self.bots[side].fault
-        if fault is None:
-            return None
-        return side.other, fault.reason, f"{side}: {fault.detail}", fault.line
-
-    async def _ask(self, side: Side, line: str | None) -> tuple[str, float]:
+    async def _ask(self, side: Side, line: str) -> tuple[str | None, float]:
         s = self.settings
         allowance = 0.0 if side in self._first_move_done else s.startup_allowance
         self._first_move_done.add(side)
         start = trio.current_time()
         deadline = start + s.move_timeout + s.grace + allowance
-        with trio.CancelScope() as scope:
-            self._move_scope = scope
-            try:
-                received = await self.bots[side].ask(line, deadline)
-            finally:
-                self._move_scope = None
-        if scope.cancelled_caught:
-            # Cancelled by the idle bot's fault: report that fault, not the mover.
-            return "", trio.current_time() - start
+        received = await self.bots[side].ask(line, deadline)
         return received, trio.current_time() - start
 
     async def _forward_final(self, side: Side, line: str) -> None:

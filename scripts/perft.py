@@ -1,4 +1,7 @@
-"""Count move-tree leaves from a game's start position and time it: `python scripts/perft.py GAME DEPTH`."""
+"""Count move-tree leaves from a game's start position, with timings.
+
+Usage: `python scripts/perft.py GAME DEPTH`.
+"""
 
 from __future__ import annotations
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import itertools
+
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -18,7 +20,7 @@ def feed_in_chunks(data: bytes, cuts: list[int], limit: int = 4096) -> list[obje
     framer = LineFramer(limit)
     events: list[object] = []
     positions = sorted({c % (len(data) + 1) for c in cuts} | {0, len(data)})
-    for a, b in zip(positions, positions[1:], strict=False):
+    for a, b in itertools.pairwise(positions):
         events += framer.feed(data[a:b])
     events += framer.feed_eof()
     return events

@@ -78,7 +78,7 @@ def test_blank_line_is_bad_syntax(name: str) -> None:
 
 @pytest.mark.parametrize("name", GAMES)
 def test_legal_lines_of_other_positions_are_judged_not_crashed(name: str) -> None:
-    """Lines legal somewhere in a random game, tried everywhere: accepted or rejected with a reason."""
+    """Lines legal somewhere in a game, tried everywhere: accepted, or rejected with a reason."""
     game = get_game(name)
     states, _ = play_random(game, 7)
     lines = {game.format_move(m) for s in states[:-1] for m in game.legal_moves(s)}

@@ -1,0 +1,158 @@
+"""Benchmark the referee's own cost per ply: two instant bots replay a fixed long legal game.
+
+Reports, as medians and p99 over every ply of every game:
+- overhead: from the mover's line arriving at the referee to the move having been written to the
+  opponent (framing, parsing, the rules, the record line, the write);
+- round trip: from writing a line to a bot to its answer arriving (pipe and bot time included);
+and whole games per second. The timestamps come from wrapping two methods of `BotProcess` in
+this script only; the referee's code runs unchanged.
+
+Usage: python scripts/bench_match.py [--games N] [--plies N]
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+import trio
+
+from protocols import get_game
+from referee import bot as bot_module
+from referee.match import Match, MatchSettings, PlayerSpec
+
+GAME = "lasker-morris"
+OPTIONS = {"no_capture_limit": 0, "repetition": 0}  # so that a fixed game can be long
+
+REPLAY_BOT = """\
+import sys
+moves = open(sys.argv[1]).read().split("\\n")
+colour = sys.stdin.readline().strip()
+mine = moves[0::2] if colour == "blue" else moves[1::2]
+out = sys.stdout
+if colour == "blue":
+    out.write(mine.pop(0) + "\\n"); out.flush()
+for line in sys.stdin:
+    if line.strip() == "END" or not mine:
+        break
+    out.write(mine.pop(0) + "\\n"); out.flush()
+"""
+
+
+def fixed_game(plies: int, seed: int = 1) -> list[str]:
+    """A legal game of Lasker Morris of (up to) `plies` plies, the same for every run.
+
+    Moves that remove a stone are avoided where possible, so that the game stays long.
+    """
+    game = get_game(GAME)
+    rng = random.Random(seed)
+    state = game.initial_state(game.parse_options(OPTIONS))
+    lines = []
+    while len(lines) < plies and game.outcome(state) is None:
+        moves = list(game.legal_moves(state))
+        quiet = [m for m in moves if game.format_move(m).endswith(" r0")]
+        move = rng.choice(quiet or moves)
+        lines.append(game.format_move(move))
+        state = game.apply(state, move)
+    return lines
+
+
+class Probe:
+    """Timestamps of lines arriving and lines written, gathered by wrapping BotProcess."""
+
+    def __init__(self) -> None:
+        self.arrived: list[float] = []
+        self.written: list[float] = []
+        self.asked: list[float] = []
+
+    def install(self) -> None:
+        original_handle = bot_module.BotProcess._handle
+        original_write = bot_module.BotProcess._write
+        probe = self
+
+        async def handle(self: Any, event: Any) -> None:
+            if isinstance(event, bot_module.Line):
+                probe.arrived.append(time.perf_counter())
+            await original_handle(self, event)
+
+        async def write(self: Any, line: str) -> None:
+            probe.asked.append(time.perf_counter())
+            await original_write(self, line)
+            probe.written.append(time.perf_counter())
+
+        bot_module.BotProcess._handle = handle  # type: ignore[method-assign]
+        bot_module.BotProcess._write = write  # type: ignore[method-assign]
+
+
+def percentile(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
+
+
+async def run(games: int, moves: list[str], workdir: Path) -> tuple[list[float], list[float], float]:
+    moves_file = workdir / "moves.txt"
+    moves_file.write_text("\n".join(moves))
+    bot_file = workdir / "replay_bot.py"
+    bot_file.write_text(REPLAY_BOT)
+    command = f"{sys.executable} {bot_file} {moves_file}"
+    settings = MatchSettings(random_assignment=False, exit_grace=1.0)
+    probe = Probe()
+    probe.install()
+    overheads: list[float] = []
+    round_trips: list[float] = []
+    start = time.perf_counter()
+    for number in range(games):
+        probe.arrived.clear()
+        probe.written.clear()
+        probe.asked.clear()
+        match = Match(
+            GAME,
+            PlayerSpec(name="a", command=command),
+            PlayerSpec(name="b", command=command),
+            options=OPTIONS,
+            settings=settings,
+            record_path=workdir / f"game{number}.jsonl",
+        )
+        record = await match.play()
+        assert record.result is not None and len(record.plies) == len(moves), record.result
+        # Writes: "orange", "blue", then one forwarded move per ply except the last, then END.
+        # Line i (0-based) arrives; the forward of that move is write i + 2.
+        forwards = probe.written[2:]
+        for i, arrived in enumerate(probe.arrived[: len(forwards)]):
+            overheads.append(forwards[i] - arrived)
+        # Line i answers write i + 1; the first answer of each bot includes its start-up.
+        for i in range(2, len(probe.arrived)):
+            round_trips.append(probe.arrived[i] - probe.written[i + 1])
+    elapsed = time.perf_counter() - start
+    return overheads, round_trips, games / elapsed
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--games", type=int, default=20)
+    parser.add_argument("--plies", type=int, default=400)
+    args = parser.parse_args()
+    moves = fixed_game(args.plies)
+    with tempfile.TemporaryDirectory() as tmp:
+        overheads, round_trips, rate = trio.run(run, args.games, moves, Path(tmp))
+    us = 1e6
+    print(f"game: {GAME}, {len(moves)} plies x {args.games} games")
+    print(
+        f"referee overhead per ply: median {statistics.median(overheads) * us:.1f} us, "
+        f"p99 {percentile(overheads, 0.99) * us:.1f} us"
+    )
+    print(
+        f"round trip per ply:       median {statistics.median(round_trips) * us:.1f} us, "
+        f"p99 {percentile(round_trips, 0.99) * us:.1f} us"
+    )
+    print(f"whole games per second:   {rate:.2f} (includes starting and stopping both bots)")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,140 @@
+"""The `referee` command end to end, as course staff and scripts use it (real subprocesses)."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from protocols.base import Reason
+from referee.records import read_record
+from referee.verify import verify_record
+
+COURSE_PLAYER = Path(__file__).with_name("course_player.py")
+RULE_ENDINGS = {
+    Reason.NO_CAPTURE_LIMIT,
+    Reason.TOO_FEW_STONES,
+    Reason.NO_LEGAL_MOVE,
+    Reason.REPETITION,
+}
+RESULT_LINES = {"Game over! Winner: blue", "Game over! Winner: orange", "Game over! Draw!"}
+
+
+def referee(*args: str, cwd: Path, timeout: float = 120) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "referee", *args],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+    )
+
+
+def course_bot(seed: int) -> str:
+    return f"{sys.executable} {COURSE_PLAYER} {seed}"
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_course_command_line_plays_course_bots_to_a_rule_ending(tmp_path: Path, seed: int) -> None:
+    proc = referee(
+        "laskermorris", "-p1", course_bot(seed), "-p2", course_bot(seed + 100),
+        "--seed", str(seed), "--record", "game.jsonl", cwd=tmp_path,
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.strip().splitlines()[-1] in RESULT_LINES
+    record = read_record(tmp_path / "game.jsonl")
+    assert record.result is not None
+    assert record.result.reason in RULE_ENDINGS, record.result.detail
+    verification = verify_record(record)
+    assert verification.ok, verification.problems
+    expected = {None: "Game over! Draw!"}.get(
+        record.result.winner, f"Game over! Winner: {record.result.winner}"
+    )
+    assert proc.stdout.strip() == expected
+
+
+def test_every_course_flag_is_accepted(tmp_path: Path) -> None:
+    proc = referee(
+        "laskermorris", "--player1", course_bot(5), "--player2", course_bot(6),
+        "-v", "-nv", "-r", "-nr", "-t", "5", "-l", "-nl", "-d", "-nd", "--port", "8123",
+        "--record", "g.jsonl", cwd=tmp_path,
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    record = read_record(tmp_path / "g.jsonl")
+    # -nr (given last) makes player 1 blue.
+    assert record.header.players["blue"].command.endswith("course_player.py 5")
+
+
+def test_play_json_and_builtin_bots(tmp_path: Path) -> None:
+    proc = referee(
+        "play", "lasker-morris", "-p1", "builtin:random --seed 1", "-p2", "builtin:random --seed 2",
+        "--seed", "9", "--json", "--record", "r.jsonl", "--log", cwd=tmp_path,
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    payload = json.loads(proc.stdout)
+    record = read_record(tmp_path / "r.jsonl")
+    assert record.result is not None
+    assert payload["reason"] == record.result.reason.value
+    assert payload["winner"] == (record.result.winner and record.result.winner.value)
+    assert payload["plies"] == len(record.plies)
+    assert " 1 blue" in proc.stderr  # --log shows the moves as they are played
+
+
+def test_no_repetition_is_recorded(tmp_path: Path) -> None:
+    proc = referee(
+        "play", "lasker-morris", "-p1", "builtin:random", "-p2", "builtin:random",
+        "--no-repetition", "--record", "r.jsonl", cwd=tmp_path,
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    assert read_record(tmp_path / "r.jsonl").header.options["repetition"] == 0
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["play", "chess", "-p1", "a", "-p2", "b"], "unknown game"),
+        (["play", "lasker-morris", "-p1", "a"], "-p2"),
+        (["play", "lasker-morris", "-p1", "a", "-p2", "b", "-o", "colour=red"], "colour"),
+        (["play", "lasker-morris", "-p1", "a", "-p2", "b", "-t", "-1"], "move_timeout"),
+    ],
+)
+def test_usage_errors_exit_2_with_a_clear_message(
+    tmp_path: Path, args: list[str], message: str
+) -> None:
+    proc = referee(*args, cwd=tmp_path)
+    assert proc.returncode == 2
+    assert message in proc.stderr
+
+
+def test_killed_referee_leaves_every_played_move_on_disk(tmp_path: Path) -> None:
+    slow = tmp_path / "slow.py"
+    slow.write_text(
+        f"import time, runpy, sys\nsys.argv = ['x', sys.argv[1]]\n"
+        f"import builtins\n_print = builtins.print\n"
+        f"def print(*a, **k):\n    time.sleep(0.05)\n    _print(*a, **k)\n"
+        f"builtins.print = print\nrunpy.run_path({str(COURSE_PLAYER)!r})\n"
+    )
+    cmd = [
+        sys.executable, "-m", "referee", "laskermorris",
+        "-p1", f"{sys.executable} {slow} 1", "-p2", f"{sys.executable} {slow} 2",
+        "--record", "game.jsonl", "--no-repetition", "-o", "no_capture_limit=0",
+    ]  # fmt: skip
+    proc = subprocess.Popen(cmd, cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    record_path = tmp_path / "game.jsonl"
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        if record_path.exists() and record_path.read_text().count('"type":"ply"') >= 6:
+            break
+        time.sleep(0.05)
+    os.kill(proc.pid, signal.SIGKILL)
+    proc.communicate(timeout=30)
+    record = read_record(record_path)
+    assert record.result is None
+    assert len(record.plies) >= 6
+    assert verify_record(record).ok

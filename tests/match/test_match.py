@@ -1,0 +1,227 @@
+"""Whole matches between script bots, in process: verdicts, framing, records and voided games."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from protocols import get_game
+from protocols.base import Reason, Side
+from referee.match import Match, MatchSettings, PlayerSpec
+from referee.records import GameRecord, read_record
+from referee.verify import verify_record
+from tests.scriptbots import script_bot
+
+FAST = MatchSettings(move_timeout=2.0, grace=0.1, startup_allowance=2.0, exit_grace=0.3)
+
+
+def scripted(tmp_path: Path, name: str, moves: list[str], after: str = "continue") -> str:
+    """A bot that plays `moves` in order and logs every line it receives to `name`.log."""
+    log = tmp_path / f"{name}.log"
+    return script_bot(
+        tmp_path,
+        name,
+        f"""
+        MOVES = {moves!r}
+        def log(line):
+            with open({str(log)!r}, "a") as f:
+                f.write(line + "\\n")
+        colour = hear(); log(colour)
+        if colour == "blue":
+            say(MOVES.pop(0))
+        while True:
+            line = hear(); log(line)
+            if line in ("END", ""):
+                break
+            if not MOVES:
+                {after}
+            say(MOVES.pop(0))
+        """,
+    )
+
+
+def received(tmp_path: Path, name: str) -> list[str]:
+    return (tmp_path / f"{name}.log").read_text().splitlines()
+
+
+async def play(
+    tmp_path: Path, blue_cmd: str, orange_cmd: str, settings: MatchSettings = FAST, **kw: Any
+) -> GameRecord:
+    match = Match(
+        "lasker-morris",
+        PlayerSpec(name="first", command=blue_cmd),
+        PlayerSpec(name="second", command=orange_cmd),
+        settings=settings.model_copy(update={"random_assignment": False}),
+        record_path=tmp_path / "game.jsonl",
+        **kw,
+    )
+    record = await match.play()
+    assert read_record(tmp_path / "game.jsonl") == record
+    return record
+
+
+def quiet_placements(plies: int) -> list[str]:
+    """A legal opening of placements in which nobody closes a mill."""
+    game = get_game("lasker-morris")
+    state = game.initial_state(None)
+    lines = []
+    for _ in range(plies):
+        move = next(
+            m
+            for m in game.legal_moves(state)
+            if game.format_move(m).startswith("h") and game.format_move(m).endswith("r0")
+        )
+        lines.append(game.format_move(move))
+        state = game.apply(state, move)
+    return lines
+
+
+async def test_twenty_quiet_plies_draw_and_the_last_move_is_forwarded(tmp_path: Path) -> None:
+    moves = quiet_placements(20)
+    blue = scripted(tmp_path, "blue", moves[0::2])
+    orange = scripted(tmp_path, "orange", moves[1::2])
+    record = await play(tmp_path, blue, orange)
+    assert record.result is not None
+    assert (record.result.winner, record.result.reason) == (None, Reason.NO_CAPTURE_LIMIT)
+    assert [p.move for p in record.plies] == moves
+    # Blue saw its colour, every orange move including the 20th, then END.
+    assert received(tmp_path, "blue") == ["blue", *moves[1::2], "END"]
+    assert received(tmp_path, "orange") == ["orange", *moves[0::2], "END"]
+    assert verify_record(record).ok
+
+
+async def test_illegal_move_loses_and_is_not_forwarded(tmp_path: Path) -> None:
+    blue = scripted(tmp_path, "blue", ["h1 d1 r0", "h1 d1 r0"])
+    orange = scripted(tmp_path, "orange", ["h2 a1 r0"])
+    record = await play(tmp_path, blue, orange)
+    result = record.result
+    assert result is not None
+    assert (result.winner, result.reason) == (Side.ORANGE, Reason.ILLEGAL_MOVE)
+    assert result.loser_line == "h1 d1 r0"
+    assert "occupied" in result.detail.lower()
+    assert received(tmp_path, "orange") == ["orange", "h1 d1 r0", "END"]
+    assert verify_record(record).ok
+
+
+@pytest.mark.parametrize(
+    ("line", "reason"),
+    [
+        ("H1 D1 R0", Reason.BAD_SYNTAX),
+        ("h1 d1", Reason.BAD_SYNTAX),
+        ("h2 d1 r0", Reason.ILLEGAL_MOVE),
+    ],
+)
+async def test_bad_lines_get_their_verdict(tmp_path: Path, line: str, reason: Reason) -> None:
+    record = await play(tmp_path, scripted(tmp_path, "b", [line]), scripted(tmp_path, "o", []))
+    assert record.result is not None
+    assert (record.result.winner, record.result.reason) == (Side.ORANGE, reason)
+    assert record.result.loser_line == line
+
+
+async def test_blank_line_is_bad_syntax(tmp_path: Path) -> None:
+    record = await play(tmp_path, scripted(tmp_path, "b", [""]), scripted(tmp_path, "o", []))
+    assert record.result is not None and record.result.reason is Reason.BAD_SYNTAX
+
+
+async def test_timeout_loses(tmp_path: Path) -> None:
+    settings = MatchSettings(move_timeout=0.3, grace=0.1, startup_allowance=2.0, exit_grace=0.2)
+    blue = scripted(tmp_path, "blue", ["h1 d1 r0", "h1 d2 r0"])
+    orange = scripted(tmp_path, "orange", ["h2 a1 r0"], after="time.sleep(600)")
+    record = await play(tmp_path, blue, orange, settings)
+    assert record.result is not None
+    assert record.result.plies == 3
+    assert (record.result.winner, record.result.reason) == (Side.BLUE, Reason.TIMEOUT)
+    assert record.result.bots[Side.ORANGE].killed
+
+
+async def test_idle_bot_writing_out_of_turn_loses_at_once(tmp_path: Path) -> None:
+    blue = script_bot(tmp_path, "slow", "hear(); time.sleep(600)")
+    orange = script_bot(tmp_path, "eager", 'hear(); say("h2 a1 r0"); time.sleep(600)')
+    settings = FAST.model_copy(update={"move_timeout": 60.0})
+    record = await play(tmp_path, blue, orange, settings)
+    assert record.result is not None
+    assert (record.result.winner, record.result.reason) == (Side.BLUE, Reason.OUT_OF_TURN)
+    assert record.result.loser_line == "h2 a1 r0"
+    assert record.plies == []
+
+
+async def test_crash_at_start_and_unstartable_commands(tmp_path: Path) -> None:
+    crash = script_bot(tmp_path, "crash", "sys.exit(4)")
+    record = await play(tmp_path, crash, scripted(tmp_path, "o", []))
+    assert record.result is not None
+    assert (record.result.winner, record.result.reason) == (Side.ORANGE, Reason.CRASH)
+    assert "exited with code 4" in record.result.detail
+    assert record.result.bots[Side.BLUE].exit_code == 4
+
+    record = await play(tmp_path, scripted(tmp_path, "b", []), "/no/such/bot")
+    assert record.result is not None
+    assert (record.result.winner, record.result.reason) == (Side.BLUE, Reason.CRASH)
+    assert "could not start" in record.result.detail
+
+
+async def test_referee_fault_voids_the_game(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    game = get_game("lasker-morris")
+
+    def broken_apply(state: Any, move: Any) -> Any:
+        raise RuntimeError("bug in the rules")
+
+    monkeypatch.setattr(game, "apply", broken_apply)
+    blue = scripted(tmp_path, "blue", ["h1 d1 r0"])
+    record = await play(tmp_path, blue, scripted(tmp_path, "orange", []))
+    assert record.result is not None
+    assert record.result.void and record.result.winner is None
+    assert record.result.reason is Reason.REFEREE_FAULT
+    assert "bug in the rules" in record.result.detail
+
+
+async def test_stderr_tail_and_exit_codes_are_recorded(tmp_path: Path) -> None:
+    blue = scripted(tmp_path, "blue", ["h1 d1 r0", "h1 d1 r0"])
+    orange = script_bot(
+        tmp_path,
+        "talker",
+        """
+        hear(); hear()
+        sys.stderr.write("thinking hard\\n"); sys.stderr.flush()
+        say("h2 a1 r0")
+        while hear() not in ("END", ""):
+            pass
+        sys.exit(0)
+        """,
+    )
+    record = await play(tmp_path, blue, orange)
+    assert record.result is not None
+    assert record.result.bots[Side.ORANGE].stderr_tail == "thinking hard\n"
+    assert record.result.bots[Side.ORANGE].exit_code == 0
+
+
+async def test_colours_are_seeded_and_no_random_assignment_keeps_p1_blue() -> None:
+    p1, p2 = PlayerSpec(name="p1", command="x"), PlayerSpec(name="p2", command="y")
+    blues = {
+        Match("lasker-morris", p1, p2, seed=seed).players[Side.BLUE].name for seed in range(40)
+    }
+    assert blues == {"p1", "p2"}
+    for seed in range(10):
+        first = Match("lasker-morris", p1, p2, seed=seed).players
+        assert Match("lasker-morris", p1, p2, seed=seed).players == first
+        fixed = Match(
+            "lasker-morris", p1, p2, seed=seed, settings=MatchSettings(random_assignment=False)
+        )
+        assert fixed.players[Side.BLUE] == p1
+
+
+async def test_record_lines_are_json_with_header_plies_result(tmp_path: Path) -> None:
+    moves = quiet_placements(4)
+    blue = scripted(tmp_path, "blue", [*moves[0::2], "h1 d1 x9"])
+    orange = scripted(tmp_path, "orange", moves[1::2])
+    await play(tmp_path, blue, orange, options={"repetition": 0})
+    lines = [json.loads(x) for x in (tmp_path / "game.jsonl").read_text().splitlines()]
+    assert [x["type"] for x in lines] == ["header", "ply", "ply", "ply", "ply", "result"]
+    assert lines[0]["options"]["repetition"] == 0
+    assert lines[0]["players"]["blue"]["name"] == "first"
+    assert lines[1]["received"] == moves[0] and lines[1]["side"] == "blue"
+    assert lines[-1]["reason"] == "bad-syntax" and lines[-1]["winner"] == "orange"
