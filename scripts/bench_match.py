@@ -95,7 +95,9 @@ def percentile(values: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
 
 
-async def run(games: int, moves: list[str], workdir: Path) -> tuple[list[float], list[float], float]:
+async def run(
+    games: int, moves: list[str], workdir: Path
+) -> tuple[list[float], list[float], float]:
     moves_file = workdir / "moves.txt"
     moves_file.write_text("\n".join(moves))
     bot_file = workdir / "replay_bot.py"
