@@ -1,0 +1,58 @@
+"""Solve Alak on small boards, print perfect-play results: `python scripts/solve_alak.py [LO [HI]]`.
+
+For each size from LO to HI (default 2..7) it explores every state reachable from the empty board,
+runs the retrograde analysis of `protocols.alak_solver` (endless play counts as a draw; the
+repetition and ply-limit counters are ignored) and prints the result for the first player (blue),
+the length of the game under perfect play, the value of each opening move, and the time taken.
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+
+from protocols.alak import GAME, LETTERS, start_position
+from protocols.alak_solver import Solution, Value, solve
+
+# An opening move's value is the opponent's value after it, seen from the first player.
+_FOR_FIRST = {Value.LOSS: "win", Value.DRAW: "draw", Value.WIN: "loss"}
+
+
+def openings(solution: Solution) -> str:
+    """Each opening move with its result for the first player, e.g. `a:loss b:win`."""
+    start = start_position(solution.size, repetition=0, ply_limit=0)
+    parts = []
+    for move in GAME.legal_moves(start):
+        value, plies = solution.value(GAME.apply(start, move))
+        length = f"/{plies + 1}" if value is not Value.DRAW else ""
+        parts.append(f"{LETTERS[move.point]}:{_FOR_FIRST[value]}{length}")
+    return " ".join(parts)
+
+
+def report(size: int) -> None:
+    began = time.perf_counter()
+    solution = solve(size)
+    elapsed = time.perf_counter() - began
+    value, plies = solution.value(start_position(size))
+    result = {Value.WIN: "win", Value.LOSS: "loss", Value.DRAW: "draw"}[value]
+    length = f" in {plies} {'ply' if plies == 1 else 'plies'}" if value is not Value.DRAW else ""
+    rate = len(solution.index) / elapsed if elapsed > 0 else float("inf")
+    print(
+        f"{size:2} points: first player {result}{length}; {len(solution.index):,} states "
+        f"(mover's view) solved in {elapsed:.2f} s ({rate:,.0f} states/s)"
+    )
+    print(f"           openings (result/plies): {openings(solution)}")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("lo", type=int, nargs="?", default=2, help="smallest board (default 2)")
+    parser.add_argument("hi", type=int, nargs="?", help="largest board (default: max(LO, 7))")
+    args = parser.parse_args()
+    hi = args.hi if args.hi is not None else max(args.lo, 7)
+    for size in range(args.lo, hi + 1):
+        report(size)
+
+
+if __name__ == "__main__":
+    main()
