@@ -1,4 +1,4 @@
-"""The `referee` command: the only module that wires rules, matches, records and views together.
+"""The `referee` command: the only module that wires the subcommands together.
 
 `referee play GAME -p1 CMD -p2 CMD` plays one game. The course referee's command line also
 works: `referee laskermorris -p1 "python player1.py" -p2 "python player2.py"`, with every one of
@@ -8,74 +8,16 @@ its flags accepted with the same meaning.
 from __future__ import annotations
 
 import argparse
-import json
-import random
 import sys
-from datetime import datetime
-from pathlib import Path
-from typing import Any
 
-import trio
-from pydantic import ValidationError
 from rich.console import Console
 
-from protocols import UnknownGame, canonical_name, game_names, get_game
+from protocols import UnknownGame, canonical_name
 from referee import __version__
-from referee.console import course_result_line, log_line, print_summary
-from referee.match import Match, MatchSettings, PlayerSpec
-from referee.players import resolve_command
-from referee.records import GameRecord, Header, Ply, Result
+from referee.commands import games, play
 
-EXIT_OK = 0
-EXIT_USAGE = 2
-EXIT_VOID = 3
-EXIT_INTERRUPTED = 130
-DEFAULT_RECORD_DIR = Path("referee-games")
-
-
-def _flag_pair(
-    parser: argparse.ArgumentParser, short: str, long: str, default: bool, help: str
-) -> None:
-    """A course-style on/off pair: `-x/--thing` and `-nx/--no-thing`."""
-    dest = long.replace("-", "_")
-    parser.add_argument(f"-{short}", f"--{long}", dest=dest, action="store_true", help=help)
-    parser.add_argument(
-        f"-n{short}", f"--no-{long}", dest=dest, action="store_false", help=f"opposite of --{long}"
-    )
-    parser.set_defaults(**{dest: default})
-
-
-def add_play_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("-p1", "--player1", required=True, metavar="CMD", help="first player")
-    parser.add_argument("-p2", "--player2", required=True, metavar="CMD", help="second player")
-    parser.add_argument(
-        "-t", "--timeout", type=float, default=5.0, help="seconds per move (default 5)"
-    )
-    parser.add_argument("--grace", type=float, default=0.5, help="extra seconds per move (0.5)")
-    parser.add_argument(
-        "--startup", type=float, default=5.0, help="extra seconds on each first move (5)"
-    )
-    parser.add_argument("--seed", type=int, default=None, help="seed for the colour draw")
-    _flag_pair(parser, "r", "random-assignment", True, "draw colours at random (default)")
-    _flag_pair(parser, "v", "visual", False, "web view of the game (see --help text below)")
-    _flag_pair(parser, "l", "log", False, "print every move as it is played")
-    _flag_pair(parser, "d", "debug", False, "show the bots' stderr and referee details")
-    parser.add_argument("--port", type=int, default=8000, help="port of the web view (8000)")
-    parser.add_argument("--record", type=Path, default=None, help="where to write the record")
-    parser.add_argument("--json", action="store_true", help="print the result as JSON on stdout")
-    parser.add_argument(
-        "--no-repetition",
-        action="store_true",
-        help="no draw by repetition (the course code's behaviour)",
-    )
-    parser.add_argument(
-        "-o",
-        "--option",
-        action="append",
-        default=[],
-        metavar="KEY=VALUE",
-        help="a game option, e.g. -o size=9 (repeatable)",
-    )
+# Every subcommand module, in the order `referee --help` lists them.
+COMMANDS = [play, games]
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -88,125 +30,10 @@ def build_parser() -> argparse.ArgumentParser:
         ),
     )
     parser.add_argument("--version", action="version", version=f"referee {__version__}")
-    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
-    play = commands.add_parser(
-        "play",
-        help="play one game between two programs",
-        description=(
-            "Play one game. Player commands are split like a shell would (no shell is run); "
-            "`builtin:random` runs a built-in bot. Colours are drawn at random unless "
-            "--no-random-assignment makes -p1 blue. The web view (--visual) is not part of "
-            "this version: the game is shown in the terminal instead."
-        ),
-    )
-    play.add_argument("game", help=f"one of: {', '.join(game_names())} (or laskermorris)")
-    add_play_arguments(play)
-    commands.add_parser("games", help="list the games")
+    subparsers = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    for command in COMMANDS:
+        command.register(subparsers)
     return parser
-
-
-def parse_option_values(pairs: list[str]) -> dict[str, Any]:
-    options: dict[str, Any] = {}
-    for pair in pairs:
-        key, sep, value = pair.partition("=")
-        if not sep or not key.strip():
-            raise ValueError(f"option {pair!r} is not KEY=VALUE")
-        try:
-            options[key.strip()] = json.loads(value)
-        except json.JSONDecodeError:
-            options[key.strip()] = value
-    return options
-
-
-def default_record_path(game: str) -> Path:
-    stamp = datetime.now().strftime("%Y%m%d-%H%M%S")
-    return DEFAULT_RECORD_DIR / f"{game}-{stamp}-{random.randrange(16**6):06x}.jsonl"
-
-
-def run_play(args: argparse.Namespace, out: Console, err: Console) -> int:
-    try:
-        game_name = canonical_name(args.game)
-        game = get_game(game_name)
-        raw_options = parse_option_values(args.option)
-        if args.no_repetition:
-            if "repetition" not in game.options_model.model_fields:
-                raise ValueError(f"{game_name} has no repetition rule to switch off")
-            raw_options["repetition"] = 0
-        game.parse_options(raw_options)
-        settings = MatchSettings(
-            move_timeout=args.timeout,
-            grace=args.grace,
-            startup_allowance=args.startup,
-            random_assignment=args.random_assignment,
-        )
-    except (UnknownGame, ValueError, ValidationError) as exc:
-        err.print(f"[red]referee: {exc}[/red]")
-        return EXIT_USAGE
-    if args.visual:
-        err.print(
-            "[yellow]--visual: the web view is not part of this version; "
-            "the game is shown in the terminal.[/yellow]"
-        )
-    seed = args.seed if args.seed is not None else random.randrange(2**31)
-    record_path = args.record or default_record_path(game_name)
-    players = [
-        PlayerSpec(name=f"player{i}", command=resolve_command(cmd, game_name))
-        for i, cmd in ((1, args.player1), (2, args.player2))
-    ]
-
-    def listener(line: Header | Ply | Result) -> None:
-        if args.log:
-            log_line(err, line)
-
-    match = Match(
-        game_name,
-        players[0],
-        players[1],
-        options=raw_options,
-        settings=settings,
-        seed=seed,
-        record_path=record_path,
-        listener=listener,
-    )
-    try:
-        record = trio.run(match.play)
-    except KeyboardInterrupt:
-        err.print(f"[red]interrupted; the record so far is in {record_path}[/red]")
-        return EXIT_INTERRUPTED
-    return report_play(args, out, err, match, record, record_path)
-
-
-def report_play(
-    args: argparse.Namespace,
-    out: Console,
-    err: Console,
-    match: Match,
-    record: GameRecord,
-    record_path: Path,
-) -> int:
-    result = record.result
-    assert result is not None
-    if not args.debug:
-        # Without --debug the summary leaves the bots' stderr out.
-        shown = record.model_copy(
-            update={"result": result.model_copy(update={"bots": {}})}, deep=True
-        )
-    else:
-        shown = record
-    print_summary(err, match.game, shown, match.state)
-    err.print(f"record: {record_path}")
-    if args.json:
-        payload = {
-            "record": str(record_path),
-            "players": {
-                s.value: p.model_dump(mode="json") for s, p in record.header.players.items()
-            },
-            **result.model_dump(mode="json", exclude={"type"}),
-        }
-        out.out(json.dumps(payload), highlight=False)
-    else:
-        out.out(course_result_line(result), highlight=False)
-    return EXIT_VOID if result.void else EXIT_OK
 
 
 def normalise_argv(argv: list[str]) -> list[str]:
@@ -224,13 +51,8 @@ def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(normalise_argv(sys.argv[1:] if argv is None else argv))
     out = Console(soft_wrap=True)
     err = Console(stderr=True)
-    if args.command == "games":
-        for name in game_names():
-            game = get_game(name)
-            aliases = f" (also: {', '.join(game.aliases)})" if game.aliases else ""
-            out.out(f"{name}{aliases}", highlight=False)
-        return EXIT_OK
-    return run_play(args, out, err)
+    code: int = args.run(args, out, err)
+    return code
 
 
 if __name__ == "__main__":

@@ -44,3 +44,5 @@ def test_nothing_imports_the_cli() -> None:
             continue
         source = path.read_text()
         assert "referee.cli" not in source, f"{path.relative_to(ROOT)} imports the CLI"
+        if "commands" not in path.parts:
+            assert "referee.commands" not in source, f"{path.relative_to(ROOT)} imports a command"

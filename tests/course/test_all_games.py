@@ -1,0 +1,54 @@
+"""Whole games of every game through the `referee` command, between built-in random bots."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from protocols import game_names
+from referee.records import read_record
+from referee.verify import verify_record
+
+
+@pytest.mark.parametrize("game", game_names())
+def test_every_game_plays_through_the_cli(tmp_path: Path, game: str) -> None:
+    proc = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "referee",
+            "play",
+            game,
+            "-p1",
+            "builtin:random --seed 1",
+            "-p2",
+            "builtin:random --seed 2",
+            "--seed",
+            "3",
+            "--record",
+            "game.jsonl",
+        ],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert proc.returncode == 0, proc.stderr
+    record = read_record(tmp_path / "game.jsonl")
+    assert record.result is not None
+    assert not record.result.reason.is_bot_fault, record.result.detail
+    assert record.header.game == game
+    verification = verify_record(record)
+    assert verification.ok, verification.problems
+    assert verification.outcome is not None
+    assert (verification.outcome.winner, verification.outcome.reason) == (
+        record.result.winner,
+        record.result.reason,
+    )
+    winner = record.result.winner
+    expected = "Game over! Draw!" if winner is None else f"Game over! Winner: {winner}"
+    assert proc.stdout.strip() == expected
+    assert all(r.exit_code == 0 for r in record.result.bots.values())
