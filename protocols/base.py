@@ -49,9 +49,11 @@ class Reason(StrEnum):
     LINE_TOO_LONG = "line-too-long"
     BAD_ENCODING = "bad-encoding"
     OUT_OF_TURN = "out-of-turn"
-    # Faults that void the game.
-    REFEREE_FAULT = "referee-fault"
-    INTERRUPTED = "interrupted"
+    # Faults that void the game (a tournament replays it).
+    REFEREE_FAULT = "referee-fault"  # a bug in the referee
+    INFRASTRUCTURE = "infrastructure"  # the machine failed us (e.g. fork: out of processes)
+    REFEREE_OVERLOAD = "referee-overload"  # a timeout that coincided with referee lag
+    INTERRUPTED = "interrupted"  # Ctrl-C or cancellation
 
     @property
     def is_bot_fault(self) -> bool:
@@ -59,9 +61,12 @@ class Reason(StrEnum):
 
     @property
     def voids_game(self) -> bool:
-        return self in (Reason.REFEREE_FAULT, Reason.INTERRUPTED)
+        return self in _VOIDING
 
 
+_VOIDING = frozenset(
+    {Reason.REFEREE_FAULT, Reason.INFRASTRUCTURE, Reason.REFEREE_OVERLOAD, Reason.INTERRUPTED}
+)
 _BOT_FAULTS = frozenset(
     {
         Reason.ILLEGAL_MOVE,

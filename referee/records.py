@@ -57,7 +57,8 @@ class Ply(_Model):
     side: Side
     received: str  # the line exactly as the bot wrote it (terminator removed)
     move: str  # canonical form, as forwarded to the opponent
-    time_ms: float = Field(ge=0)
+    time_ms: float = Field(ge=0)  # wall time from our write to the answer
+    cpu_ms: float | None = Field(default=None, ge=0)  # the bot's CPU time, where measured
 
 
 class BotReport(_Model):
