@@ -160,6 +160,10 @@ class BotProcess:
                 if line is not None:
                     await self._write(line)
                 await self._reply_event.wait()
+            if self._reply is not None:
+                # Answered in time. A fault right after it (a second line in the same turn) stays
+                # in `self.fault` for the caller to judge.
+                return self._reply
             self._raise_fault()
             if self._interrupted:
                 return None

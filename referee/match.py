@@ -70,6 +70,11 @@ class Verdict(NamedTuple):
     line: str | None = None  # the offending line, for bot faults
 
 
+def fault_verdict(side: Side, fault: BotFault) -> Verdict:
+    """`side` loses for `fault`."""
+    return Verdict(side.other, fault.reason, f"{side}: {fault.detail}", fault.line)
+
+
 class Match:
     """One game between two players; `await Match(...).play()` returns the complete record."""
 
@@ -220,13 +225,13 @@ class Match:
             try:
                 received, elapsed = await self._ask(side, to_send)
             except BotFault as fault:
-                return Verdict(side.other, fault.reason, f"{side}: {fault.detail}", fault.line)
-            idle_fault = self.bots[side.other].fault
-            if idle_fault is not None or received is None:
-                assert idle_fault is not None
-                return Verdict(
-                    side, idle_fault.reason, f"{side.other}: {idle_fault.detail}", idle_fault.line
-                )
+                return fault_verdict(side, fault)
+            # A fault right after the answer (a second line), or of the idle bot meanwhile.
+            for culprit in (side, side.other):
+                later_fault = self.bots[culprit].fault
+                if later_fault is not None:
+                    return fault_verdict(culprit, later_fault)
+            assert received is not None  # only an idle bot's fault interrupts an answer
             try:
                 move = self.game.parse_move(self.state, received)
             except IllegalMove as exc:
