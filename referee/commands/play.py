@@ -19,6 +19,7 @@ from referee.console import course_result_line, log_line, print_summary
 from referee.match import Match, MatchSettings, PlayerSpec
 from referee.players import resolve_command
 from referee.records import GameRecord, Header, Ply, Result
+from referee.validation import describe_validation_error
 
 DEFAULT_RECORD_DIR = Path("referee-games")
 
@@ -112,14 +113,17 @@ def run_play(args: argparse.Namespace, out: Console, err: Console) -> int:
             if "repetition" not in game.options_model.model_fields:
                 raise ValueError(f"{game_name} has no repetition rule to switch off")
             raw_options["repetition"] = 0
-        game.parse_options(raw_options)
+        options = game.parse_options(raw_options)
         settings = MatchSettings(
             move_timeout=args.timeout,
             grace=args.grace,
             startup_allowance=args.startup,
             random_assignment=args.random_assignment,
         )
-    except (UnknownGame, ValueError, ValidationError) as exc:
+    except ValidationError as exc:
+        err.print(describe_validation_error(exc, "referee: invalid setting"), markup=False)
+        return EXIT_USAGE
+    except (UnknownGame, ValueError) as exc:
         err.print(f"[red]referee: {exc}[/red]")
         return EXIT_USAGE
     if args.visual:
@@ -130,7 +134,7 @@ def run_play(args: argparse.Namespace, out: Console, err: Console) -> int:
     seed = args.seed if args.seed is not None else random.randrange(2**31)
     record_path = args.record or default_record_path(game_name)
     players = [
-        PlayerSpec(name=f"player{i}", command=resolve_command(cmd, game_name))
+        PlayerSpec(name=f"player{i}", command=resolve_command(cmd, game_name, options))
         for i, cmd in ((1, args.player1), (2, args.player2))
     ]
 

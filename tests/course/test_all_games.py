@@ -52,3 +52,45 @@ def test_every_game_plays_through_the_cli(tmp_path: Path, game: str) -> None:
     expected = "Game over! Draw!" if winner is None else f"Game over! Winner: {winner}"
     assert proc.stdout.strip() == expected
     assert all(r.exit_code == 0 for r in record.result.bots.values())
+
+
+def test_game_options_reach_builtin_bots_and_the_record(tmp_path: Path) -> None:
+    proc = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "referee",
+            "play",
+            "alak",
+            "-o",
+            "size=7",
+            "-p1",
+            "builtin:random --seed 4",
+            "-p2",
+            "builtin:random --seed 5",
+            "--record",
+            "game.jsonl",
+        ],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert proc.returncode == 0, proc.stderr
+    record = read_record(tmp_path / "game.jsonl")
+    assert record.header.options["size"] == 7
+    assert record.result is not None and not record.result.reason.is_bot_fault
+    assert verify_record(record).ok
+
+
+def test_invalid_game_option_names_the_field(tmp_path: Path) -> None:
+    proc = subprocess.run(
+        [sys.executable, "-m", "referee", "play", "alak", "-o", "size=4", "-p1", "a", "-p2", "b"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert proc.returncode == 2
+    assert "size: Input should be greater than or equal to 5" in proc.stderr
+    assert "errors.pydantic.dev" not in proc.stderr
