@@ -3,20 +3,61 @@
 from __future__ import annotations
 
 import argparse
+import importlib
 import json
 import sys
 from collections.abc import Callable
 from typing import Any
 
-from bots.player import play
-from bots.random_bot import random_chooser
+from bots.config import (
+    DEFAULT_MOVETIME,
+    DEFAULT_PERFECT_ALAK,
+    DEPTH_MODE_MOVETIME,
+    MAX_PERFECT_ALAK,
+    BotConfig,
+)
+from bots.player import Chooser, play
 from protocols import UnknownGame, game_names, get_game
 from protocols.base import Game
 
-# Bot name -> factory(game, seed) returning a chooser (state -> move).
-BOTS: dict[str, Callable[[Game[Any, Any, Any], int | None], Any]] = {
-    "random": random_chooser,
+Factory = Callable[[Game[Any, Any, Any], BotConfig], Chooser]
+
+# Bot name -> (module, factory(game, config) returning a chooser). Modules load on first use, so
+# a bot loads only what it plays with.
+BOTS: dict[str, tuple[str, str]] = {
+    "random": ("bots.random_bot", "random_chooser"),
+    "greedy": ("bots.greedy_bot", "greedy_chooser"),
+    "search": ("bots.search_bot", "search_chooser"),
+    "perfect": ("bots.perfect_bot", "perfect_chooser"),
 }
+
+
+def factory(name: str) -> Factory:
+    """The chooser factory of a bot name in `BOTS`."""
+    module, function = BOTS[name]
+    made: Factory = getattr(importlib.import_module(module), function)
+    return made
+
+
+def _positive(text: str) -> float:
+    value = float(text)
+    if not value > 0:
+        raise argparse.ArgumentTypeError(f"must be more than 0, not {text}")
+    return value
+
+
+def _alak_size(text: str) -> int:
+    value = int(text)
+    if not 0 <= value <= MAX_PERFECT_ALAK:
+        raise argparse.ArgumentTypeError(f"must be 0..{MAX_PERFECT_ALAK}, not {text}")
+    return value
+
+
+def _depth(text: str) -> int:
+    value = int(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, not {text}")
+    return value
 
 
 def parse_args(argv: list[str]) -> argparse.Namespace:
@@ -24,13 +65,46 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
         prog="python -m bots",
         description="Run a built-in bot on stdin/stdout, speaking the referee's bot protocol.",
     )
-    parser.add_argument("bot", choices=sorted(BOTS), help="which bot")
+    parser.add_argument("bot", choices=list(BOTS), help="which bot")
     parser.add_argument("--game", required=True, help=f"one of: {', '.join(game_names())}")
     parser.add_argument("--seed", type=int, default=None, help="random seed (reproducible play)")
     parser.add_argument(
         "--options", default="{}", help="game options as JSON, e.g. '{\"size\": 9}' for Alak"
     )
+    parser.add_argument(
+        "--movetime",
+        type=_positive,
+        default=None,
+        help=f"seconds per move, start-up included (default {DEFAULT_MOVETIME}; with --depth "
+        f"{DEPTH_MODE_MOVETIME}, a safety cut only)",
+    )
+    parser.add_argument(
+        "--depth", type=_depth, default=None, help="search: stop at this depth (fixed-depth mode)"
+    )
+    parser.add_argument(
+        "--perfect-alak",
+        type=_alak_size,
+        default=DEFAULT_PERFECT_ALAK,
+        metavar="N",
+        help=f"search: play Alak perfectly on boards of up to N points (default "
+        f"{DEFAULT_PERFECT_ALAK}, at most {MAX_PERFECT_ALAK}, 0 never; 11 takes seconds to solve)",
+    )
+    parser.add_argument("--verbose", action="store_true", help="search: report each search")
     return parser.parse_args(argv)
+
+
+def config_from(args: argparse.Namespace, options: Any) -> BotConfig:
+    movetime = args.movetime
+    if movetime is None:
+        movetime = DEPTH_MODE_MOVETIME if args.depth is not None else DEFAULT_MOVETIME
+    return BotConfig(
+        seed=args.seed,
+        movetime=movetime,
+        depth=args.depth,
+        options=options,
+        perfect_alak=args.perfect_alak,
+        verbose=args.verbose,
+    )
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -38,10 +112,12 @@ def main(argv: list[str] | None = None) -> int:
     try:
         game = get_game(args.game)
         options = game.parse_options(json.loads(args.options))
+        config = config_from(args, options)
+        chooser = factory(args.bot)(game, config)
     except (UnknownGame, ValueError) as exc:
         print(f"python -m bots: {exc}", file=sys.stderr)
         return 2
-    return play(game, options, BOTS[args.bot](game, args.seed))
+    return play(game, options, chooser, movetime=config.movetime)
 
 
 if __name__ == "__main__":
