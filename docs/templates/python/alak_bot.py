@@ -1,0 +1,51 @@
+"""A minimal correct Alak bot: it tracks the board and plays the leftmost legal point.
+
+Run it with: referee check alak "python3 alak_bot.py"
+Only moves go to stdout (one line, flushed); anything else goes to stderr.
+"""
+
+import sys
+
+SIZE = 11  # points a..k, the tournament's board unless announced otherwise
+LETTERS = "abcdefghijklmnopqrstuvwxyz"[:SIZE]
+
+
+def place(board, point, me, other):
+    """Put `me` on `point`; remove the enemy runs next to it that have no liberty left.
+    Returns the captured points (the opponent may not play there on its next turn)."""
+    board[point] = me
+    captured = []
+    for step in (-1, 1):
+        run, j = [], point + step
+        while 0 <= j < SIZE and board[j] == other:
+            run.append(j)
+            j += step
+        if run and (j < 0 or j >= SIZE or board[j] == me):  # edge or my stone beyond the run
+            captured += run
+    for j in captured:
+        board[j] = "."
+    return captured
+
+
+def main():
+    board = ["."] * SIZE
+    colour = sys.stdin.readline().strip()
+    me, other = ("X", "O") if colour == "blue" else ("O", "X")
+    banned = []  # where my stones were just captured
+    my_turn = colour == "blue"  # blue answers its colour with its first move
+    while True:
+        if my_turn:
+            legal = [p for p in range(SIZE) if board[p] == "." and p not in banned]
+            if legal:
+                point = legal[0]
+                print(LETTERS[point], flush=True)
+                place(board, point, me, other)
+        line = sys.stdin.readline().strip()
+        if line in ("", "END"):  # the game is over (or the referee went away)
+            return
+        banned = place(board, LETTERS.index(line), other, me)
+        my_turn = True
+
+
+if __name__ == "__main__":
+    main()

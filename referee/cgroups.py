@@ -1,0 +1,279 @@
+"""Control groups for bots: a memory and process limit on the whole tree, exact CPU accounting,
+freezing, and killing every process of a bot at once, whatever it did to its process group.
+
+Both kernel interfaces are supported, because both are in use: the unified hierarchy (cgroup v2,
+`/sys/fs/cgroup/cgroup.controllers`) and the older per-controller hierarchies (v1: `memory`,
+`pids`, `freezer` and `cpuacct` mounted separately). A bot's cgroup is created below the
+referee's own (v1) or below the root of a v2 hierarchy that hands out the memory and pids
+controllers, named `referee-<referee pid>-<n>`, and removed when the bot is gone. The launcher
+puts the bot into it before exec (`procs_files`), so not even its first instruction runs outside.
+"""
+
+from __future__ import annotations
+
+import itertools
+import os
+import signal
+import time
+from contextlib import suppress
+from dataclasses import dataclass
+from pathlib import Path
+
+import trio
+
+CGROUP_ROOT = Path("/sys/fs/cgroup")
+V1_CONTROLLERS = ("memory", "pids", "freezer", "cpuacct")
+_counter = itertools.count(1)
+
+
+class CgroupError(Exception):
+    """A cgroup could not be created or configured (an infrastructure failure)."""
+
+
+def _write(path: Path, value: str) -> None:
+    try:
+        path.write_text(value)
+    except OSError as exc:
+        raise CgroupError(f"cannot write {value!r} to {path}: {exc.strerror or exc}") from None
+
+
+def _read(path: Path) -> str:
+    try:
+        return path.read_text()
+    except OSError:
+        return ""
+
+
+def _keyed(path: Path, key: str) -> int:
+    """The value of `key` in a 'key value' per line file (cpu.stat, memory.events)."""
+    for line in _read(path).splitlines():
+        name, _, value = line.partition(" ")
+        if name == key:
+            return int(value)
+    return 0
+
+
+@dataclass
+class Cgroup:
+    """One bot's cgroup: a directory per hierarchy (one for v2, one per controller for v1)."""
+
+    version: int
+    dirs: dict[str, Path]  # controller name (or "unified") -> directory
+
+    @property
+    def procs_files(self) -> list[str]:
+        return [str(d / "cgroup.procs") for d in self.dirs.values()]
+
+    def _dir(self, controller: str) -> Path:
+        return self.dirs["unified"] if self.version == 2 else self.dirs[controller]
+
+    def set_limits(self, memory_bytes: int | None, pids: int | None) -> None:
+        if memory_bytes is not None:
+            if self.version == 2:
+                _write(self._dir("memory") / "memory.max", str(memory_bytes))
+                swap = self._dir("memory") / "memory.swap.max"
+                if swap.exists():
+                    _write(swap, "0")
+            else:
+                _write(self._dir("memory") / "memory.limit_in_bytes", str(memory_bytes))
+                memsw = self._dir("memory") / "memory.memsw.limit_in_bytes"
+                if memsw.exists():
+                    _write(memsw, str(memory_bytes))
+        if pids is not None:
+            _write(self._dir("pids") / "pids.max", str(pids))
+
+    def members(self) -> list[int]:
+        text = _read(self._dir("freezer") / "cgroup.procs")
+        return [int(pid) for pid in text.split()]
+
+    def cpu_seconds(self) -> float:
+        if self.version == 2:
+            return _keyed(self.dirs["unified"] / "cpu.stat", "usage_usec") / 1e6
+        usage = _read(self.dirs["cpuacct"] / "cpuacct.usage").strip()
+        return int(usage) / 1e9 if usage else 0.0
+
+    def oom_kills(self) -> int:
+        if self.version == 2:
+            return _keyed(self.dirs["unified"] / "memory.events", "oom_kill")
+        return _keyed(self.dirs["memory"] / "memory.oom_control", "oom_kill")
+
+    def freeze(self, frozen: bool) -> None:
+        if self.version == 2:
+            _write(self.dirs["unified"] / "cgroup.freeze", "1" if frozen else "0")
+        else:
+            _write(self.dirs["freezer"] / "freezer.state", "FROZEN" if frozen else "THAWED")
+
+    def _is_frozen(self) -> bool:
+        if self.version == 2:
+            return _keyed(self.dirs["unified"] / "cgroup.events", "frozen") == 1
+        return _read(self.dirs["freezer"] / "freezer.state").strip() == "FROZEN"
+
+    async def kill_all(self, limit: float = 5.0) -> bool:
+        """SIGKILL every process in the cgroup; return True once it is empty."""
+        kill_file = self.dirs.get("unified", Path("/nonexistent")) / "cgroup.kill"
+        with trio.move_on_after(limit):
+            while self.members():
+                if kill_file.exists():
+                    _write(kill_file, "1")
+                else:
+                    await self._freeze_and_kill()
+                await trio.sleep(0.005)
+            return True
+        return False
+
+    async def _freeze_and_kill(self) -> None:
+        # Frozen processes cannot fork, so one pass over the member list gets them all.
+        with suppress(CgroupError):
+            self.freeze(True)
+            with trio.move_on_after(0.5):
+                while not self._is_frozen():
+                    await trio.sleep(0.002)
+        for pid in self.members():
+            with suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGKILL)
+        with suppress(CgroupError):
+            self.freeze(False)
+
+    async def remove(self, limit: float = 2.0) -> bool:
+        """Remove the directories (they must be empty); True when all are gone."""
+        with trio.move_on_after(limit):
+            while True:
+                for path in list(self.dirs.values()):
+                    with suppress(FileNotFoundError):
+                        try:
+                            path.rmdir()
+                        except OSError:
+                            continue  # still busy: the last processes are being torn down
+                if not any(path.exists() for path in self.dirs.values()):
+                    return True
+                await trio.sleep(0.005)
+        return False
+
+
+@dataclass(frozen=True)
+class CgroupDriver:
+    """Where bot cgroups are created: parent directories per hierarchy."""
+
+    version: int
+    parents: dict[str, Path]
+
+    def create(self) -> Cgroup:
+        name = f"referee-{os.getpid()}-{next(_counter)}"
+        dirs: dict[str, Path] = {}
+        try:
+            for controller, parent in self.parents.items():
+                path = parent / name
+                path.mkdir()
+                dirs[controller] = path
+        except OSError as exc:
+            for path in dirs.values():
+                with suppress(OSError):
+                    path.rmdir()
+            raise CgroupError(f"cannot create cgroup {name}: {exc.strerror or exc}") from None
+        return Cgroup(self.version, dirs)
+
+
+def sweep_stale(driver: CgroupDriver) -> int:
+    """Empty and remove the cgroups of referees that died without cleaning up (killed hard):
+    their bots may still be running. Returns how many cgroups were removed."""
+    names = {
+        path.name
+        for parent in driver.parents.values()
+        for path in parent.glob("referee-*-*")
+        if path.name.split("-")[1].isdigit()
+        and not Path(f"/proc/{path.name.split('-')[1]}").exists()
+    }
+    for name in names:
+        dirs = {c: p / name for c, p in driver.parents.items() if (p / name).is_dir()}
+        _empty(Cgroup(driver.version, dirs))
+        for path in dirs.values():
+            with suppress(OSError):
+                path.rmdir()
+    return len(names)
+
+
+def _empty(group: Cgroup) -> None:
+    """Kill what runs in a cgroup, synchronously (a few rounds: a leftover may be forking)."""
+    for _ in range(100):
+        pids = {int(p) for d in group.dirs.values() for p in _read(d / "cgroup.procs").split()}
+        if not pids:
+            return
+        with suppress(CgroupError, KeyError):
+            group.freeze(False)  # a frozen process dies only once thawed
+        for pid in pids:
+            with suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGKILL)
+        time.sleep(0.01)
+
+
+def own_cgroup_paths() -> dict[str, str]:
+    """This process's cgroup path per hierarchy: controller name (or "" for v2) -> path."""
+    paths: dict[str, str] = {}
+    for line in _read(Path("/proc/self/cgroup")).splitlines():
+        _, controllers, path = line.split(":", 2)
+        for controller in controllers.split(",") if controllers else [""]:
+            paths[controller] = path
+    return paths
+
+
+def v1_mounts() -> dict[str, Path]:
+    """Mount points of the v1 hierarchies, by controller, from /proc/self/mountinfo."""
+    mounts: dict[str, Path] = {}
+    for line in _read(Path("/proc/self/mountinfo")).splitlines():
+        pre, _, post = line.partition(" - ")
+        fields = post.split()
+        if len(fields) < 3 or fields[0] != "cgroup":
+            continue
+        options = set(fields[2].split(","))
+        for controller in V1_CONTROLLERS:
+            if controller in options:
+                mounts.setdefault(controller, Path(pre.split()[4]))
+    return mounts
+
+
+def find_driver() -> tuple[CgroupDriver | None, str]:
+    """A usable driver and how it was found, or None and why there is none."""
+    v2_reason = _v2_unusable_reason()
+    if v2_reason is None:
+        return CgroupDriver(2, {"unified": CGROUP_ROOT}), "cgroup v2 at /sys/fs/cgroup"
+    mounts = v1_mounts()
+    missing = [c for c in V1_CONTROLLERS if c not in mounts]
+    if missing:
+        return None, f"{v2_reason}; no cgroup v1 hierarchy for {', '.join(missing)}"
+    own = own_cgroup_paths()
+    parents = {c: mounts[c] / own.get(c, "/").lstrip("/") for c in V1_CONTROLLERS}
+    return CgroupDriver(1, parents), "cgroup v1 (" + ", ".join(V1_CONTROLLERS) + ")"
+
+
+def _v2_unusable_reason() -> str | None:
+    controllers = _read(CGROUP_ROOT / "cgroup.controllers").split()
+    if not controllers:
+        return "no cgroup v2 hierarchy at /sys/fs/cgroup"
+    if not {"memory", "pids"} <= set(controllers):
+        return "cgroup v2 does not offer the memory and pids controllers"
+    if own_cgroup_paths().get("", "/") != "/":
+        return "cgroup v2: the referee does not run in the root cgroup"
+    try:
+        _write(CGROUP_ROOT / "cgroup.subtree_control", "+memory +pids")
+    except CgroupError as exc:
+        return f"cgroup v2: {exc}"
+    return None
+
+
+def probe(driver: CgroupDriver) -> str | None:
+    """Create, configure and remove a trial cgroup; None if that works, else why not."""
+    try:
+        group = driver.create()
+    except CgroupError as exc:
+        return str(exc)
+    try:
+        group.set_limits(64 * 1024 * 1024, 16)
+        group.freeze(False)
+        group.cpu_seconds()
+    except CgroupError as exc:
+        return str(exc)
+    finally:
+        for path in group.dirs.values():
+            with suppress(OSError):
+                path.rmdir()
+    return None

@@ -1,0 +1,297 @@
+"""`referee check`'s engine: play a student's bot against a built-in bot in both colours, under
+the limits and isolation of a tournament, and turn what happened into findings a student can act
+on (what went wrong, where, and the likely fix).
+
+A game is clean when it ended by the rules (whoever won), the bot exited by itself after `END`,
+and nothing was void. The views of a `CheckReport` live in `referee/commands/check.py`.
+"""
+
+from __future__ import annotations
+
+import statistics
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import trio
+
+from protocols import get_game
+from protocols.base import Reason, Side
+from referee.bot import BotFault, BotInfrastructureError, open_bot
+from referee.isolation import choose
+from referee.match import Match, MatchSettings, PlayerSpec
+from referee.players import resolve_command
+from referee.records import GameRecord
+from referee.verify import verify_record
+
+DEFAULT_OPPONENT = "builtin:random"
+BOT_NAME = "your bot"
+
+
+@dataclass(frozen=True)
+class Finding:
+    """One problem: a title, what happened, the likely fix, and the position where it happened."""
+
+    title: str
+    detail: str
+    hint: str
+    position: str | None = None
+    game: int = 0
+
+
+@dataclass
+class CheckedGame:
+    number: int
+    colour: Side
+    record: GameRecord
+    record_path: Path
+    isolation: str | None = None
+    findings: list[Finding] = field(default_factory=list)
+
+    @property
+    def clean(self) -> bool:
+        return not self.findings
+
+    def bot_plies_ms(self) -> list[float]:
+        return [p.time_ms for p in self.record.plies if p.side is self.colour]
+
+    def bot_cpu_ms(self) -> list[float]:
+        return [
+            p.cpu_ms for p in self.record.plies if p.side is self.colour and p.cpu_ms is not None
+        ]
+
+
+@dataclass
+class CheckReport:
+    game: str
+    command: str
+    settings: MatchSettings
+    games: list[CheckedGame] = field(default_factory=list)
+    startup: list[float] = field(default_factory=list)  # ms, from start to first move as blue
+
+    @property
+    def clean(self) -> bool:
+        return bool(self.games) and all(g.clean for g in self.games)
+
+    @property
+    def findings(self) -> list[Finding]:
+        return [f for g in self.games for f in g.findings]
+
+    def move_ms(self) -> list[float]:
+        """Every later move's time (first moves include start-up)."""
+        return [t for g in self.games for t in g.bot_plies_ms()[1:]]
+
+    def cpu_ms(self) -> list[float]:
+        return [t for g in self.games for t in g.bot_cpu_ms()[1:]]
+
+
+def spread(values: list[float]) -> tuple[float, float] | None:
+    """(median, worst) of some times, or None without any."""
+    return (statistics.median(values), max(values)) if values else None
+
+
+async def run_check(
+    game_name: str,
+    command: str,
+    settings: MatchSettings,
+    record_dir: Path,
+    *,
+    games_per_colour: int = 2,
+    opponent: str = DEFAULT_OPPONENT,
+    seed: int = 1,
+    on_game: Callable[[CheckedGame], None] | None = None,
+) -> CheckReport:
+    """Time the bot's start-up, then play the games one after the other and analyse each."""
+    report = CheckReport(game_name, command, settings)
+    for _ in range(games_per_colour):
+        elapsed = await time_startup(command, settings)
+        if elapsed is not None:
+            report.startup.append(elapsed * 1000)
+    fixed = settings.model_copy(update={"random_assignment": False})
+    colours = [Side.BLUE, Side.ORANGE] * games_per_colour
+    for number, colour in enumerate(colours, start=1):
+        rival = resolve_command(f"{opponent} --seed {seed + number}", game_name)
+        bot = PlayerSpec(name=BOT_NAME, command=command)
+        other = PlayerSpec(name=opponent, command=rival)
+        blue, orange = (bot, other) if colour is Side.BLUE else (other, bot)
+        path = record_dir / f"check-{number:02d}-{colour.value}.jsonl"
+        match = Match(game_name, blue, orange, settings=fixed, seed=seed, record_path=path)
+        record = await match.play()
+        checked = CheckedGame(number, colour, record, path)
+        if record.result is not None and colour in record.result.bots:
+            checked.isolation = record.result.bots[colour].isolation
+        checked.findings = analyse(checked, settings)
+        report.games.append(checked)
+        if on_game is not None:
+            on_game(checked)
+    return report
+
+
+async def time_startup(command: str, settings: MatchSettings) -> float | None:
+    """Seconds from starting the bot alone to its first move as blue (None if it failed: the
+    games will show why)."""
+    start = trio.current_time()
+    try:
+        async with open_bot(
+            command,
+            name=BOT_NAME,
+            limits=settings.limits,
+            isolation=choose(settings.isolation),
+            exit_grace=settings.exit_grace,
+        ) as bot:
+            deadline = start + settings.startup_allowance + settings.move_timeout + settings.grace
+            await bot.ask(Side.BLUE.value, deadline)
+            elapsed = trio.current_time() - start
+            await bot.notify("END", settings.exit_grace)
+            return elapsed
+    except (BotFault, BotInfrastructureError):
+        return None
+
+
+def analyse(checked: CheckedGame, settings: MatchSettings) -> list[Finding]:
+    """The findings of one game, from the bot's point of view."""
+    result = checked.record.result
+    me = checked.colour
+    if result is None:
+        return [Finding("unfinished game", "the game has no result", "run the check again")]
+    findings: list[Finding] = []
+    if result.void:
+        findings.append(
+            Finding(
+                "void game",
+                f"{result.reason.value}: {result.detail}",
+                "not your bot's fault: the referee or the machine failed; run the check again",
+            )
+        )
+    elif result.reason.is_bot_fault and result.winner is me.other:
+        findings.append(_fault_finding(checked, settings))
+    elif result.reason.is_bot_fault:
+        findings.append(
+            Finding(
+                "the built-in opponent failed",
+                result.detail,
+                "not your bot's fault; run the check again",
+            )
+        )
+    report = result.bots.get(me)
+    bot_fault = result.reason.is_bot_fault and result.winner is me.other
+    if report is not None and report.killed and not bot_fault and not result.void:
+        findings.append(
+            Finding(
+                "does not exit on END",
+                "after the game the referee sent END and closed its input, and the bot was "
+                f"still running {settings.exit_grace} s later, so it was killed",
+                "stop reading and exit when the line is END (or when input ends)",
+            )
+        )
+    return [_numbered(f, checked.number) for f in findings]
+
+
+def _numbered(finding: Finding, number: int) -> Finding:
+    return Finding(finding.title, finding.detail, finding.hint, finding.position, number)
+
+
+def _fault_finding(checked: CheckedGame, settings: MatchSettings) -> Finding:
+    result = checked.record.result
+    assert result is not None
+    detail = result.detail
+    line = result.loser_line
+    reason = result.reason
+    first_move = not any(p.side is checked.colour for p in checked.record.plies)
+    if reason in (Reason.ILLEGAL_MOVE, Reason.BAD_SYNTAX):
+        return _move_finding(checked, reason, detail, line)
+    if reason is Reason.TIMEOUT:
+        return _timeout_finding(checked.colour, detail, first_move, settings)
+    if reason is Reason.OUT_OF_TURN:
+        return Finding(
+            "wrote out of turn",
+            f"{detail}: {line!r}",
+            "write exactly one line, your move, each time it is your turn, and nothing before "
+            "your first turn; debug output goes to stderr",
+        )
+    if reason is Reason.LINE_TOO_LONG:
+        return Finding("line too long", detail, "only the move goes to stdout, one short line")
+    if reason is Reason.BAD_ENCODING:
+        return Finding("not text", f"{detail}: {line!r}", "write plain ASCII lines to stdout")
+    return _crash_finding(checked, detail)
+
+
+def _move_finding(checked: CheckedGame, reason: Reason, detail: str, line: str | None) -> Finding:
+    states = verify_record(checked.record).states
+    game = get_game(checked.record.header.game)
+    position = game.render_text(states[-1]) if states else None
+    rule = detail.split(": ", 1)[1] if ": " in detail else detail
+    if reason is Reason.ILLEGAL_MOVE:
+        return Finding(
+            "illegal move",
+            f"{line!r} is not legal here: {rule}",
+            "keep your own copy of the position up to date with every line you receive, and "
+            "play only moves the rules allow in it",
+            position,
+        )
+    looks_like_debug = line is not None and (len(line.split()) > 4 or ":" in line or "=" in line)
+    hint = (
+        "that looks like debug output: only moves go to stdout, print everything else to stderr"
+        if looks_like_debug
+        else "write the move exactly as the rules page spells it, one move per line"
+    )
+    return Finding("not a move", f"{line!r}: {rule}", hint, position)
+
+
+def _timeout_finding(
+    colour: Side, detail: str, first_move: bool, settings: MatchSettings
+) -> Finding:
+    limit = f"{settings.move_timeout} s per move (+{settings.grace} s grace)"
+    if "did you flush" in detail and first_move and colour is Side.BLUE:
+        return Finding(
+            "no first move as blue",
+            "the bot was waiting for input when its first move was due",
+            "as blue, answer the line `blue` with your first move at once: nothing else is "
+            "sent before it. If you did write it, flush stdout after writing",
+        )
+    if "did you flush" in detail:
+        return Finding(
+            "move never arrived (not flushed?)",
+            "the bot was waiting for input while the referee waited for its move",
+            "flush stdout after every move (Python: print(move, flush=True); Java: "
+            "System.out.flush(); C: fflush(stdout))",
+        )
+    return Finding("too slow", f"no move within {limit}", "answer within the time limit")
+
+
+# What a bot's last words on stderr say when a limit stopped an allocation or a write.
+_LIMIT_SIGNS = {
+    "MemoryError": "memory limit",
+    "OutOfMemoryError": "memory limit",
+    "Cannot allocate memory": "memory limit",
+    "File too large": "file size limit",
+    "No space left on device": "size limit of /tmp",
+}
+
+
+def _crash_finding(checked: CheckedGame, detail: str) -> Finding:
+    result = checked.record.result
+    assert result is not None
+    report = result.bots.get(checked.colour)
+    tail = report.stderr_tail.strip().splitlines()[-5:] if report is not None else []
+    said = ("; its last words on stderr: " + " | ".join(tail)) if tail else ""
+    if "could not start" in detail:
+        return Finding("cannot start", detail, "check the command: the program, its path, chmod +x")
+    hint = "use less: the same limits apply in the tournament"
+    if "limit" in detail:
+        return Finding("limit hit", detail + said, hint)
+    for sign, limit in _LIMIT_SIGNS.items():
+        if any(sign in line for line in tail):
+            return Finding("limit hit", f"{detail}: it probably hit the {limit}{said}", hint)
+    return Finding("crash", detail + said, "run the bot by hand with the same input to see why")
+
+
+def describe_settings(settings: MatchSettings) -> dict[str, Any]:
+    """What the check ran under, for the report's header."""
+    return {
+        "time": f"{settings.move_timeout} s per move, +{settings.grace} s grace, "
+        f"+{settings.startup_allowance} s for start-up",
+        "limits": settings.limits.summary(),
+        "freeze": "the bot not on move is frozen" if settings.freeze else "no freezing",
+    }

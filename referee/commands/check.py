@@ -1,0 +1,191 @@
+"""`referee check GAME "CMD"`: a student's pre-flight before a tournament.
+
+Plays the bot against a built-in bot a few times in each colour, under the limits and isolation
+a tournament uses, and prints what went wrong in plain words: illegal moves with the position,
+protocol mistakes with the likely fix, limits hit, and the bot's times. Exit code 0 only when
+every game was played cleanly, 1 otherwise (2: usage error, 130: interrupted).
+"""
+
+from __future__ import annotations
+
+import argparse
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+import trio
+from pydantic import ValidationError
+from rich.console import Console, Group
+from rich.panel import Panel
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
+from rich.table import Table
+from rich.text import Text
+
+from protocols import UnknownGame, canonical_name, game_names
+from referee.check import (
+    DEFAULT_OPPONENT,
+    CheckedGame,
+    CheckReport,
+    Finding,
+    describe_settings,
+    run_check,
+    spread,
+)
+from referee.commands import EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE
+from referee.isolation import IsolationSettings, IsolationUnavailable, choose
+from referee.match import MatchSettings
+
+EXIT_PROBLEMS = 1
+
+
+def register(commands: Any) -> None:
+    parser = commands.add_parser(
+        "check",
+        help="check a bot before a tournament (plays it against a built-in bot)",
+        description=(
+            "Play the bot against a built-in bot in both colours, under tournament limits and "
+            "isolation, and report every problem with a hint. Exit code 0 only if every game "
+            "was clean."
+        ),
+    )
+    parser.add_argument("game", help=f"one of: {', '.join(game_names())}")
+    parser.add_argument("command", help='the bot\'s command, e.g. "python3 my_bot.py"')
+    parser.add_argument("-n", "--games", type=int, default=2, help="games per colour (2)")
+    parser.add_argument("-t", "--timeout", type=float, default=5.0, help="seconds per move (5)")
+    parser.add_argument("--grace", type=float, default=0.5, help="extra seconds per move (0.5)")
+    parser.add_argument("--startup", type=float, default=5.0, help="extra seconds, first move")
+    parser.add_argument(
+        "--isolation", default="auto", help="auto (default), basic, or e.g. sandbox+cgroup"
+    )
+    parser.add_argument("--opponent", default=DEFAULT_OPPONENT, help="the built-in opponent")
+    parser.add_argument("--seed", type=int, default=1, help="seed of the opponent's games (1)")
+    parser.add_argument("--records", type=Path, default=None, help="directory for the records")
+    parser.set_defaults(run=run_check_command)
+
+
+def run_check_command(args: argparse.Namespace, out: Console, err: Console) -> int:
+    try:
+        game = canonical_name(args.game)
+        if args.games < 1:
+            raise ValueError("--games must be at least 1")
+        settings = MatchSettings(
+            move_timeout=args.timeout,
+            grace=args.grace,
+            startup_allowance=args.startup,
+            isolation=IsolationSettings(level=args.isolation),
+        )
+        level = choose(settings.isolation).name
+    except (UnknownGame, ValueError, ValidationError, IsolationUnavailable) as exc:
+        err.print(f"[red]referee check: {exc}[/red]")
+        return EXIT_USAGE
+    stamp = datetime.now().strftime("%Y%m%d-%H%M%S")
+    record_dir = args.records or Path("referee-games") / f"check-{game}-{stamp}"
+    out.print(Text("referee check", style="bold underline"))
+    out.print(heading(args.command, game, args.games, level, settings))
+    try:
+        report = play_with_progress(args, game, settings, record_dir, err)
+    except KeyboardInterrupt:
+        err.print(f"[red]interrupted; finished games are in {record_dir}[/red]")
+        return EXIT_INTERRUPTED
+    out.print(render_report(report, record_dir))
+    return EXIT_OK if report.clean else EXIT_PROBLEMS
+
+
+def play_with_progress(
+    args: argparse.Namespace, game: str, settings: MatchSettings, record_dir: Path, err: Console
+) -> CheckReport:
+    total = 2 * args.games
+    columns = [TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn()]
+    with Progress(*columns, console=err, transient=True) as progress:
+        task = progress.add_task("playing", total=total)
+
+        def advance(checked: CheckedGame) -> None:
+            mark = "clean" if checked.clean else "problem"
+            progress.update(task, advance=1, description=f"game {checked.number}: {mark}")
+
+        return trio.run(
+            lambda: run_check(
+                game,
+                args.command,
+                settings,
+                record_dir,
+                games_per_colour=args.games,
+                opponent=args.opponent,
+                seed=args.seed,
+                on_game=advance,
+            )
+        )
+
+
+def heading(command: str, game: str, games: int, level: str, settings: MatchSettings) -> Table:
+    table = Table.grid(padding=(0, 1))
+    table.add_column(style="bold")
+    table.add_column()
+    table.add_row("bot", command)
+    table.add_row("game", f"{game}: {games} game(s) as blue and {games} as orange")
+    table.add_row("isolation", level)
+    for key, value in describe_settings(settings).items():
+        table.add_row(key, value)
+    return table
+
+
+def games_table(report: CheckReport) -> Table:
+    table = Table(title="Games", show_edge=False)
+    for column in ("#", "colour", "plies", "result", "how", "isolation"):
+        table.add_column(column)
+    for g in report.games:
+        result = g.record.result
+        if result is None:
+            outcome, how = "unfinished", ""
+        elif result.void:
+            outcome, how = "void", result.reason.value
+        else:
+            outcome = (
+                "draw" if result.winner is None else "won" if result.winner is g.colour else "lost"
+            )
+            how = result.reason.value
+        style = "green" if g.clean else "red"
+        row = [
+            str(g.number),
+            g.colour.value,
+            str(len(g.record.plies)),
+            outcome,
+            how,
+            g.isolation or "",
+        ]
+        table.add_row(*row, style=style)
+    return table
+
+
+def times_table(report: CheckReport) -> Table:
+    table = Table(title="Times of your bot", show_edge=False)
+    table.add_column("")
+    table.add_column("median", justify="right")
+    table.add_column("worst", justify="right")
+    rows = [
+        ("start-up + first move (as blue)", spread(report.startup)),
+        ("time per move", spread(report.move_ms())),
+        ("CPU per move", spread(report.cpu_ms())),
+    ]
+    for label, values in rows:
+        median, worst = (f"{v:.1f} ms" for v in values) if values else ("-", "-")
+        table.add_row(label, median, worst)
+    return table
+
+
+def finding_panel(finding: Finding) -> Panel:
+    parts: list[Any] = [Text(finding.detail), Text("hint: " + finding.hint, style="yellow")]
+    if finding.position:
+        parts.insert(1, Text(finding.position, style="cyan"))
+    return Panel(Group(*parts), title=f"game {finding.game}: {finding.title}", expand=False)
+
+
+def render_report(report: CheckReport, record_dir: Path) -> Group:
+    parts: list[Any] = [games_table(report), times_table(report)]
+    parts += [finding_panel(f) for f in report.findings]
+    if report.clean:
+        verdict = Text("PASS: every game was played cleanly", style="bold green")
+    else:
+        verdict = Text(f"FAIL: {len(report.findings)} problem(s) found", style="bold red")
+    parts += [Text(f"records: {record_dir}", style="dim"), verdict]
+    return Group(*parts)

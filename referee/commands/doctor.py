@@ -1,0 +1,72 @@
+"""`referee doctor`: what isolation this machine offers for bots, and why (not).
+
+Shows each isolation feature with the reason it is or is not available, the level `auto` picks,
+the default resource limits, and then starts a tiny bot at that level to prove it works. Exit
+code 0 when the trial bot answered, 1 when it did not.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from typing import Any
+
+import trio
+from rich.console import Console
+from rich.table import Table
+
+from referee.bot import BotFault, BotInfrastructureError, open_bot
+from referee.commands import EXIT_OK
+from referee.isolation import FEATURE_ORDER, Isolation, IsolationSettings, choose, detect
+from referee.limits import Limits
+
+EXIT_TRIAL_FAILED = 1
+WHAT_IT_GIVES = {
+    "sandbox": "no network, read-only system, private /tmp, own pid namespace",
+    "users": "a user of its own per bot: no signals, /proc or files across bots",
+    "cgroup": "memory and process limits on the whole tree, exact CPU, kill all",
+}
+TRIAL_BOT = "import sys; print('ready ' + sys.stdin.readline().strip(), flush=True)"
+
+
+def register(commands: Any) -> None:
+    parser = commands.add_parser("doctor", help="show the isolation available for bots, and why")
+    parser.set_defaults(run=run_doctor)
+
+
+def run_doctor(args: argparse.Namespace, out: Console, err: Console) -> int:
+    detection = detect()
+    table = Table(title="Isolation of bots on this machine", show_edge=False)
+    for column in ("level", "available", "why", "what it gives"):
+        table.add_column(column)
+    table.add_row("basic", "yes", "always", "own process group, minimal environment, limits")
+    for feature in FEATURE_ORDER:
+        check = detection.checks[feature]
+        mark = "[green]yes[/green]" if check.available else "[red]no[/red]"
+        table.add_row(feature.value, mark, check.reason, WHAT_IT_GIVES[feature.value])
+    out.print(table)
+    isolation = choose(IsolationSettings(), detection)
+    out.print(f"[bold]auto[/bold] chooses: [bold]{isolation.name}[/bold]")
+    out.print(f"default limits per bot: {Limits().summary()}")
+    return trial(isolation, out)
+
+
+def trial(isolation: Isolation, out: Console) -> int:
+    """Start a tiny bot at the chosen level and ask it one line."""
+
+    async def ask() -> str:
+        command = f'{sys.executable} -c "{TRIAL_BOT}"'
+        start = time.perf_counter()
+        async with open_bot(command, isolation=isolation, exit_grace=0.5) as bot:
+            answer = await bot.ask("hello", trio.current_time() + 30)
+            elapsed = (time.perf_counter() - start) * 1000
+            return f"answered {answer!r} after {elapsed:.0f} ms (level {bot.confinement.level})"
+
+    try:
+        message = trio.run(ask)
+    except (BotFault, BotInfrastructureError) as exc:
+        out.print(f"[red]trial bot failed: {exc}[/red]")
+        return EXIT_TRIAL_FAILED
+    out.print(f"trial bot: {message}")
+    return EXIT_OK

@@ -1,0 +1,307 @@
+"""Everything one bot runs under, from before its start until nothing of it is left.
+
+A `Confinement` is made for each bot by `open_bot`: it checks the command can be started (so a
+missing or unreadable program is a clear start-up failure), prepares the bot's private scratch
+directory, user and cgroup for the chosen isolation, builds the command line that runs the bot
+through the launcher (and the sandbox), then, while the bot runs, freezes and thaws it and reads
+its CPU time, and at the end kills every process it left and releases what it held.
+"""
+
+from __future__ import annotations
+
+import functools
+import importlib.util
+import json
+import os
+import shlex
+import shutil
+import signal
+import sys
+import tempfile
+from collections.abc import Mapping, Sequence
+from contextlib import suppress
+from pathlib import Path
+
+import trio
+
+from referee import proctree
+from referee.cgroups import Cgroup, CgroupError
+from referee.freezer import Freezer
+from referee.isolation import AUTO, BASIC_ISOLATION, Feature, Isolation, level_name
+from referee.limits import MB, Limits
+from referee.sandbox import bwrap_argv
+from referee.slots import NoFreeSlot, Slot, acquire_slot, kill_user, unreachable_reason
+
+LAUNCHER = Path(__file__).with_name("launch.py")
+SANDBOX_HOME = Path("/tmp")
+SCRATCH_PREFIX = "referee-bot-"
+
+
+class StartRefused(Exception):
+    """The bot's command cannot be started (the bot's fault: wrong path, not executable)."""
+
+
+class InfrastructureFailure(Exception):
+    """The machine failed us while preparing the bot (the referee's side: void the game)."""
+
+
+def resolve_executable(program: str, cwd: Path, path_env: str) -> Path:
+    """The file `program` names, as exec would find it; `StartRefused` if there is none."""
+    if "/" in program:
+        candidates = [cwd / program]
+    else:
+        candidates = [Path(d or ".") / program for d in path_env.split(os.pathsep)]
+        candidates = [c if c.is_absolute() else cwd / c for c in candidates]
+    for candidate in candidates:
+        if candidate.is_file() and os.access(candidate, os.X_OK):
+            return candidate.absolute()
+    if "/" in program and candidates[0].is_file():
+        raise StartRefused(f"{program!r} is not executable (try chmod +x)")
+    if "/" in program and candidates[0].exists():
+        raise StartRefused(f"{program!r} is a directory, not a program")
+    where = "" if "/" in program else " on the PATH"
+    raise StartRefused(f"command not found: {program!r}{where}")
+
+
+def _prefix(executable: Path) -> Path:
+    """An executable in some `bin/` belongs to the prefix above it (an interpreter's libraries)."""
+    return executable.parent.parent if executable.parent.name == "bin" else executable.parent
+
+
+def named_directories(argv: Sequence[str], cwd: Path) -> list[Path]:
+    """The directories a command line names: a script's directory, a jar's, a class path entry's
+    (what a bot needs besides its working directory, and what its opponent must not see)."""
+    found: list[Path] = []
+    for token in argv[1:]:
+        for part in token.split(os.pathsep):
+            path = cwd / part
+            if part and part not in (".", "/") and path.exists():
+                found.append(path.resolve() if path.is_dir() else path.resolve().parent)
+    return _unique(found)
+
+
+def own_directories(argv: Sequence[str], cwd: Path, executable: Path) -> list[Path]:
+    """Everything a sandboxed bot needs besides its working directory: its interpreter's prefix
+    (also where a symlinked interpreter really lives) and the directories its command names."""
+    prefixes = [_prefix(executable), _prefix(executable.resolve())]
+    return _unique([*prefixes, *named_directories(argv, cwd)])
+
+
+def player_directories(command: str, cwd: Path | None) -> list[Path]:
+    """A player's own directories (its working directory and those its command names): what a
+    sandboxed opponent must not see."""
+    workdir = (cwd or Path.cwd()).absolute()
+    try:
+        argv = shlex.split(command)
+    except ValueError:
+        return [workdir]
+    return _unique([workdir, *named_directories(argv, workdir)])
+
+
+def _unique(paths: Sequence[Path]) -> list[Path]:
+    unique: list[Path] = []
+    for path in paths:
+        if path not in unique and path != Path("/"):
+            unique.append(path)
+    return unique
+
+
+def public_directories() -> list[Path]:
+    """What every sandboxed bot may read: the referee's Python and the built-in bots."""
+    paths = {Path(p).resolve() for p in (sys.prefix, sys.base_prefix, sys.exec_prefix)}
+    for package in ("bots", "protocols"):
+        spec = importlib.util.find_spec(package)
+        for location in (spec.submodule_search_locations or []) if spec else []:
+            paths.add(Path(location).resolve())
+    paths.add(LAUNCHER.resolve().parent)
+    return sorted(paths)
+
+
+@functools.cache
+def sweep_stale_scratch() -> None:
+    """Remove the scratch directories of referees that died without cleaning up (once per
+    process): they are named after the referee's pid."""
+    for path in Path(tempfile.gettempdir()).glob(f"{SCRATCH_PREFIX}*-*"):
+        pid = path.name[len(SCRATCH_PREFIX) :].split("-")[0]
+        if pid.isdigit() and not Path(f"/proc/{pid}").exists():
+            shutil.rmtree(path, ignore_errors=True)
+
+
+class Confinement:
+    """One bot's isolation and limits; see the module docstring."""
+
+    def __init__(self, isolation: Isolation | None, limits: Limits | None, freeze: bool) -> None:
+        self.isolation = isolation or BASIC_ISOLATION
+        self.limits = limits or Limits()
+        self.freeze_idle = freeze
+        self.slot: Slot | None = None
+        self.cgroup: Cgroup | None = None
+        self.scratch: Path | None = None
+        self.pid: int | None = None
+        self.freezer: Freezer | None = None
+        self.notes: list[str] = []  # what `auto` could not use for this bot, and why
+        self.features = self.isolation.features  # what this bot actually runs under
+
+    @property
+    def level(self) -> str:
+        """The isolation level this bot actually runs under."""
+        return level_name(self.features)
+
+    @property
+    def sandboxed(self) -> bool:
+        return self.isolation.has(Feature.SANDBOX)
+
+    @property
+    def uid(self) -> int | None:
+        return self.slot.uid if self.slot is not None else None
+
+    # -- before the start ---------------------------------------------------------------------
+
+    async def prepare(self) -> None:
+        """Take a user slot, make the cgroup and the scratch directory."""
+        settings = self.isolation.settings
+        try:
+            if self.isolation.has(Feature.USERS):
+                self.slot = await acquire_slot(settings.uid_base, settings.uid_count)
+            if self.isolation.cgroups is not None:
+                self.cgroup = self.isolation.cgroups.create()
+                memory = self.limits.memory_mb
+                self.cgroup.set_limits(memory * MB if memory else None, self.limits.processes)
+            if not self.sandboxed:
+                sweep_stale_scratch()
+                self.scratch = Path(tempfile.mkdtemp(prefix=f"{SCRATCH_PREFIX}{os.getpid()}-"))
+                if self.uid is not None:
+                    os.chown(self.scratch, self.uid, self.uid)
+        except (OSError, CgroupError, NoFreeSlot) as exc:
+            await self.release()
+            raise InfrastructureFailure(str(exc)) from None
+
+    def check_reachable(self, executable: Path, cwd: Path, argv: Sequence[str]) -> None:
+        """At the users level: can the bot's user run its program in its directory?
+
+        If not, a level asked for explicitly refuses to start the bot, saying why; `auto` runs
+        this bot without a user of its own and notes why.
+        """
+        if self.slot is None:
+            return
+        checks = [(cwd, os.X_OK), (executable, os.X_OK)]
+        checks += [(cwd / t, os.R_OK) for t in argv[1:] if (cwd / t).is_file()]
+        for path, need in checks:
+            reason = unreachable_reason(path, self.slot.uid, need, parents=not self.sandboxed)
+            if reason is None:
+                continue
+            if self.isolation.settings.level.strip().lower() != AUTO:
+                raise StartRefused(f"{reason} (bots run as a user of their own at this level)")
+            self.notes.append(f"users: {reason}")
+            self.features = self.features - {Feature.USERS}
+            self.slot.release()
+            self.slot = None
+            if self.scratch is not None:
+                os.chown(self.scratch, os.getuid(), os.getgid())
+            return
+
+    def environment(self, extra: Mapping[str, str] | None) -> dict[str, str]:
+        """The minimal environment a bot starts with, plus any extras."""
+        home = str(SANDBOX_HOME if self.sandboxed else self.scratch)
+        env = {
+            "PATH": os.environ.get("PATH", "/usr/local/bin:/usr/bin:/bin"),
+            "HOME": home,
+            "TMPDIR": home,
+            "LANG": "C.UTF-8",
+            "PYTHONUNBUFFERED": "1",
+            "PYTHONDONTWRITEBYTECODE": "1",
+        }
+        env.update(extra or {})
+        return env
+
+    def command(
+        self, argv: Sequence[str], cwd: Path, executable: Path, peers: Sequence[Path], fd: int
+    ) -> list[str]:
+        """The full command line: the launcher, then (when sandboxed) bwrap and the inner
+        launcher, then the bot's own argv."""
+        rlimits = self.limits.rlimits(
+            memory_by_rlimit=self.cgroup is None, nproc=self.uid is not None
+        )
+        spec: dict[str, object] = {"rlimits": rlimits}
+        spec["cgroup_procs"] = self.cgroup.procs_files if self.cgroup else []
+        launcher = [sys.executable, "-I", "-S", str(LAUNCHER), str(fd)]
+        if not self.sandboxed:
+            spec.update(uid=self.uid, stage="only")
+            return [*launcher, json.dumps(spec), "--", *argv]
+        sandbox = bwrap_argv(
+            self.isolation.bwrap or "bwrap",
+            cwd=cwd,
+            own=own_directories(argv, cwd, executable),
+            public=public_directories(),
+            peers=peers,
+            writable=self.isolation.settings.writable_dir,
+            tmp_mb=self.limits.tmp_mb,
+            switch_user=self.uid is not None,
+        )
+        inner = json.dumps({"stage": "inner", "uid": self.uid})
+        spec["stage"] = "outer"
+        return [*launcher, json.dumps(spec), "--", *sandbox, *launcher, inner, "--", *argv]
+
+    # -- while it runs ------------------------------------------------------------------------
+
+    def attach(self, pid: int) -> None:
+        self.pid = pid
+        self.freezer = Freezer(pid, self.cgroup, self.freeze_idle)
+
+    def cpu_seconds(self) -> float | None:
+        if self.cgroup is not None:
+            return self.cgroup.cpu_seconds()
+        if self.pid is None:
+            return None
+        return proctree.tree_cpu_seconds(self.pid)
+
+    def explain_exit(self, returncode: int) -> tuple[int, str]:
+        """The bot's own exit code (the sandbox reports a signal as 128 + its number) and what
+        limit, if any, ended it."""
+        if self.sandboxed and 128 < returncode < 128 + signal.NSIG:
+            returncode = 128 - returncode
+        limits = self.limits
+        if self.cgroup is not None and self.cgroup.oom_kills() > 0:
+            return returncode, f"hit the memory limit ({limits.memory_mb} MB)"
+        if returncode == -signal.SIGXCPU:
+            return returncode, f"hit the CPU time limit ({limits.cpu_seconds} s)"
+        if returncode == -signal.SIGXFSZ:
+            return returncode, f"hit the file size limit ({limits.file_size_mb} MB)"
+        return returncode, ""
+
+    # -- at the end ---------------------------------------------------------------------------
+
+    async def kill_everything(self) -> bool:
+        """Kill every process of the bot, whatever it did; True when none is left."""
+        if self.pid is None:
+            return True
+        if self.freezer is not None:
+            self.freezer.thaw()  # a process frozen in a v1 cgroup does not die until thawed
+        tree = proctree.descendants(self.pid)
+        with suppress(ProcessLookupError, PermissionError):
+            os.killpg(self.pid, signal.SIGKILL)
+        for pid in tree:
+            with suppress(ProcessLookupError, PermissionError):
+                os.kill(pid, signal.SIGKILL)
+        gone = True
+        if self.uid is not None:
+            gone = await kill_user(self.uid) and gone
+        if self.cgroup is not None:
+            gone = await self.cgroup.kill_all() and gone
+        with trio.move_on_after(2.0):
+            while any(proctree.alive(pid) for pid in tree if pid != self.pid):
+                await trio.sleep(0.005)
+        return gone
+
+    async def release(self) -> None:
+        """Give back the cgroup, the user slot and the scratch directory."""
+        with trio.CancelScope(shield=True):
+            if self.cgroup is not None:
+                await self.cgroup.remove()
+                self.cgroup = None
+            if self.slot is not None:
+                self.slot.release()
+                self.slot = None
+            if self.scratch is not None:
+                await trio.to_thread.run_sync(shutil.rmtree, self.scratch, True)
+                self.scratch = None

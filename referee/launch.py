@@ -1,0 +1,139 @@
+"""The launcher: confines its own process, then becomes the bot (or the sandbox that runs it).
+
+Run as a script, never imported by the referee: `python -I -S launch.py STATUS_FD SPEC -- ARGV`.
+It uses the standard library only, so it starts in a few milliseconds and works inside the
+sandbox. Doing this work in a separate program rather than in a `preexec_fn` keeps the referee
+safe: trio starts processes from a worker thread, and running Python code between fork and exec
+in a multi-threaded parent can deadlock.
+
+In order, each step before the next: join the bot's cgroups, set the resource limits, set a
+private umask, drop to the bot's user, then exec ARGV. Failures are written as one line to
+STATUS_FD (`infra: ...` for a failure of the machine, `start: ...` for a program that cannot be
+executed) and the launcher exits with 127. Without a sandbox the parent reads STATUS_FD up to its
+end, which comes with the successful exec (the descriptor is close-on-exec). In front of the
+sandbox (`"stage": "outer"`) the descriptor is passed on to the inner launcher, which writes
+`ready` just before its exec, because the sandbox keeps the descriptor open.
+
+The sandbox's own processes (its monitor outside, its init inside) keep their standard input and
+output open for as long as the sandbox lives, so a bot that closes its output would not be seen
+to. In front of the sandbox, the outer launcher therefore parks the bot's stdin and stdout on
+`PARKED_FDS`, which bwrap passes on to the sandboxed program but closes in its own processes, and
+puts /dev/null in their place; the inner launcher moves them back.
+
+SPEC is JSON: {"cgroup_procs": [paths], "rlimits": [[name, soft, hard|null]], "uid": int|null,
+"gid": int|null, "stage": "only"|"outer"|"inner"}.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import resource
+import sys
+from typing import Any, NoReturn
+
+EXIT_LAUNCH_FAILED = 127
+PARKED_FDS = (100, 101)  # where stdin and stdout wait while bwrap sets the sandbox up
+
+
+def fail(status_fd: int, kind: str, message: str) -> NoReturn:
+    line = f"{kind}: {message}\n".encode("utf-8", "backslashreplace")
+    for fd, data in ((status_fd, line), (2, b"referee-launch: " + line)):
+        try:
+            os.write(fd, data)
+        except OSError:
+            continue  # nobody to tell: the exit code still says it
+    os._exit(EXIT_LAUNCH_FAILED)
+
+
+def join_cgroups(status_fd: int, paths: list[str]) -> None:
+    for path in paths:
+        try:
+            with open(path, "w") as procs:
+                procs.write("0")
+        except OSError as exc:
+            fail(status_fd, "infra", f"cannot join cgroup {path}: {exc.strerror or exc}")
+
+
+def set_limits(status_fd: int, limits: list[list[Any]]) -> None:
+    for name, soft, hard in limits:
+        number = getattr(resource, name)
+        _, current_hard = resource.getrlimit(number)
+        wanted_hard = soft if hard is None else hard
+        if os.geteuid() != 0 and current_hard != resource.RLIM_INFINITY:
+            # Without privileges a hard limit can only be lowered: keep within the current one.
+            wanted_hard = min(wanted_hard, current_hard)
+        try:
+            resource.setrlimit(number, (min(soft, wanted_hard), wanted_hard))
+        except (OSError, ValueError) as exc:
+            fail(status_fd, "infra", f"cannot set {name} to {soft}: {exc}")
+
+
+def drop_privileges(status_fd: int, uid: int | None, gid: int | None) -> None:
+    if uid is None:
+        return
+    try:
+        os.setgroups([])
+        os.setgid(uid if gid is None else gid)
+        os.setuid(uid)
+    except OSError as exc:
+        fail(status_fd, "infra", f"cannot switch to user {uid}: {exc.strerror or exc}")
+
+
+def executable(program: str) -> bool:
+    """Whether execvp would find `program` and may run it (checked inside the sandbox, where
+    the file system differs from the referee's, before reporting `ready`)."""
+    if "/" in program:
+        return os.access(program, os.X_OK)
+    path = os.environ.get("PATH", os.defpath)
+    return any(os.access(os.path.join(d or ".", program), os.X_OK) for d in path.split(":"))
+
+
+def park_stdio() -> None:
+    null = os.open(os.devnull, os.O_RDWR)
+    for std, parked in zip((0, 1), PARKED_FDS, strict=True):
+        os.dup2(std, parked)
+        os.dup2(null, std)
+    os.close(null)
+
+
+def unpark_stdio() -> None:
+    for std, parked in zip((0, 1), PARKED_FDS, strict=True):
+        os.dup2(parked, std)
+        os.close(parked)
+
+
+def run(status_fd: int, spec: dict[str, Any], argv: list[str]) -> NoReturn:
+    stage = spec.get("stage", "only")
+    if stage == "outer":
+        park_stdio()  # before the limits: a low open-files limit must not stop it
+    elif stage == "inner":
+        unpark_stdio()
+    join_cgroups(status_fd, spec.get("cgroup_procs", []))
+    set_limits(status_fd, spec.get("rlimits", []))
+    if stage != "outer":
+        os.umask(0o077)  # what the bot writes is its own (bwrap sets its own modes)
+    drop_privileges(status_fd, spec.get("uid"), spec.get("gid"))
+    # The inner launcher reports through the status pipe too; the bot never sees it.
+    os.set_inheritable(status_fd, stage == "outer")
+    if stage == "inner":
+        if not executable(argv[0]):
+            fail(status_fd, "start", f"{argv[0]!r} cannot be executed inside the sandbox")
+        os.write(status_fd, b"ready\n")
+    try:
+        os.execvp(argv[0], argv)
+    except OSError as exc:
+        kind = "infra" if stage == "outer" else "start"
+        fail(status_fd, kind, f"cannot execute {argv[0]!r}: {exc.strerror or exc}")
+
+
+def main() -> NoReturn:
+    if len(sys.argv) < 5 or sys.argv[3] != "--":
+        os.write(2, b"usage: launch.py STATUS_FD SPEC -- ARGV...\n")
+        os._exit(2)
+    status_fd = int(sys.argv[1])
+    run(status_fd, json.loads(sys.argv[2]), sys.argv[4:])
+
+
+if __name__ == "__main__":
+    main()

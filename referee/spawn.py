@@ -1,0 +1,110 @@
+"""Starting one confined bot process, and telling the bot's failures from the machine's.
+
+The launcher (`referee/launch.py`) reports through a pipe of its own: nothing and then the end
+of the pipe when the bot's program was executed; `ready` when the inner launcher inside the
+sandbox is about to execute it; or one line saying what failed. A program that cannot be started
+is the bot's fault (`StartRefused`); a fork that fails, a cgroup that cannot be joined or a
+sandbox that cannot be set up is the machine's (`InfrastructureFailure`), which voids the game.
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from subprocess import PIPE
+
+import trio
+
+from referee.confinement import Confinement, InfrastructureFailure, StartRefused
+
+REPORT_WAIT = 30.0  # the launcher (and bwrap) start in milliseconds; this is for a loaded machine
+STDERR_SHOWN = 2000
+
+
+async def spawn_confined(
+    argv: Sequence[str],
+    *,
+    cwd: Path,
+    executable: Path,
+    env: Mapping[str, str],
+    peers: Sequence[Path],
+    confinement: Confinement,
+) -> trio.Process:
+    """Start the bot through the launcher; return once its own program is being executed."""
+    read_fd, write_fd = os.pipe()
+    try:
+        command = confinement.command(argv, cwd, executable, peers, write_fd)
+        process = await _open(command, cwd, env, write_fd)
+    finally:
+        os.close(write_fd)
+    confinement.attach(process.pid)
+    status = trio.lowlevel.FdStream(read_fd)
+    try:
+        report = await _read_report(status, confinement.sandboxed)
+        if report is not None:
+            said = await _stderr_text(process)
+            kind, _, message = report.partition(": ")
+            if kind == "start":
+                raise StartRefused(message)
+            raise InfrastructureFailure(message + (f" ({said})" if said else ""))
+    except BaseException:  # a failure, or cancelled while waiting: nothing may be left
+        await _discard(process, confinement)
+        raise
+    finally:
+        await status.aclose()
+    return process
+
+
+async def _stderr_text(process: trio.Process) -> str:
+    """What a process that failed to start wrote on stderr (bounded, briefly)."""
+    data = b""
+    if process.stderr is not None:
+        with trio.move_on_after(1.0):
+            while len(data) < STDERR_SHOWN and (chunk := await process.stderr.receive_some()):
+                data += chunk
+    return data[:STDERR_SHOWN].decode(errors="replace").strip()
+
+
+async def _open(command: list[str], cwd: Path, env: Mapping[str, str], fd: int) -> trio.Process:
+    try:
+        return await trio.lowlevel.open_process(
+            command,
+            stdin=PIPE,
+            stdout=PIPE,
+            stderr=PIPE,
+            cwd=cwd,
+            env=dict(env),
+            start_new_session=True,
+            pass_fds=(fd,),
+        )
+    except OSError as exc:
+        name = errno.errorcode.get(exc.errno or 0, "error")
+        raise InfrastructureFailure(f"cannot start a process ({name}: {exc.strerror})") from None
+
+
+async def _read_report(status: trio.lowlevel.FdStream, sandboxed: bool) -> str | None:
+    """None when the program is starting; else the launcher's failure line."""
+    data = b""
+    with trio.move_on_after(REPORT_WAIT):
+        while chunk := await status.receive_some(4096):
+            data += chunk
+            if data == b"ready\n":
+                return None
+            if data.endswith(b"\n"):
+                return data.decode(errors="replace").strip()
+        if sandboxed:
+            return "infra: the sandbox did not start the bot"
+        return None
+    return f"infra: the launcher did not report within {REPORT_WAIT:.0f} s"
+
+
+async def _discard(process: trio.Process, confinement: Confinement) -> None:
+    """A process that failed to start (or whose start was cancelled): gone and reaped."""
+    with trio.CancelScope(shield=True):
+        await confinement.kill_everything()
+        await process.wait()
+        for stream in (process.stdin, process.stdout, process.stderr):
+            if stream is not None:
+                await stream.aclose()

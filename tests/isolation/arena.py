@@ -1,0 +1,228 @@
+"""The stage for hostile-bot tests: bot directories, a well-behaved opponent, one match at a
+chosen isolation level, and the check that nothing of either bot is left afterwards."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import sys
+import tempfile
+import textwrap
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, TypeVar
+
+import pytest
+
+from protocols import get_game
+from referee.cgroups import CgroupDriver
+from referee.isolation import Feature, IsolationSettings, detect, parse_level
+from referee.limits import Limits
+from referee.match import Match, MatchSettings, PlayerSpec
+from referee.proctree import alive
+from referee.records import GameRecord
+from referee.slots import DEFAULT_UID_BASE, DEFAULT_UID_COUNT, processes_of, unreachable_reason
+
+F = TypeVar("F", bound=Callable[..., Any])
+LEVELS = ["basic", "sandbox", "users", "cgroup", "sandbox+users+cgroup"]
+# Small limits so that hogs hit them fast; generous enough for a Python bot.
+TEST_LIMITS = Limits(memory_mb=256, processes=48, file_size_mb=8, open_files=256, tmp_mb=32)
+
+
+def skip_unless_available(level: str) -> None:
+    """Skip the test, with the machine's reason, if `level` is not available here."""
+    features = parse_level(level) or frozenset()
+    checks = detect().checks
+    missing = [checks[f] for f in sorted(features) if not checks[f].available]
+    if missing:
+        pytest.skip("; ".join(f"{c.feature.value} unavailable: {c.reason}" for c in missing))
+
+
+def needs_any(*features: Feature, why: str) -> Callable[[F], F]:
+    """Mark a test to run only at levels with one of `features`; `why` is the skip reason.
+
+    The skip happens in the (synchronous) fixture, where pytest keeps its reason.
+    """
+
+    def mark(test: F) -> F:
+        test.isolation_needs = (frozenset(features), why)  # type: ignore[attr-defined]
+        return test
+
+    return mark
+
+
+def has(level: str, feature: Feature) -> bool:
+    return feature in (parse_level(level) or frozenset())
+
+
+def quiet_moves(plies: int) -> list[str]:
+    """A legal Lasker Morris opening of placements in which nobody closes a mill."""
+    game = get_game("lasker-morris")
+    state = game.initial_state(None)
+    lines = []
+    for _ in range(plies):
+        move = next(
+            m
+            for m in game.legal_moves(state)
+            if game.format_move(m).startswith("h") and game.format_move(m).endswith("r0")
+        )
+        lines.append(game.format_move(move))
+        state = game.apply(state, move)
+    return lines
+
+
+MOVES = quiet_moves(16)
+
+PRELUDE = """\
+import os, sys, time, signal
+MOVES = {moves!r}
+def say(line):
+    sys.stdout.write(line + "\\n")
+    sys.stdout.flush()
+def hear():
+    return sys.stdin.readline().strip()
+def note(text):
+    sys.stderr.write(text + "\\n")
+    sys.stderr.flush()
+note("HOME=" + os.environ.get("HOME", ""))
+def start():
+    colour = hear()
+    if colour == "blue":
+        say(MOVES.pop(0))
+    return colour
+def turn():
+    hear()
+    say(MOVES.pop(0))
+"""
+
+OPPONENT = """\
+with open(os.path.join(os.environ["HOME"], "secret"), "w") as f:
+    f.write("opponent-secret")
+colour = start()
+while True:
+    line = hear()
+    if line in ("END", ""):
+        break
+    say(MOVES.pop(0) if MOVES else "resign")
+"""
+
+
+def bot_python(level: str) -> str:
+    """A Python the bot's user can run at `level` (the referee's own, if it can)."""
+    if not has(level, Feature.USERS) or has(level, Feature.SANDBOX):
+        return sys.executable
+    for candidate in (sys.executable, "/usr/bin/python3"):
+        if unreachable_reason(Path(candidate), DEFAULT_UID_BASE, os.X_OK) is None:
+            return candidate
+    pytest.skip("no Python here that a bot user (not root) may run")
+
+
+@dataclass
+class Arena:
+    """Two bot directories and the matches played between them."""
+
+    level: str
+    python: str
+    dirs: list[Path] = field(default_factory=list)
+    homes: list[str] = field(default_factory=list)
+
+    def directory(self) -> Path:
+        # Under /tmp and open to others: at the users level a bot must read its own program.
+        path = Path(tempfile.mkdtemp(prefix="hostile-", dir="/tmp"))
+        path.chmod(0o755)
+        self.dirs.append(path)
+        return path
+
+    def bot(self, body: str, moves: list[str], name: str = "bot") -> tuple[str, Path]:
+        """A script bot in a directory of its own: its command and its directory."""
+        directory = self.directory()
+        script = directory / f"{name}.py"
+        script.write_text(PRELUDE.format(moves=moves) + textwrap.dedent(body))
+        script.chmod(0o644)
+        (directory / "secret").write_text("secret of " + name)
+        (directory / "secret").chmod(0o644)
+        return f"{self.python} {script}", directory
+
+    def hostile(self, body: str, colour: str = "blue") -> tuple[str, Path]:
+        own = MOVES[0::2] if colour == "blue" else MOVES[1::2]
+        return self.bot(body, own, "hostile")
+
+    def opponent(self, colour: str = "orange", body: str = OPPONENT) -> tuple[str, Path]:
+        own = MOVES[1::2] if colour == "orange" else MOVES[0::2]
+        return self.bot(body, own, "opponent")
+
+    def settings(self, **update: object) -> MatchSettings:
+        base = MatchSettings(
+            move_timeout=1.0,
+            grace=0.2,
+            startup_allowance=10.0,
+            exit_grace=0.1,
+            random_assignment=False,
+            limits=TEST_LIMITS,
+            isolation=IsolationSettings(level=self.level),
+        )
+        return base.model_copy(update=update)
+
+    async def play(
+        self,
+        blue: tuple[str, Path],
+        orange: tuple[str, Path],
+        settings: MatchSettings | None = None,
+    ) -> GameRecord:
+        match = Match(
+            "lasker-morris",
+            PlayerSpec(name="blue-bot", command=blue[0], cwd=blue[1]),
+            PlayerSpec(name="orange-bot", command=orange[0], cwd=orange[1]),
+            settings=settings or self.settings(),
+        )
+        record = await match.play()
+        assert record.result is not None
+        for report in record.result.bots.values():
+            for line in report.stderr_tail.splitlines():
+                if line.startswith("HOME="):
+                    self.homes.append(line[5:])
+        return record
+
+    def assert_nothing_left(self) -> None:
+        """No process of either bot, no user slot in use, no cgroup, no scratch directory."""
+        for pid in leftover_processes(self.dirs):
+            pytest.fail(f"process {pid} of a bot is still running: {cmdline(pid)}")
+        if has(self.level, Feature.USERS):
+            for uid in range(DEFAULT_UID_BASE, DEFAULT_UID_BASE + DEFAULT_UID_COUNT):
+                assert processes_of(uid) == [], f"processes left under bot user {uid}"
+        if has(self.level, Feature.CGROUP):
+            assert own_cgroups(detect().cgroups) == []
+        for home in self.homes:
+            if home.startswith("/tmp/referee-bot-"):
+                assert not Path(home).exists(), f"scratch directory {home} was left"
+
+    def cleanup(self) -> None:
+        for path in self.dirs:
+            shutil.rmtree(path, ignore_errors=True)
+
+
+def cmdline(pid: int) -> str:
+    try:
+        return Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode()
+    except OSError:
+        return ""
+
+
+def leftover_processes(dirs: list[Path]) -> list[int]:
+    """Live processes whose command line names one of the bot directories."""
+    marks = [str(d) for d in dirs]
+    found = []
+    for entry in os.listdir("/proc"):
+        if entry.isdigit() and int(entry) != os.getpid():
+            text = cmdline(int(entry))
+            if any(mark in text for mark in marks) and alive(int(entry)):
+                found.append(int(entry))
+    return found
+
+
+def own_cgroups(driver: CgroupDriver | None) -> list[Path]:
+    if driver is None:
+        return []
+    prefix = f"referee-{os.getpid()}-"
+    return [p for parent in driver.parents.values() for p in parent.glob(prefix + "*")]

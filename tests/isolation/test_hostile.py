@@ -1,0 +1,425 @@
+"""The hostile-bot catalogue: each misbehaviour gets its exact verdict at every isolation level
+this machine offers, and nothing of either bot is left running afterwards.
+
+The hostile bot plays blue (orange where the case needs it) against a well-behaved opponent; both
+follow a fixed legal opening, so every verdict below is fully determined.
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+import tracemalloc
+
+import pytest
+import trio
+
+from protocols.base import Reason, Side
+from referee.bot import open_bot
+from referee.isolation import Feature, IsolationSettings, choose
+from tests.isolation.arena import MOVES, Arena, has, needs_any
+
+BLUE, ORANGE = Side.BLUE, Side.ORANGE
+
+
+def verdict(record: object) -> tuple[Side | None, Reason]:
+    result = record.result  # type: ignore[attr-defined]
+    return result.winner, result.reason
+
+
+async def test_crash_at_start(arena: Arena) -> None:
+    record = await arena.play(arena.hostile("sys.exit(3)"), arena.opponent())
+    assert verdict(record) == (ORANGE, Reason.CRASH)
+    assert record.result is not None
+    assert record.result.detail == "blue: closed its output: exited with code 3"
+    assert record.result.bots[BLUE].exit_code == 3
+    arena.assert_nothing_left()
+
+
+async def test_crash_mid_game(arena: Arena) -> None:
+    hostile = arena.hostile("start(); hear(); os.kill(os.getpid(), signal.SIGSEGV)")
+    record = await arena.play(hostile, arena.opponent())
+    assert verdict(record) == (ORANGE, Reason.CRASH)
+    assert record.result is not None
+    assert record.result.detail == "blue: closed its output: killed by SIGSEGV"
+    assert [p.move for p in record.plies] == MOVES[:2]
+    assert record.result.bots[BLUE].exit_code == -11
+    arena.assert_nothing_left()
+
+
+async def test_never_answers(arena: Arena) -> None:
+    record = await arena.play(arena.hostile("start(); hear(); time.sleep(600)"), arena.opponent())
+    assert verdict(record) == (ORANGE, Reason.TIMEOUT)
+    assert record.result is not None
+    assert record.result.detail.startswith("blue: no complete line within the time limit")
+    assert record.result.bots[BLUE].killed
+    arena.assert_nothing_left()
+
+
+async def test_answers_late(arena: Arena) -> None:
+    hostile = arena.hostile("start(); hear(); time.sleep(2.5); say(MOVES.pop(0)); time.sleep(600)")
+    record = await arena.play(hostile, arena.opponent())
+    assert verdict(record) == (ORANGE, Reason.TIMEOUT)
+    assert len(record.plies) == 2
+    arena.assert_nothing_left()
+
+
+async def test_writes_before_its_turn(arena: Arena) -> None:
+    # Orange writes a move as soon as it knows its colour, before blue has moved.
+    hostile = arena.hostile('hear(); say("h2 a1 r0"); time.sleep(600)', colour="orange")
+    slow_blue = arena.opponent("blue", body="hear(); time.sleep(600)")
+    record = await arena.play(slow_blue, hostile, arena.settings(move_timeout=60.0))
+    assert verdict(record) == (BLUE, Reason.OUT_OF_TURN)
+    assert record.result is not None and record.result.loser_line == "h2 a1 r0"
+    assert record.plies == []
+    arena.assert_nothing_left()
+
+
+async def test_two_lines_in_one_turn(arena: Arena) -> None:
+    hostile = arena.hostile("""
+        start(); hear()
+        sys.stdout.write(MOVES[0] + "\\n" + MOVES[1] + "\\n"); sys.stdout.flush()
+        time.sleep(600)
+    """)
+    record = await arena.play(hostile, arena.opponent())
+    assert verdict(record) == (ORANGE, Reason.OUT_OF_TURN)
+    # The bot's second and third moves of the opening: the third is the line out of turn.
+    assert record.result is not None and record.result.loser_line == MOVES[4]
+    assert [p.move for p in record.plies][:2] == MOVES[:2] and len(record.plies) <= 3
+    arena.assert_nothing_left()
+
+
+async def test_hundred_megabyte_line_keeps_the_referee_small(arena: Arena) -> None:
+    hostile = arena.hostile("""
+        start(); hear()
+        chunk = "x" * (1 << 20)
+        for _ in range(100):
+            sys.stdout.write(chunk)
+        sys.stdout.flush(); time.sleep(600)
+    """)
+    tracemalloc.start()
+    try:
+        record = await arena.play(hostile, arena.opponent())
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert verdict(record) == (ORANGE, Reason.LINE_TOO_LONG)
+    assert peak < 8 * 2**20, f"the referee held {peak} bytes at its peak"
+    arena.assert_nothing_left()
+
+
+@pytest.mark.parametrize(
+    ("payload", "shown"),
+    [
+        ("b'\\x00\\x9f\\xff garbage \\xc3\\x28\\n'", "\x00\\x9f\\xff garbage \\xc3("),
+        ("b'h1 \\xed\\xa0\\x80 r0\\n'", "h1 \\xed\\xa0\\x80 r0"),
+    ],
+    ids=["binary-garbage", "invalid-utf8"],
+)
+async def test_bytes_that_are_not_utf8(arena: Arena, payload: str, shown: str) -> None:
+    hostile = arena.hostile(f"""
+        start(); hear()
+        sys.stdout.buffer.write({payload}); sys.stdout.flush(); time.sleep(600)
+    """)
+    record = await arena.play(hostile, arena.opponent())
+    assert verdict(record) == (ORANGE, Reason.BAD_ENCODING)
+    assert record.result is not None and record.result.loser_line == shown
+    arena.assert_nothing_left()
+
+
+async def test_closes_stdout_and_keeps_running(arena: Arena) -> None:
+    record = await arena.play(
+        arena.hostile("start(); hear(); os.close(1); time.sleep(600)"), arena.opponent()
+    )
+    assert verdict(record) == (ORANGE, Reason.CRASH)
+    assert record.result is not None
+    assert record.result.detail == "blue: closed its output but is still running"
+    arena.assert_nothing_left()
+
+
+async def test_ignores_sigterm_and_end(arena: Arena) -> None:
+    # The opponent loses at once; the winner then ignores END, SIGTERM and its closed stdin.
+    hostile = arena.hostile("""
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)
+        start()
+        while True:
+            time.sleep(1)
+    """)
+    bad_opponent = arena.opponent(body='start(); hear(); say("resign"); time.sleep(600)')
+    record = await arena.play(hostile, bad_opponent)
+    assert verdict(record) == (BLUE, Reason.BAD_SYNTAX)
+    assert record.result is not None
+    assert record.result.bots[BLUE].killed and record.result.bots[BLUE].exit_code == -9
+    arena.assert_nothing_left()
+
+
+async def test_child_holding_the_pipe_after_the_bot_exits(arena: Arena) -> None:
+    hostile = arena.hostile("""
+        start(); hear()
+        if os.fork() == 0:
+            time.sleep(600)  # keeps stdout open
+        os._exit(0)
+    """)
+    record = await arena.play(hostile, arena.opponent())
+    # The child still holds stdout, so there is no end of input: the bot times out.
+    assert verdict(record) == (ORANGE, Reason.TIMEOUT)
+    arena.assert_nothing_left()
+
+
+@needs_any(
+    Feature.SANDBOX,
+    Feature.USERS,
+    Feature.CGROUP,
+    why="the basic level cannot follow a process that left both its group and its parent",
+)
+async def test_grandchild_that_leaves_the_process_group(arena: Arena) -> None:
+    hostile = arena.hostile("""
+        start(); hear()
+        if os.fork() == 0:
+            os.setsid()
+            if os.fork() == 0:
+                signal.signal(signal.SIGTERM, signal.SIG_IGN)
+                time.sleep(600)
+            os._exit(0)
+        time.sleep(600)
+    """)
+    record = await arena.play(hostile, arena.opponent())
+    assert verdict(record) == (ORANGE, Reason.TIMEOUT)
+    arena.assert_nothing_left()
+
+
+@needs_any(
+    Feature.USERS,
+    Feature.CGROUP,
+    why="only the users and cgroup levels limit processes (root ignores RLIMIT_NPROC)",
+)
+async def test_fork_bomb(arena: Arena) -> None:
+    hostile = arena.hostile("""
+        start(); hear()
+        forked = 0
+        try:
+            while forked < 10000:
+                if os.fork() == 0:
+                    time.sleep(600)
+                    os._exit(0)
+                forked += 1
+        except OSError as exc:
+            note(f"forked {forked}: {exc}")
+        time.sleep(600)
+    """)
+    record = await arena.play(hostile, arena.opponent())
+    assert verdict(record) == (ORANGE, Reason.TIMEOUT)
+    assert record.result is not None
+    tail = record.result.bots[BLUE].stderr_tail
+    forked = int(tail.split("forked ")[1].split(":")[0])
+    assert forked < arena.settings().limits.processes  # type: ignore[operator]
+    arena.assert_nothing_left()
+
+
+async def test_memory_hog(arena: Arena) -> None:
+    hostile = arena.hostile("start(); hear(); hog = bytearray(1 << 30); say(MOVES.pop(0))")
+    record = await arena.play(hostile, arena.opponent())
+    assert verdict(record) == (ORANGE, Reason.CRASH)
+    assert record.result is not None
+    if has(arena.level, Feature.CGROUP):
+        # The kernel kills the bot at the cgroup's limit.
+        assert record.result.detail == (
+            "blue: closed its output: killed by SIGKILL: hit the memory limit (256 MB)"
+        )
+    else:
+        # RLIMIT_DATA: the allocation fails inside the bot.
+        assert record.result.detail == "blue: closed its output: exited with code 1"
+        assert "MemoryError" in record.result.bots[BLUE].stderr_tail
+    arena.assert_nothing_left()
+
+
+async def test_disk_filler(arena: Arena) -> None:
+    hostile = arena.hostile("""
+        start(); hear()
+        with open(os.path.join(os.environ["TMPDIR"], "fill"), "wb") as f:
+            for _ in range(1024):
+                f.write(b"x" * (1 << 20)); f.flush()
+        say(MOVES.pop(0))
+    """)
+    record = await arena.play(hostile, arena.opponent())
+    assert verdict(record) == (ORANGE, Reason.CRASH)
+    assert record.result is not None
+    assert record.result.detail == "blue: closed its output: exited with code 1"
+    assert "File too large" in record.result.bots[BLUE].stderr_tail
+    arena.assert_nothing_left()
+
+
+async def test_never_reads_its_input(arena: Arena) -> None:
+    # A megabyte line fills the pipe of a bot that never reads: the write itself is bounded.
+    command, directory = arena.hostile("time.sleep(600)")
+    isolation = choose(IsolationSettings(level=arena.level))
+    async with open_bot(command, cwd=directory, isolation=isolation, exit_grace=0.3) as bot:
+        with pytest.raises(Exception) as info:
+            await bot.ask("x" * 1_000_000, trio.current_time() + 1.0)
+    assert getattr(info.value, "reason", None) is Reason.TIMEOUT
+    arena.assert_nothing_left()
+
+
+async def test_fifty_megabytes_of_stderr(arena: Arena) -> None:
+    hostile = arena.hostile("""
+        start(); hear()
+        block = "e" * 1023 + "\\n"
+        for _ in range(50 * 1024):
+            sys.stderr.write(block)
+        note("last words"); say(MOVES.pop(0))
+        hear(); say("done")
+    """)
+    record = await arena.play(hostile, arena.opponent())
+    assert verdict(record) == (ORANGE, Reason.BAD_SYNTAX)
+    assert record.result is not None and record.result.loser_line == "done"
+    assert len(record.plies) == 4  # the move after the flood was played
+    report = record.result.bots[BLUE]
+    home_line = report.stderr_tail  # the HOME line scrolled out; count the rest exactly
+    assert report.stderr_bytes > 50 * 2**20
+    assert len(home_line) == 16384 and home_line.endswith("last words\n")
+    arena.assert_nothing_left()
+
+
+async def test_network_is_blocked_only_in_the_sandbox(arena: Arena) -> None:
+    listener = socket.socket()
+    listener.bind(("127.0.0.1", 0))
+    listener.listen(8)
+    port = listener.getsockname()[1]
+    try:
+        hostile = arena.hostile(f"""
+            import socket
+            start(); hear()
+            try:
+                socket.create_connection(("127.0.0.1", {port}), timeout=3).close()
+                say("network-reached")
+            except OSError:
+                say("network-blocked")
+        """)
+        record = await arena.play(hostile, arena.opponent())
+    finally:
+        listener.close()
+    assert verdict(record) == (ORANGE, Reason.BAD_SYNTAX)
+    expected = "network-blocked" if has(arena.level, Feature.SANDBOX) else "network-reached"
+    assert record.result is not None and record.result.loser_line == expected
+    arena.assert_nothing_left()
+
+
+async def test_reaching_the_opponent_and_the_referee(arena: Arena) -> None:
+    # Four probes: the opponent's program directory, what it wrote in its HOME at start-up, its
+    # output pipe through /proc (to write moves in its name), and a signal to the referee.
+    opponent = arena.opponent()
+    hostile = arena.hostile(f"""
+        import glob
+        def probe(paths):
+            for path in paths:
+                try:
+                    with open(path) as f:
+                        if "secret" in f.read():
+                            return "read"
+                except OSError:
+                    pass
+            return "blocked"
+        def pipe():
+            for cmd in glob.glob("/proc/[0-9]*/cmdline"):
+                try:
+                    if b"opponent.py" in open(cmd, "rb").read():
+                        os.close(os.open(cmd.replace("cmdline", "fd/1"), os.O_WRONLY))
+                        return "opened"
+                except OSError:
+                    pass
+            return "blocked"
+        def signal_referee():
+            try:
+                os.kill({os.getpid()}, 0)
+                return "reached"
+            except OSError:
+                return "blocked"
+        start(); hear()
+        program = probe([{str(opponent[1] / "secret")!r}])
+        homes = probe(glob.glob("/tmp/referee-bot-*/secret"))
+        say(f"dir-{{program}}-home-{{homes}}-pipe-{{pipe()}}-referee-{{signal_referee()}}")
+    """)
+    record = await arena.play(hostile, opponent)
+    assert verdict(record) == (ORANGE, Reason.BAD_SYNTAX)
+    sandbox, users = has(arena.level, Feature.SANDBOX), has(arena.level, Feature.USERS)
+    apart = sandbox or users
+    expected = (
+        f"dir-{'blocked' if sandbox else 'read'}-home-{'blocked' if apart else 'read'}"
+        f"-pipe-{'blocked' if apart else 'opened'}-referee-{'blocked' if apart else 'reached'}"
+    )
+    assert record.result is not None and record.result.loser_line == expected
+    arena.assert_nothing_left()
+
+
+SPINNER = """
+    import threading
+    def spin():
+        while True:
+            pass
+    threading.Thread(target=spin, daemon=True).start()
+    start()
+    for _ in range(3):
+        mark = time.process_time()
+        hear()
+        note(f"pondered {time.process_time() - mark:.3f}")
+        say(MOVES.pop(0))
+    hear(); say("done")
+"""
+SLOW_OPPONENT = """
+colour = start()
+while (line := hear()) not in ("END", ""):
+    time.sleep(0.5)
+    say(MOVES.pop(0))
+"""
+
+
+def pondered(record: object) -> list[float]:
+    tail = record.result.bots[BLUE].stderr_tail  # type: ignore[attr-defined]
+    return [float(line.split()[1]) for line in tail.splitlines() if line.startswith("pondered")]
+
+
+@pytest.mark.parametrize("freeze", [True, False], ids=["frozen", "not-frozen"])
+async def test_busy_loop_on_the_opponents_time(arena: Arena, freeze: bool) -> None:
+    settings = arena.settings(move_timeout=5.0, freeze=freeze)
+    record = await arena.play(arena.hostile(SPINNER), arena.opponent(body=SLOW_OPPONENT), settings)
+    assert verdict(record) == (ORANGE, Reason.BAD_SYNTAX)
+    times = pondered(record)
+    assert len(times) == 3
+    if freeze:
+        # Frozen while the opponent thought for 0.5 s a turn: almost no CPU in that time.
+        assert max(times) < 0.15, times
+    else:
+        assert sum(times) > 0.15, times
+    assert all(p.cpu_ms is not None for p in record.plies)
+    arena.assert_nothing_left()
+
+
+async def test_unflushed_move_times_out_with_a_hint(arena: Arena) -> None:
+    hostile = arena.hostile("""
+        start()
+        out = open(1, "w", buffering=8192, closefd=False)
+        hear(); out.write(MOVES.pop(0) + "\\n")  # no flush
+        hear()
+    """)
+    record = await arena.play(hostile, arena.opponent())
+    assert verdict(record) == (ORANGE, Reason.TIMEOUT)
+    assert record.result is not None
+    assert "did you flush stdout" in record.result.detail
+    arena.assert_nothing_left()
+
+
+@pytest.mark.parametrize(
+    ("program", "message"),
+    [
+        ("/no/such/program", "command not found: '/no/such/program'"),
+        ("./hostile.py", "'./hostile.py' is not executable (try chmod +x)"),
+    ],
+    ids=["not-found", "not-executable"],
+)
+async def test_program_that_cannot_start(arena: Arena, program: str, message: str) -> None:
+    _, directory = arena.hostile("pass")
+    record = await arena.play((program, directory), arena.opponent())
+    assert verdict(record) == (ORANGE, Reason.CRASH)
+    assert record.result is not None
+    assert record.result.detail == f"blue: could not start: {message}"
+    arena.assert_nothing_left()
