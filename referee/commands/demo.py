@@ -1,0 +1,148 @@
+"""`referee demo`: a round robin of the built-in bots in each of the five games, shown live.
+
+For each game it writes a config (`<dir>/<game>.toml`) and plays it into `<dir>/<game>/` (the
+store and one record per game), exactly as `referee tournament run` would; then it prints the
+standings of every game and where everything is. Running it again resumes or simply re-reports.
+The built-in bots are whatever `python -m bots` offers at run time, each with the game's seed
+and a short thinking time, so the demo stays quick and reproducible.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+from rich.console import Console
+
+from protocols import UnknownGame, canonical_name, game_names
+from referee.commands import EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE, EXIT_VOID
+from referee.commands.tournament import play_tournament, print_report
+from referee.store import open_view
+from referee.tournament.config import ConfigError, load_config
+from referee.tournament.report import build_report
+
+DEFAULT_DIR = Path("referee-demo")
+
+# Which built-in bots can play which game, asked of the bots themselves (they are separate
+# programs; the referee never imports them).
+_PROBE = """
+import json
+from bots.__main__ import BOTS, factory
+from bots.config import BotConfig
+from protocols import get_game
+games = json.loads(input())
+found = {}
+for name in BOTS:
+    for game_name in games:
+        game = get_game(game_name)
+        try:
+            factory(name)(game, BotConfig(options=game.parse_options({})))
+        except ValueError:
+            continue
+        found.setdefault(game_name, []).append(name)
+print(json.dumps(found))
+"""
+
+
+def register(commands: Any) -> None:
+    demo = commands.add_parser(
+        "demo",
+        help="a live round robin of the built-in bots in every game",
+        description=__doc__.splitlines()[0] if __doc__ else None,
+    )
+    demo.add_argument("--dir", type=Path, default=DEFAULT_DIR, help=f"({DEFAULT_DIR})")
+    demo.add_argument(
+        "-g", "--game", action="append", default=None, help="only this game (repeatable)"
+    )
+    demo.add_argument("--games-per-pairing", type=int, default=2, help="(2)")
+    demo.add_argument("--movetime", type=float, default=0.1, help="bots' seconds per move (0.1)")
+    demo.add_argument("-j", "--concurrency", type=int, default=None, help="(CPU cores)")
+    demo.add_argument("--seed", type=int, default=1, help="(1)")
+    demo.add_argument("-q", "--quiet", action="store_true", help="no live display")
+    demo.set_defaults(run=run_demo)
+
+
+def builtin_bots(games: list[str]) -> dict[str, list[str]]:
+    """The built-in bots able to play each game."""
+    probe = subprocess.run(
+        [sys.executable, "-c", _PROBE], input=json.dumps(games), capture_output=True, text=True
+    )
+    if probe.returncode != 0:
+        raise RuntimeError(f"cannot list the built-in bots: {probe.stderr.strip()}")
+    found: dict[str, list[str]] = json.loads(probe.stdout)
+    return found
+
+
+def demo_config(game: str, bots: list[str], args: argparse.Namespace) -> str:
+    players = "".join(
+        f'\n[[players]]\nname = "{bot}"\n'
+        f'command = "builtin:{bot} --seed {{seed}} --movetime {args.movetime}"\n'
+        for bot in bots
+    )
+    return (
+        f'name = "demo: {game}"\ngame = "{game}"\nseed = {args.seed}\n'
+        f"games_per_pairing = {args.games_per_pairing}\n"
+        f'directory = "{game}"\n\n[time_control]\nmove_timeout = {max(1.0, args.movetime * 5)}\n'
+        f"{players}"
+    )
+
+
+def run_demo(args: argparse.Namespace, out: Console, err: Console) -> int:
+    try:
+        games = [canonical_name(g) for g in args.game] if args.game else game_names()
+    except UnknownGame as exc:
+        err.print(f"referee: {exc}", markup=False)
+        return EXIT_USAGE
+    args.dir.mkdir(parents=True, exist_ok=True)
+    try:
+        bots = builtin_bots(games)
+    except RuntimeError as exc:
+        err.print(f"referee: {exc}", markup=False)
+        return EXIT_USAGE
+    code = EXIT_OK
+    for game in games:
+        if len(bots.get(game, [])) < 2:
+            err.print(f"{game}: fewer than two built-in bots play it; skipped", markup=False)
+            continue
+        path = args.dir / f"{game}.toml"
+        path.write_text(demo_config(game, bots[game], args), encoding="utf-8")
+        try:
+            loaded = load_config(path)
+        except ConfigError as exc:
+            err.print(str(exc), markup=False)
+            return EXIT_USAGE
+        final = play_tournament(loaded, err, concurrency=args.concurrency, quiet=args.quiet)
+        if final is None:
+            return EXIT_USAGE
+        if final.interrupted:
+            err.print(f"interrupted: run `referee demo --dir {args.dir}` again to resume")
+            return EXIT_INTERRUPTED
+        if final.void:
+            code = EXIT_VOID
+    print_summary(out, err, args.dir, games)
+    return code
+
+
+def print_summary(out: Console, err: Console, directory: Path, games: list[str]) -> None:
+    for game in games:
+        if not (directory / game).is_dir():
+            continue
+        view = open_view(directory / game)
+        try:
+            print_report(out, build_report(view), "table", games=False)
+        finally:
+            view.close()
+    where = directory.resolve()
+    err.print(f"\nEverything is in {where}/:", markup=False, highlight=False)
+    err.print("  GAME.toml            the config of each game's tournament", markup=False)
+    err.print("  GAME/tournament.sqlite  its store; GAME/games/NNNN.jsonl  one record per game",
+              markup=False)  # fmt: skip
+    err.print(
+        f"  referee tournament results {directory}/GAME.toml --format json   (or csv, --games)",
+        markup=False,
+        highlight=False,
+    )

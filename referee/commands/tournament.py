@@ -1,0 +1,204 @@
+"""`referee tournament new|run|results`: write a config, play (or resume) it, report results.
+
+`run` shows a live display on stderr (or nothing with --quiet) and, with --events, prints one
+JSON object per event on stdout. Its exit code is 0 when every game is finished, 3 when games
+were left void after their replays, 130 after Ctrl-C (run it again to resume), 2 for a bad config.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import sys
+from pathlib import Path
+from typing import Any
+
+import trio
+from rich.console import Console
+
+from protocols import UnknownGame, canonical_name
+from referee.commands import EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE, EXIT_VOID
+from referee.store import StoreError, open_view
+from referee.tournament.config import ConfigError, LoadedConfig, load_config
+from referee.tournament.events import Event, TournamentFinished
+from referee.tournament.live import LiveDisplay
+from referee.tournament.report import Report, build_report, to_csv
+from referee.tournament.runner import Runner, open_tournament
+from referee.tournament.template import discover_bots, example_config
+from referee.tournament.views import games_table, head_to_head_table, standings_table
+
+PIPE_WIDTH = 160
+
+
+def register(commands: Any) -> None:
+    parser = commands.add_parser(
+        "tournament",
+        help="run a tournament from a config file (new, run, results)",
+        description="Round robins and gauntlets of many bots: resumable, in parallel.",
+    )
+    sub = parser.add_subparsers(dest="action", required=True, metavar="ACTION")
+    new = sub.add_parser("new", help="write an example config for a folder of bots")
+    new.add_argument("bots", type=Path, help="folder with one subfolder (or .py file) per bot")
+    new.add_argument("-g", "--game", default="lasker-morris", help="the game (lasker-morris)")
+    new.add_argument("-o", "--output", type=Path, default=Path("tournament.toml"))
+    new.add_argument("--force", action="store_true", help="overwrite an existing file")
+    new.set_defaults(run=run_new)
+    run = sub.add_parser("run", help="play a tournament, or resume it")
+    run.add_argument("config", type=Path)
+    run.add_argument("-j", "--concurrency", type=int, default=None, help="games at once")
+    run.add_argument("-q", "--quiet", action="store_true", help="no live display")
+    run.add_argument("--events", action="store_true", help="JSON lines of events on stdout")
+    run.set_defaults(run=run_run)
+    results = sub.add_parser("results", help="standings, ratings and games of a tournament")
+    results.add_argument("config", type=Path, help="the config, or the tournament's directory")
+    results.add_argument("-f", "--format", choices=["table", "csv", "json"], default="table")
+    results.add_argument("--games", action="store_true", help="list the games (table, csv)")
+    results.add_argument("--anchor", default=None, help="player rated 0 (default: the mean)")
+    results.set_defaults(run=run_results)
+
+
+# -- new ------------------------------------------------------------------------------------
+
+
+def run_new(args: argparse.Namespace, out: Console, err: Console) -> int:
+    try:
+        game = canonical_name(args.game)
+    except UnknownGame as exc:
+        err.print(f"referee: {exc}", markup=False)
+        return EXIT_USAGE
+    if not args.bots.is_dir():
+        err.print(f"referee: {args.bots} is not a folder", markup=False)
+        return EXIT_USAGE
+    if args.output.exists() and not args.force:
+        err.print(f"referee: {args.output} exists (use --force to overwrite)", markup=False)
+        return EXIT_USAGE
+    bots = discover_bots(args.bots)
+    name = f"{args.bots.resolve().name} {game}"
+    text = example_config(bots, args.output, name, game, random.randrange(1, 10**6))
+    args.output.write_text(text, encoding="utf-8")
+    unknown = [bot.name for bot in bots if bot.command is None]
+    err.print(f"wrote {args.output} with {len(bots) - len(unknown)} players", markup=False)
+    if unknown:
+        err.print(f"to complete by hand: {', '.join(unknown)}", markup=False)
+    err.print(f"next: referee tournament run {args.output}", markup=False)
+    return EXIT_OK
+
+
+# -- run ------------------------------------------------------------------------------------
+
+
+def run_run(args: argparse.Namespace, out: Console, err: Console) -> int:
+    try:
+        loaded = load_config(args.config)
+    except ConfigError as exc:
+        err.print(str(exc), markup=False, highlight=False)
+        return EXIT_USAGE
+    final = play_tournament(
+        loaded, err, concurrency=args.concurrency, quiet=args.quiet, events=args.events
+    )
+    if final is None:
+        return EXIT_USAGE
+    if not args.quiet:
+        print_where(err, loaded)
+    return exit_code(final)
+
+
+def play_tournament(
+    loaded: LoadedConfig,
+    err: Console,
+    *,
+    concurrency: int | None = None,
+    quiet: bool = False,
+    events: bool = False,
+) -> TournamentFinished | None:
+    """Play or resume one tournament with the live display; None if it could not start."""
+    try:
+        store, _ = open_tournament(loaded)
+    except StoreError as exc:
+        err.print(f"referee: {exc}", markup=False, highlight=False)
+        return None
+    emit = print_event if events else (lambda event: None)
+    runner = Runner(loaded, store, concurrency=concurrency, emit=emit)
+
+    async def main() -> TournamentFinished:
+        async with trio.open_nursery() as nursery:
+            if not quiet:
+                display = LiveDisplay(err, runner.state, loaded.config.name)
+                nursery.start_soon(display.run)
+            final = await runner.run()
+            nursery.cancel_scope.cancel()
+        return final
+
+    try:
+        return trio.run(main)
+    finally:
+        store.close()
+
+
+def print_event(event: Event) -> None:
+    sys.stdout.write(event.model_dump_json() + "\n")
+    sys.stdout.flush()
+
+
+def exit_code(final: TournamentFinished) -> int:
+    if final.interrupted:
+        return EXIT_INTERRUPTED
+    return EXIT_OK if final.complete and final.void == 0 else EXIT_VOID
+
+
+def print_where(err: Console, loaded: LoadedConfig) -> None:
+    directory = loaded.directory
+    err.print(f"store:   {directory / 'tournament.sqlite'}", markup=False, highlight=False)
+    err.print(f"records: {directory / 'games'}/", markup=False, highlight=False)
+    err.print(
+        f"results: referee tournament results {loaded.path} [--format csv|json] [--games]",
+        markup=False,
+        highlight=False,
+    )
+
+
+# -- results --------------------------------------------------------------------------------
+
+
+def run_results(args: argparse.Namespace, out: Console, err: Console) -> int:
+    try:
+        directory = args.config
+        if not args.config.is_dir():
+            directory = load_config(args.config).directory
+        view = open_view(directory)
+    except (ConfigError, StoreError) as exc:
+        err.print(str(exc), markup=False, highlight=False)
+        return EXIT_USAGE
+    try:
+        report = build_report(view, anchor=args.anchor)
+    except ValueError as exc:
+        err.print(f"referee: {exc}", markup=False)
+        return EXIT_USAGE
+    finally:
+        view.close()
+    print_report(out, report, args.format, args.games)
+    return EXIT_OK
+
+
+def print_report(out: Console, report: Report, fmt: str, games: bool) -> None:
+    if fmt == "json":
+        out.out(json.dumps(report.model_dump(mode="json"), indent=2), highlight=False)
+    elif fmt == "csv":
+        rows = report.games if games else report.standings
+        out.out(to_csv(rows), end="", highlight=False)
+    else:
+        if not out.is_terminal:  # piped: do not cut the tables to 80 columns
+            out = Console(file=out.file, width=PIPE_WIDTH, soft_wrap=True)
+        counts = ", ".join(f"{n} {state.value}" for state, n in report.counts.items() if n)
+        out.print(f"[bold]{report.name}[/bold] ({report.game}): {counts}", highlight=False)
+        out.print(standings_table(report.standings))
+        out.print(
+            f"Elo: {report.rating_method}, anchored at {report.rating_anchor}; "
+            f"draw parameter {report.draw_parameter:.3f}",
+            highlight=False,
+        )
+        out.print(head_to_head_table(report))
+        if games:
+            out.print(games_table(report.games, report.directory))
+        out.print(f"records: {report.directory}/games/", highlight=False)

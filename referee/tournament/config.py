@@ -1,0 +1,247 @@
+"""The tournament config file (TOML), validated by pydantic models.
+
+Every problem is reported as `FILE:LINE: FIELD: message`, the line found by walking the TOML text
+(tomllib gives values, not positions). Relative paths in the file (`directory`, a player's `cwd`)
+are relative to the file's own folder, and so is the folder a bot runs in by default.
+"""
+
+from __future__ import annotations
+
+import os
+import tomllib
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+
+from protocols import UnknownGame, canonical_name, get_game
+from referee.match import MatchSettings, PlayerSpec
+from referee.players import resolve_command
+from referee.tournament.toml_lines import locate
+
+Loc = tuple[str | int, ...]
+SEED_PLACEHOLDER = "{seed}"  # in a player's command: replaced by each game's seed
+# Match settings that the config sets in [time_control], or that a tournament fixes.
+_NOT_IN_MATCH = {
+    "move_timeout",
+    "grace",
+    "startup_allowance",
+    "clock_total",
+    "clock_increment",
+    "overload_threshold",
+    "random_assignment",
+}
+
+
+class _Model(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+
+class PlayerConfig(_Model):
+    name: str = Field(min_length=1, max_length=64, pattern=r"^\S(.*\S)?$")
+    command: str = Field(min_length=1)
+    cwd: Path | None = None
+
+
+class TimeControlConfig(_Model):
+    """Seconds; a game clock (`clock_total`, `clock_increment`) replaces the per-move limit."""
+
+    move_timeout: float = Field(5.0, gt=0)
+    grace: float = Field(0.5, ge=0)
+    startup_allowance: float = Field(5.0, ge=0)
+    clock_total: float | None = Field(None, gt=0)
+    clock_increment: float = Field(0.0, ge=0)
+    overload_threshold: float = Field(0.25, gt=0)
+
+
+class TournamentConfig(_Model):
+    name: str = Field(min_length=1)
+    game: str
+    game_options: dict[str, Any] = Field(default_factory=dict)
+    seed: int = 1
+    format: Literal["round-robin", "gauntlet"] = "round-robin"
+    challengers: list[str] = Field(default_factory=list)
+    games_per_pairing: int = Field(2, ge=1, le=1000)
+    concurrency: int | None = Field(None, ge=1, le=10000)
+    one_game_per_player: bool = False
+    max_replays: int = Field(3, ge=0, le=100)
+    directory: Path | None = None
+    time_control: TimeControlConfig = Field(default_factory=TimeControlConfig)
+    # Any other setting of the match (`MatchSettings`): line limit, exit grace, and the bots'
+    # resource limits and isolation where the match offers them.
+    match: dict[str, Any] = Field(default_factory=dict)
+    players: list[PlayerConfig] = Field(min_length=2)
+
+    @field_validator("game")
+    @classmethod
+    def _canonical_game(cls, value: str) -> str:
+        # An unknown name is kept as written; `check_config` reports it with its line.
+        try:
+            return canonical_name(value)
+        except UnknownGame:
+            return value
+
+    @property
+    def player_names(self) -> list[str]:
+        return [p.name for p in self.players]
+
+    def effective_concurrency(self) -> int:
+        return self.concurrency or os.cpu_count() or 1
+
+    def match_settings(self) -> MatchSettings:
+        """How each game is refereed; colours come from the schedule, never drawn at random."""
+        return MatchSettings(
+            **self.time_control.model_dump(), **self.match, random_assignment=False
+        )
+
+    def schedule_key(self) -> dict[str, Any]:
+        """Everything the schedule depends on: changing any of it is refused on resume."""
+        game = get_game(self.game)
+        return {
+            "game": self.game,
+            "game_options": game.parse_options(self.game_options).model_dump(mode="json"),
+            "players": self.player_names,
+            "format": self.format,
+            "challengers": self.challengers,
+            "games_per_pairing": self.games_per_pairing,
+            "seed": self.seed,
+        }
+
+
+class ConfigError(ValueError):
+    """A config that cannot be used; the message has one `FILE:LINE: FIELD: problem` per line."""
+
+
+@dataclass(frozen=True)
+class LoadedConfig:
+    """A validated config and where it came from."""
+
+    config: TournamentConfig
+    path: Path
+
+    @property
+    def base_dir(self) -> Path:
+        return self.path.parent
+
+    @property
+    def directory(self) -> Path:
+        """The folder holding the store and the records."""
+        chosen = self.config.directory or Path(self.path.stem)
+        return chosen if chosen.is_absolute() else self.base_dir / chosen
+
+    def player_spec(self, name: str, game_seed: int) -> PlayerSpec:
+        """How to start player `name` for one game (built-ins expanded, `{seed}` filled in)."""
+        config = self.config
+        player = next(p for p in config.players if p.name == name)
+        options = get_game(config.game).parse_options(config.game_options)
+        command = resolve_command(player.command, config.game, options)
+        command = command.replace(SEED_PLACEHOLDER, str(game_seed))
+        cwd = self.base_dir / player.cwd if player.cwd else self.base_dir
+        return PlayerSpec(name=name, command=command, cwd=cwd.resolve())
+
+
+def load_config(path: Path) -> LoadedConfig:
+    """Read and validate a tournament config; raise `ConfigError` naming file, line and field."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ConfigError(f"{path}: cannot read the config: {exc}") from None
+    return parse_config(text, path)
+
+
+def parse_config(text: str, path: Path) -> LoadedConfig:
+    try:
+        raw = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"{path}: not valid TOML: {exc}") from None
+    try:
+        config = TournamentConfig.model_validate(raw)
+    except ValidationError as exc:
+        problems = [(tuple(e["loc"]), _message(e)) for e in exc.errors()]
+        raise ConfigError(_describe(text, path, problems)) from None
+    problems = check_config(config)
+    if problems:
+        raise ConfigError(_describe(text, path, problems))
+    return LoadedConfig(config, path)
+
+
+def _message(error: Any) -> str:
+    if error["type"] == "extra_forbidden":
+        return "unknown setting (check the spelling)"
+    return str(error["msg"])
+
+
+def check_config(config: TournamentConfig) -> list[tuple[Loc, str]]:
+    """The checks one field cannot make alone: names, the game and its options, match settings."""
+    problems: list[tuple[Loc, str]] = []
+    seen: set[str] = set()
+    for i, player in enumerate(config.players):
+        if player.name in seen:
+            problems.append((("players", i, "name"), f"duplicate player name {player.name!r}"))
+        seen.add(player.name)
+    problems += _check_format(config)
+    problems += _check_game(config)
+    problems += _check_match(config)
+    return problems
+
+
+def _check_format(config: TournamentConfig) -> list[tuple[Loc, str]]:
+    problems: list[tuple[Loc, str]] = []
+    names = set(config.player_names)
+    for i, challenger in enumerate(config.challengers):
+        if challenger not in names:
+            problems.append((("challengers", i), f"{challenger!r} is not one of the players"))
+    if config.format == "gauntlet":
+        if not config.challengers:
+            problems.append((("challengers",), "a gauntlet needs at least one challenger"))
+        elif len(set(config.challengers)) >= len(names):
+            problems.append((("challengers",), "a gauntlet needs players besides the challengers"))
+    elif config.challengers:
+        problems.append((("challengers",), "challengers are only used by format = 'gauntlet'"))
+    return problems
+
+
+def _check_game(config: TournamentConfig) -> list[tuple[Loc, str]]:
+    try:
+        game = get_game(config.game)
+    except UnknownGame as exc:
+        return [(("game",), str(exc))]
+    try:
+        game.parse_options(config.game_options)
+    except ValidationError as exc:
+        return [(("game_options", *e["loc"]), _message(e)) for e in exc.errors()]
+    return []
+
+
+def _check_match(config: TournamentConfig) -> list[tuple[Loc, str]]:
+    problems: list[tuple[Loc, str]] = [
+        (("match", key), "set by [time_control] or by the schedule, not here")
+        for key in config.match
+        if key in _NOT_IN_MATCH
+    ]
+    if problems:
+        return problems
+    try:
+        config.match_settings()
+    except ValidationError as exc:
+        return [(("match", *e["loc"]), _message(e)) for e in exc.errors()]
+    return []
+
+
+def _describe(text: str, path: Path, problems: Sequence[tuple[Loc, str]]) -> str:
+    lines = []
+    for loc, message in problems:
+        line = locate(text, loc)
+        where = f"{path}:{line}" if line is not None else str(path)
+        lines.append(f"{where}: {field_name(loc)}: {message}")
+    return "\n".join(lines)
+
+
+def field_name(loc: Loc) -> str:
+    """`players[2].command` from `("players", 2, "command")`."""
+    out = ""
+    for part in loc:
+        out += f"[{part}]" if isinstance(part, int) else (f".{part}" if out else str(part))
+    return out or "(file)"

@@ -1,0 +1,87 @@
+"""What a tournament run reports as it goes: one pydantic model per event.
+
+The live display reads them, and `referee tournament run --events` prints each as one JSON line
+on stdout, so scripts follow a tournament without scraping text. Every event has `event` (its
+kind) and `time` (UTC).
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from protocols.base import Reason
+from referee.records import utc_now
+
+
+class _Event(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    time: datetime = Field(default_factory=utc_now)
+
+
+class TournamentStarted(_Event):
+    event: Literal["tournament-started"] = "tournament-started"
+    name: str
+    game: str
+    directory: str
+    games: int  # games in the schedule
+    finished: int  # already finished (a resumed tournament)
+    concurrency: int
+
+
+class GameStarted(_Event):
+    event: Literal["game-started"] = "game-started"
+    number: int
+    attempt: int
+    blue: str
+    orange: str
+    record: str  # relative to the tournament directory
+
+
+ResultLabel = Literal["blue", "orange", "draw", "void"]
+
+
+class GameFinished(_Event):
+    event: Literal["game-finished"] = "game-finished"
+    number: int
+    attempt: int
+    blue: str
+    orange: str
+    result: ResultLabel
+    winner: str | None  # the winner's name
+    reason: Reason
+    detail: str
+    plies: int
+    record: str
+    replay: bool = False  # void and to be replayed later
+
+
+class StandingLine(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    rank: int
+    name: str
+    points: int
+    games: int
+    wins: int
+    draws: int
+    losses: int
+    timeouts: int
+    crashes: int
+    illegal: int
+
+
+class TournamentFinished(_Event):
+    event: Literal["tournament-finished"] = "tournament-finished"
+    complete: bool  # every game finished (or void beyond the replay limit)
+    interrupted: bool
+    finished: int
+    void: int  # games left void after their last allowed replay
+    pending: int
+    standings: list[StandingLine]
+
+
+Event = TournamentStarted | GameStarted | GameFinished | TournamentFinished

@@ -1,0 +1,93 @@
+"""The live display of a running tournament: progress with ETA, standings, games in progress,
+the latest finished games.
+
+A trio task redraws a rich `Live` twice a second from the run's in-memory state (no store reads,
+no per-move work), so it costs the games nothing noticeable. Rich's own refresh thread is off.
+"""
+
+from __future__ import annotations
+
+import trio
+from rich.console import Console, Group, RenderableType
+from rich.live import Live
+from rich.progress_bar import ProgressBar
+from rich.table import Table
+from rich.text import Text
+
+from referee.tournament.runner import RunState
+from referee.tournament.views import finished_table, standings_table
+
+REFRESH = 0.5  # seconds between redraws
+MAX_RUNNING_ROWS = 8
+MAX_STANDING_ROWS = 20
+
+
+class LiveDisplay:
+    def __init__(self, console: Console, state: RunState, title: str) -> None:
+        self.console = console
+        self.state = state
+        self.title = title
+        self._started = trio.current_time()
+
+    async def run(self) -> None:
+        """Redraw until cancelled; the final frame stays on screen."""
+        with Live(console=self.console, auto_refresh=False, transient=False) as live:
+            try:
+                while True:
+                    live.update(self.render(), refresh=True)
+                    await trio.sleep(REFRESH)
+            finally:
+                live.update(self.render(), refresh=True)
+
+    def render(self) -> RenderableType:
+        parts: list[RenderableType] = [self._progress()]
+        parts.append(standings_table(self.state.standings(), limit=MAX_STANDING_ROWS))
+        if self.state.running:
+            parts.append(self._running())
+        if self.state.recent:
+            parts.append(finished_table(self.state.recent))
+        return Group(*parts)
+
+    def _progress(self) -> RenderableType:
+        s = self.state
+        done = s.finished + s.void
+        line = Text(f"{self.title}  ", style="bold")
+        line.append(f"{done}/{s.total} games  ")
+        line.append(f"{len(s.running)} playing  ")
+        line.append(self._eta(done), style="cyan")
+        bar = ProgressBar(total=max(s.total, 1), completed=done, width=60)
+        return Group(line, bar)
+
+    def _eta(self, done: int) -> str:
+        elapsed = trio.current_time() - self._started
+        played = done - self.state.finished_before
+        remaining = self.state.total - done
+        if remaining == 0:
+            return f"done in {_duration(elapsed)}"
+        if played <= 0 or elapsed <= 0:
+            return f"elapsed {_duration(elapsed)}"
+        return f"elapsed {_duration(elapsed)}, ETA {_duration(remaining * elapsed / played)}"
+
+    def _running(self) -> Table:
+        table = Table(title="Playing", show_edge=False, pad_edge=False)
+        for header in ("#", "blue", "orange", "plies", "seconds"):
+            table.add_column(header, justify="left" if header in ("blue", "orange") else "right")
+        now = trio.current_time()
+        games = sorted(self.state.running.values(), key=lambda g: g.game.number)
+        for g in games[:MAX_RUNNING_ROWS]:
+            table.add_row(
+                str(g.game.number), g.game.blue, g.game.orange, str(g.plies),
+                f"{now - g.started:.0f}",
+            )  # fmt: skip
+        if len(games) > MAX_RUNNING_ROWS:
+            table.caption = f"and {len(games) - MAX_RUNNING_ROWS} more"
+        return table
+
+
+def _duration(seconds: float) -> str:
+    seconds = int(seconds)
+    if seconds < 60:
+        return f"{seconds}s"
+    if seconds < 3600:
+        return f"{seconds // 60}m{seconds % 60:02d}s"
+    return f"{seconds // 3600}h{seconds // 60 % 60:02d}m"

@@ -1,0 +1,162 @@
+"""A tournament's results as data: standings with ratings, head-to-head, and the list of games.
+
+Built from a store (read-only) by `build_report`; `referee tournament results` prints it as a
+table, CSV or JSON, and other tools can use the same model.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict
+
+from protocols.base import Reason
+from referee.store import GameRow, GameState, StoreView
+from referee.tournament.ratings import Rating, fit_ratings
+from referee.tournament.standings import GameResult, Standing, compute_standings, head_to_head
+
+
+class _Model(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+
+class StandingRow(_Model):
+    rank: int
+    name: str
+    points: int
+    games: int
+    wins: int
+    draws: int
+    losses: int
+    timeouts: int
+    crashes: int
+    illegal: int  # illegal moves and bad syntax
+    protocol: int  # line too long, bad encoding, out of turn
+    sonneborn_berger: int
+    elo: float | None
+    elo_low: float | None  # 95% confidence interval
+    elo_high: float | None
+
+
+class Record(_Model):
+    wins: int
+    draws: int
+    losses: int
+
+
+class GameLine(_Model):
+    number: int
+    round: int
+    blue: str
+    orange: str
+    state: GameState
+    winner: str | None
+    reason: Reason | None
+    detail: str | None
+    plies: int | None
+    attempts: int
+    record: str | None  # absolute path of the record file
+
+
+class Report(_Model):
+    name: str
+    game: str
+    directory: str
+    counts: dict[GameState, int]
+    standings: list[StandingRow]
+    rating_anchor: str
+    rating_method: str
+    draw_parameter: float
+    head_to_head: dict[str, dict[str, Record]]
+    games: list[GameLine]
+
+
+def finished_results(rows: Sequence[GameRow]) -> list[GameResult]:
+    return [
+        GameResult(r.blue, r.orange, r.winner, r.reason)
+        for r in rows
+        if r.state is GameState.FINISHED and r.reason is not None
+    ]
+
+
+def build_report(view: StoreView, anchor: str | None = None) -> Report:
+    info = view.info()
+    players = view.players()
+    rows = view.games()
+    results = finished_results(rows)
+    ratings = fit_ratings(players, results, anchor=anchor)
+    by_name = ratings.by_name()
+    h2h: dict[str, dict[str, Record]] = {name: {} for name in players}
+    for (a, b), (w, d, lost) in head_to_head(results).items():
+        h2h[a][b] = Record(wins=w, draws=d, losses=lost)
+    return Report(
+        name=info.name,
+        game=info.game,
+        directory=str(view.directory.resolve()),
+        counts={state: sum(r.state is state for r in rows) for state in GameState},
+        standings=[_standing_row(s, by_name[s.name]) for s in compute_standings(players, results)],
+        rating_anchor=ratings.anchor,
+        rating_method=ratings.method,
+        draw_parameter=ratings.draw_parameter,
+        head_to_head=h2h,
+        games=[_game_line(view, r) for r in rows],
+    )
+
+
+def _standing_row(s: Standing, rating: Rating) -> StandingRow:
+    return StandingRow(
+        rank=s.rank,
+        name=s.name,
+        points=s.points,
+        games=s.games,
+        wins=s.wins,
+        draws=s.draws,
+        losses=s.losses,
+        timeouts=s.timeouts,
+        crashes=s.crashes,
+        illegal=s.illegal,
+        protocol=s.protocol,
+        sonneborn_berger=s.sonneborn_berger,
+        elo=_round(rating.elo),
+        elo_low=_round(rating.low),
+        elo_high=_round(rating.high),
+    )
+
+
+def _round(value: float | None) -> float | None:
+    return None if value is None else round(value, 1)
+
+
+def _game_line(view: StoreView, row: GameRow) -> GameLine:
+    path: Path | None = view.record_path(row)
+    return GameLine(
+        number=row.number,
+        round=row.round,
+        blue=row.blue,
+        orange=row.orange,
+        state=row.state,
+        winner=row.winner_name,
+        reason=row.reason,
+        detail=row.detail,
+        plies=row.plies,
+        attempts=row.attempts,
+        record=str(path.resolve()) if path else None,
+    )
+
+
+def to_csv(rows: Sequence[BaseModel]) -> str:
+    """Rows of one model as CSV with a header line (empty cells for None)."""
+    if not rows:
+        return ""
+    out = io.StringIO()
+    fields = list(type(rows[0]).model_fields)
+    writer = csv.DictWriter(out, fieldnames=fields, lineterminator="\n")
+    writer.writeheader()
+    for row in rows:
+        data: dict[str, Any] = row.model_dump(mode="json")
+        writer.writerow({k: "" if v is None else v for k, v in data.items()})
+    return out.getvalue()

@@ -1,0 +1,369 @@
+"""Play a tournament's schedule: up to N games at once in one trio process, committed as they end.
+
+Opening a tournament checks the store against the config: a new directory gets the schedule, an
+existing one must have been made from the same schedule (same game, options, players, format,
+games per pairing and seed) or the run is refused. Games left `running` by a referee that died go
+back to `pending` and are replayed from the start; finished games are never played again.
+
+Workers take the first pending game (with `one_game_per_player`, the first whose players are both
+free), play it, and commit its result. A void result (referee fault, infrastructure failure,
+referee overload, cut short) never counts for anyone: the game goes to the back of the queue and
+is replayed, up to `max_replays` times. Ctrl-C (SIGINT) or SIGTERM stops the run cleanly: games
+in progress are voided as interrupted and go back to `pending`.
+"""
+
+from __future__ import annotations
+
+import signal
+from collections import deque
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, TypeVar
+
+import trio
+
+from protocols.base import Reason, Side
+from referee.lag import LagMonitor
+from referee.match import Listener, Match
+from referee.records import GameRecord, Header, Ply, Result, utc_now
+from referee.store import GameRow, GameState, Store, StoreError, TournamentInfo
+from referee.tournament.config import LoadedConfig
+from referee.tournament.events import (
+    Event,
+    GameFinished,
+    GameStarted,
+    ResultLabel,
+    StandingLine,
+    TournamentFinished,
+    TournamentStarted,
+)
+from referee.tournament.schedule import ScheduledGame, make_schedule
+from referee.tournament.standings import GameResult, Standing, compute_standings
+
+T = TypeVar("T")
+# How one game is played: (config, game, record path, listener, lag monitor) -> its record.
+PlayGame = Callable[
+    [LoadedConfig, ScheduledGame, Path, Listener, LagMonitor], Awaitable[GameRecord]
+]
+
+
+class ScheduleChanged(StoreError):
+    """The config no longer describes the schedule stored in the tournament directory."""
+
+
+def open_tournament(loaded: LoadedConfig) -> tuple[Store, list[ScheduledGame]]:
+    """Open (or create) the tournament's store and check it holds this config's schedule."""
+    config = loaded.config
+    schedule = make_schedule(config)
+    store = Store.open(loaded.directory)
+    try:
+        if store.is_new():
+            info = TournamentInfo(
+                name=config.name,
+                game=config.schedule_key()["game"],
+                config=config.model_dump(mode="json"),
+                schedule_key=config.schedule_key(),
+                created_at=utc_now().isoformat(),
+            )
+            rows = [(g.number, g.round, g.blue, g.orange, g.seed) for g in schedule]
+            store.create(info, config.player_names, rows)
+        else:
+            _check_unchanged(loaded, store, schedule)
+            store.update_config(config.model_dump(mode="json"))
+    except BaseException:
+        store.close()
+        raise
+    return store, schedule
+
+
+def _check_unchanged(loaded: LoadedConfig, store: Store, schedule: list[ScheduledGame]) -> None:
+    stored = store.info().schedule_key
+    wanted = loaded.config.schedule_key()
+    changed = [key for key in wanted if stored.get(key) != wanted[key]]
+    if not changed:
+        rows = [(g.number, g.blue, g.orange, g.seed) for g in store.games()]
+        if rows != [(g.number, g.blue, g.orange, g.seed) for g in schedule]:
+            changed = ["the schedule itself (made by another version of the referee)"]
+    if changed:
+        details = "; ".join(
+            f"{key}: {stored.get(key)!r} -> {wanted[key]!r}" for key in changed if key in wanted
+        )
+        raise ScheduleChanged(
+            f"{loaded.path}: the config changes the schedule of the tournament in "
+            f"{loaded.directory} ({details or changed[0]}). Put the old values back to resume it, "
+            "or set another `directory` to start a new tournament."
+        )
+
+
+async def play_match(
+    loaded: LoadedConfig, game: ScheduledGame, record: Path, listener: Listener, lag: LagMonitor
+) -> GameRecord:
+    """Play one scheduled game as a `Match` (colours from the schedule)."""
+    config = loaded.config
+    match = Match(
+        config.game,
+        loaded.player_spec(game.blue, game.seed),
+        loaded.player_spec(game.orange, game.seed),
+        options=config.game_options,
+        settings=config.match_settings(),
+        seed=game.seed,
+        record_path=record,
+        listener=listener,
+        lag_monitor=lag,
+    )
+    return await match.play()
+
+
+@dataclass
+class RunningGame:
+    game: ScheduledGame
+    attempt: int
+    record: str
+    started: float  # trio clock
+    plies: int = 0
+
+
+@dataclass
+class RunState:
+    """What a run knows at any moment; the live display reads it."""
+
+    players: list[str]
+    total: int
+    results: list[GameResult] = field(default_factory=list)
+    running: dict[int, RunningGame] = field(default_factory=dict)
+    recent: deque[GameFinished] = field(default_factory=lambda: deque(maxlen=8))
+    finished_before: int = 0  # finished in earlier runs
+    void: int = 0  # games void for good (replays used up)
+    interrupted: bool = False
+
+    @property
+    def finished(self) -> int:
+        return len(self.results)
+
+    def standings(self) -> list[Standing]:
+        return compute_standings(self.players, self.results)
+
+
+def game_result(row: GameRow) -> GameResult:
+    assert row.reason is not None
+    return GameResult(row.blue, row.orange, row.winner, row.reason)
+
+
+class Runner:
+    """Plays the pending games of one tournament; `await runner.run()`."""
+
+    def __init__(
+        self,
+        loaded: LoadedConfig,
+        store: Store,
+        *,
+        concurrency: int | None = None,
+        emit: Callable[[Event], None] = lambda event: None,
+        play: PlayGame = play_match,
+    ) -> None:
+        self.loaded = loaded
+        self.store = store
+        self.concurrency = concurrency or loaded.config.effective_concurrency()
+        self.emit = emit
+        self.play = play
+        self.lag = LagMonitor()
+        self.state = RunState(players=loaded.config.player_names, total=0)
+        self._queue: list[ScheduledGame] = []
+        self._voids: dict[int, int] = {}
+        self._busy: set[str] = set()
+        self._changed = trio.Event()
+        self._db_limiter = trio.CapacityLimiter(1)
+
+    def _prepare(self) -> None:
+        self.store.recover()
+        rows = self.store.games()
+        self.state.total = len(rows)
+        limit = self.loaded.config.max_replays
+        for row in rows:
+            self._voids[row.number] = row.voids
+            if row.state is GameState.FINISHED:
+                self.state.results.append(game_result(row))
+            elif row.state is GameState.PENDING or row.voids <= limit:
+                self._queue.append(_scheduled(row))
+            else:
+                self.state.void += 1
+        self.state.finished_before = self.state.finished
+        # Replays of void games come after the games not yet played.
+        self._queue.sort(key=lambda g: (self._voids[g.number] > 0, g.number))
+
+    async def run(self, *, handle_signals: bool = True) -> TournamentFinished:
+        """Play every pending game; returns the final event (also emitted)."""
+        self._prepare()
+        config = self.loaded.config
+        self.emit(
+            TournamentStarted(
+                name=config.name,
+                game=config.game,
+                directory=str(self.loaded.directory),
+                games=self.state.total,
+                finished=self.state.finished,
+                concurrency=self.concurrency,
+            )
+        )
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(self.lag.run)
+            if handle_signals:
+                nursery.start_soon(self._watch_signals, nursery.cancel_scope)
+            async with trio.open_nursery() as workers:
+                for _ in range(self.concurrency):
+                    workers.start_soon(self._worker)
+            nursery.cancel_scope.cancel()
+        final = self._final_event()
+        self.emit(final)
+        return final
+
+    async def _watch_signals(self, scope: trio.CancelScope) -> None:
+        with trio.open_signal_receiver(signal.SIGINT, signal.SIGTERM) as signals:
+            async for _ in signals:
+                self.state.interrupted = True
+                scope.cancel()
+                return
+
+    def _final_event(self) -> TournamentFinished:
+        pending = self.state.total - self.state.finished - self.state.void
+        return TournamentFinished(
+            complete=pending == 0,
+            interrupted=self.state.interrupted,
+            finished=self.state.finished,
+            void=self.state.void,
+            pending=pending,
+            standings=[standing_line(s) for s in self.state.standings()],
+        )
+
+    # -- the queue ----------------------------------------------------------------------------
+
+    def _wake(self) -> None:
+        self._changed.set()
+        self._changed = trio.Event()
+
+    async def _next_game(self) -> ScheduledGame | None:
+        exclusive = self.loaded.config.one_game_per_player
+        while True:
+            for i, game in enumerate(self._queue):
+                if not exclusive or self._busy.isdisjoint(game.players):
+                    del self._queue[i]
+                    self._busy.update(game.players)
+                    return game
+            if not self._queue and not self.state.running:
+                return None
+            await self._changed.wait()
+
+    async def _worker(self) -> None:
+        while (game := await self._next_game()) is not None:
+            try:
+                await self._play_one(game)
+            finally:
+                self._busy.difference_update(game.players)
+                self._wake()
+
+    # -- one game -----------------------------------------------------------------------------
+
+    async def _db(self, fn: Callable[..., T], *args: Any) -> T:
+        # SQLite commits wait for the disk: keep them off the event loop, one at a time.
+        return await trio.to_thread.run_sync(lambda: fn(*args), limiter=self._db_limiter)
+
+    async def _play_one(self, game: ScheduledGame) -> None:
+        attempt, record = await self._db(self.store.start, game.number)
+        running = RunningGame(game, attempt, record, trio.current_time())
+        self.state.running[game.number] = running
+        self.emit(GameStarted(number=game.number, attempt=attempt, blue=game.blue,
+                              orange=game.orange, record=record))  # fmt: skip
+        committed = False
+        try:
+            result = await self._attempt(game, running)
+            state = await self._db(self.store.finish, game.number, attempt, result)
+            committed = True
+            self._after(game, running, result, state)
+        finally:
+            del self.state.running[game.number]
+            if not committed:
+                with trio.CancelScope(shield=True):
+                    await self._db(self.store.release, game.number, attempt)
+
+    async def _attempt(self, game: ScheduledGame, running: RunningGame) -> Result:
+        def listener(line: Header | Ply | Result) -> None:
+            if isinstance(line, Ply):
+                running.plies += 1
+
+        path = self.loaded.directory / running.record
+        try:
+            record = await self.play(self.loaded, game, path, listener, self.lag)
+        except Exception as exc:  # a bug of ours outside the match: void, never blame a bot
+            return Result(
+                winner=None,
+                reason=Reason.REFEREE_FAULT,
+                detail=f"{type(exc).__name__}: {exc}",
+                plies=running.plies,
+                void=True,
+                finished_at=utc_now(),
+            )
+        assert record.result is not None
+        return record.result
+
+    def _after(
+        self, game: ScheduledGame, running: RunningGame, result: Result, state: GameState
+    ) -> None:
+        replay = False
+        if state is GameState.FINISHED:
+            self.state.results.append(
+                GameResult(game.blue, game.orange, result.winner, result.reason)
+            )
+        else:
+            self._voids[game.number] += 1
+            replay = self._voids[game.number] <= self.loaded.config.max_replays
+            if replay:
+                self._queue.append(game)
+            else:
+                self.state.void += 1
+        event = finished_event(game, running, result, replay)
+        self.state.recent.appendleft(event)
+        self.emit(event)
+
+
+def _scheduled(row: GameRow) -> ScheduledGame:
+    return ScheduledGame(row.number, row.round, row.blue, row.orange, row.seed)
+
+
+def finished_event(
+    game: ScheduledGame, running: RunningGame, result: Result, replay: bool
+) -> GameFinished:
+    winner = None
+    if result.winner is not None:
+        winner = game.blue if result.winner is Side.BLUE else game.orange
+    label: ResultLabel = "void" if result.void else "draw"
+    if not result.void and result.winner is not None:
+        label = "blue" if result.winner is Side.BLUE else "orange"
+    return GameFinished(
+        number=game.number,
+        attempt=running.attempt,
+        blue=game.blue,
+        orange=game.orange,
+        result=label,
+        winner=winner,
+        reason=result.reason,
+        detail=result.detail,
+        plies=result.plies,
+        record=running.record,
+        replay=replay,
+    )
+
+
+def standing_line(s: Standing) -> StandingLine:
+    return StandingLine(
+        rank=s.rank,
+        name=s.name,
+        points=s.points,
+        games=s.games,
+        wins=s.wins,
+        draws=s.draws,
+        losses=s.losses,
+        timeouts=s.timeouts,
+        crashes=s.crashes,
+        illegal=s.illegal,
+    )

@@ -1,0 +1,122 @@
+"""`referee tournament new`: find the bots in a folder and write a commented example config.
+
+Each subfolder is one bot, named after the folder; how to start it is guessed from what it holds
+(an executable `run` or `run.sh`, a `main.py`/`player.py`/`bot.py` or a lone `.py` file, a lone
+`.jar`, a lone executable). Python files directly in the folder are bots too. A bot whose command
+cannot be guessed is written commented out, with a note, for the instructor to complete.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+PYTHON_MAINS = ("main.py", "player.py", "bot.py")
+
+
+@dataclass(frozen=True)
+class FoundBot:
+    name: str
+    folder: Path
+    command: str | None  # None: could not guess
+
+
+def discover_bots(folder: Path) -> list[FoundBot]:
+    """The bots in `folder`, sorted by name."""
+    found = [
+        FoundBot(entry.name, entry, guess_command(entry))
+        for entry in sorted(folder.iterdir())
+        if entry.is_dir() and not entry.name.startswith((".", "_"))
+    ]
+    found += [
+        FoundBot(entry.stem, folder, f"python3 {entry.name}")
+        for entry in sorted(folder.glob("*.py"))
+        if not entry.name.startswith("_")
+    ]
+    return sorted(found, key=lambda bot: bot.name)
+
+
+def guess_command(folder: Path) -> str | None:
+    for name in ("run", "run.sh"):
+        if _executable(folder / name):
+            return f"./{name}"
+    for name in PYTHON_MAINS:
+        if (folder / name).is_file():
+            return f"python3 {name}"
+    for pattern, template in (("*.py", "python3 {}"), ("*.jar", "java -jar {}")):
+        files = sorted(folder.glob(pattern))
+        if len(files) == 1:
+            return template.format(files[0].name)
+    programs = [p for p in sorted(folder.iterdir()) if _executable(p)]
+    return f"./{programs[0].name}" if len(programs) == 1 else None
+
+
+def _executable(path: Path) -> bool:
+    return path.is_file() and os.access(path, os.X_OK)
+
+
+def _toml_string(text: str) -> str:
+    escaped = text.replace("\\", "\\\\").replace('"', '\\"')
+    return f'"{escaped}"'
+
+
+HEAD = """\
+# A tournament for `referee tournament run {config}`.
+# Results go to the folder in `directory` (default: one named after this file, beside it):
+# the store tournament.sqlite and one record per game in games/. Run the same command again after
+# Ctrl-C, a crash or a reboot: finished games are kept and the tournament resumes.
+
+name = {name}
+game = {game}                # lasker-morris, lielow, legionnaires, l-game or alak
+seed = {seed}                      # fixes the schedule: pairings, colours and each game's seed
+format = "round-robin"          # or "gauntlet": `challengers` against everybody else
+# challengers = ["alice"]       # gauntlet only
+games_per_pairing = 2           # every pair plays this many games, colours swapped in turn
+# concurrency = 4               # games at once (default: the number of CPU cores)
+one_game_per_player = false     # true: no bot plays two games at the same time
+max_replays = 3                 # how often a void game (referee or machine failure) is replayed
+# directory = "results"
+
+[game_options]                  # the game's options, e.g. no_capture_limit = 20 (defaults if empty)
+
+[time_control]                  # seconds
+move_timeout = 5.0              # per move
+grace = 0.5                     # tolerated on every move
+startup_allowance = 5.0         # extra on each bot's first move (interpreter or JVM start-up)
+# clock_total = 300.0           # a game clock per side instead of the per-move limit
+# clock_increment = 2.0         # added after each move
+overload_threshold = 0.25       # a timeout during referee lag above this is void, not a loss
+
+[match]                         # other settings of every match
+exit_grace = 1.0                # seconds a bot may take to exit after END
+max_line_bytes = 4096
+
+# One [[players]] table per bot. `command` is split like a shell would (no shell is run) and is
+# run in `cwd` (relative to this file); `{{seed}}` in a command becomes each game's seed, and
+# `builtin:random` (also greedy, search, perfect) runs a built-in bot.
+"""
+
+
+def example_config(bots: list[FoundBot], config_path: Path, name: str, game: str, seed: int) -> str:
+    """The text of a commented config for `bots`, to be written at `config_path`."""
+    text = HEAD.format(
+        config=config_path.name,
+        name=_toml_string(name),
+        game=_toml_string(game),
+        seed=seed,
+    )
+    base = config_path.resolve().parent
+    for bot in bots:
+        cwd = os.path.relpath(bot.folder.resolve(), base)
+        lines = [
+            "[[players]]",
+            f"name = {_toml_string(bot.name)}",
+            f"command = {_toml_string(bot.command or '...')}",
+            f"cwd = {_toml_string(cwd)}",
+        ]
+        if bot.command is None:
+            note = f"# {bot.folder}: no way to start this bot was found; complete and uncomment:"
+            lines = [note, *("# " + line for line in lines)]
+        text += "\n" + "\n".join(lines) + "\n"
+    return text

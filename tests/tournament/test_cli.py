@@ -1,0 +1,130 @@
+"""`referee tournament new|run|results` and `referee demo` as people and scripts use them."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from referee.tournament.config import load_config
+
+SMALL = """\
+name = "small"
+game = "alak"
+seed = 2
+games_per_pairing = 1
+concurrency = 2
+
+[[players]]
+name = "x"
+command = "builtin:random --seed {seed}"
+[[players]]
+name = "y"
+command = "builtin:greedy --seed {seed}"
+[[players]]
+name = "z"
+command = "builtin:random --seed 3"
+"""
+
+
+def referee(*args: str, cwd: Path, timeout: float = 300) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "referee", *args],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+    )
+
+
+def test_new_writes_a_working_config_from_a_folder_of_bots(tmp_path: Path) -> None:
+    bots = tmp_path / "bots"
+    for folder, files in {
+        "alice": ["main.py", "helper.py"],
+        "bob": ["Bot.jar"],
+        "carol": ["run"],
+        "dave": ["notes.txt"],
+    }.items():
+        (bots / folder).mkdir(parents=True)
+        for name in files:
+            (bots / folder / name).write_text("")
+    os.chmod(bots / "carol" / "run", 0o755)
+    (bots / "eve.py").write_text("")
+    proc = referee("tournament", "new", "bots", "--game", "lgame", cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    assert "with 4 players" in proc.stderr and "dave" in proc.stderr
+    loaded = load_config(tmp_path / "tournament.toml")
+    commands = {p.name: (p.command, str(p.cwd)) for p in loaded.config.players}
+    assert commands == {
+        "alice": ("python3 main.py", "bots/alice"),
+        "bob": ("java -jar Bot.jar", "bots/bob"),
+        "carol": ("./run", "bots/carol"),
+        "eve": ("python3 eve.py", "bots"),
+    }
+    assert loaded.config.game == "l-game"
+    text = (tmp_path / "tournament.toml").read_text()
+    assert '# name = "dave"' in text  # left for the instructor to complete
+    again = referee("tournament", "new", "bots", cwd=tmp_path)
+    assert again.returncode == 2 and "--force" in again.stderr
+
+
+def test_run_then_results_as_table_csv_and_json(tmp_path: Path) -> None:
+    (tmp_path / "small.toml").write_text(SMALL)
+    run = referee("tournament", "run", "small.toml", "--events", "-q", cwd=tmp_path)
+    assert run.returncode == 0, run.stderr
+    events = [json.loads(line) for line in run.stdout.splitlines()]
+    kinds = [e["event"] for e in events]
+    assert kinds[0] == "tournament-started" and kinds[-1] == "tournament-finished"
+    assert kinds.count("game-started") == kinds.count("game-finished") == 3
+    assert events[-1]["complete"] and len(events[-1]["standings"]) == 3
+
+    as_json = json.loads(referee("tournament", "results", "small.toml", "-f", "json",
+                                 cwd=tmp_path).stdout)  # fmt: skip
+    assert as_json["counts"]["finished"] == 3
+    assert [s["name"] for s in as_json["standings"]] == [s["name"] for s in events[-1]["standings"]]
+    assert all(Path(g["record"]).is_file() for g in as_json["games"])
+
+    table = referee("tournament", "results", "small", "--games", cwd=tmp_path)  # a directory
+    assert table.returncode == 0 and "Standings" in table.stdout and "0003.jsonl" in table.stdout
+
+    standings = referee("tournament", "results", "small.toml", "-f", "csv", cwd=tmp_path).stdout
+    rows = list(csv.DictReader(io.StringIO(standings)))
+    assert [r["name"] for r in rows] == [s["name"] for s in as_json["standings"]]
+    assert {"points", "elo", "elo_low", "elo_high", "timeouts"} <= set(rows[0])
+    games = referee("tournament", "results", "small.toml", "-f", "csv", "--games", cwd=tmp_path)
+    assert len(list(csv.DictReader(io.StringIO(games.stdout)))) == 3
+
+    anchored = referee("tournament", "results", "small.toml", "-f", "json", "--anchor", "z",
+                       cwd=tmp_path)  # fmt: skip
+    z = next(s for s in json.loads(anchored.stdout)["standings"] if s["name"] == "z")
+    assert z["elo"] == 0.0
+
+
+def test_a_bad_config_is_reported_with_its_line_and_exit_code_2(tmp_path: Path) -> None:
+    (tmp_path / "bad.toml").write_text(SMALL.replace("games_per_pairing = 1", "games = 1"))
+    proc = referee("tournament", "run", "bad.toml", cwd=tmp_path)
+    assert proc.returncode == 2
+    assert "bad.toml:4: games: unknown setting" in proc.stderr
+    assert not (tmp_path / "bad").exists()
+
+
+@pytest.mark.slow
+def test_the_demo_plays_a_round_robin_and_says_where_everything_is(tmp_path: Path) -> None:
+    proc = referee("demo", "--game", "l-game", "--games-per-pairing", "1", "--dir", "out",
+                   cwd=tmp_path)  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    assert "Standings" in proc.stdout and "random" in proc.stdout
+    assert "Everything is in" in proc.stderr
+    assert (tmp_path / "out" / "l-game.toml").is_file()
+    assert (tmp_path / "out" / "l-game" / "tournament.sqlite").is_file()
+    report = json.loads(referee("tournament", "results", "out/l-game.toml", "-f", "json",
+                                cwd=tmp_path).stdout)  # fmt: skip
+    players = len(report["standings"])
+    assert players >= 2
+    assert report["counts"]["finished"] == players * (players - 1) // 2

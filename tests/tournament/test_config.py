@@ -1,0 +1,104 @@
+"""Tournament configs: valid files load; every kind of mistake names the file, line and field."""
+
+from __future__ import annotations
+
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from referee.tournament.config import ConfigError, load_config
+
+GOOD = """\
+name = "course"
+game = "laskermorris"
+seed = 7
+games_per_pairing = 2
+
+[game_options]
+no_capture_limit = 30
+
+[time_control]
+move_timeout = 2.5
+
+[[players]]
+name = "alice"
+command = "python3 alice.py"
+cwd = "bots/alice"
+
+[[players]]
+name = "bob"
+command = "builtin:random --seed {seed}"
+"""
+
+
+def write(tmp_path: Path, text: str) -> Path:
+    path = tmp_path / "cup.toml"
+    path.write_text(textwrap.dedent(text))
+    return path
+
+
+def error_of(tmp_path: Path, text: str) -> str:
+    with pytest.raises(ConfigError) as caught:
+        load_config(write(tmp_path, text))
+    return str(caught.value)
+
+
+def test_a_good_config_loads_with_paths_relative_to_the_file(tmp_path: Path) -> None:
+    loaded = load_config(write(tmp_path, GOOD))
+    config = loaded.config
+    assert config.player_names == ["alice", "bob"]
+    assert loaded.directory == tmp_path / "cup"
+    settings = config.match_settings()
+    assert settings.move_timeout == 2.5 and settings.random_assignment is False
+    alice = loaded.player_spec("alice", 99)
+    assert alice.cwd == (tmp_path / "bots/alice").resolve()
+    bob = loaded.player_spec("bob", 99)
+    assert " -m bots random --game lasker-morris" in bob.command
+    assert "--options" in bob.command and bob.command.endswith("--seed 99")
+    assert config.schedule_key()["game"] == "lasker-morris"
+
+
+@pytest.mark.parametrize(
+    ("replace", "by", "expected"),
+    [
+        ('command = "python3 alice.py"\n', "", ":12: players[0].command: Field required"),
+        ("games_per_pairing = 2", 'games_per_pairing = "two"', ":4: games_per_pairing: Input"),
+        ("games_per_pairing = 2", "games_per_pairing = 0", ":4: games_per_pairing: Input"),
+        ("move_timeout = 2.5", "move_timout = 2.5", ":10: time_control.move_timout: unknown"),
+        ("move_timeout = 2.5", "move_timeout = -1", ":10: time_control.move_timeout: Input"),
+        ('game = "laskermorris"', 'game = "chess"', ":2: game: unknown game 'chess'"),
+        ("no_capture_limit = 30", "no_capture_limt = 30", ":7: game_options.no_capture_limt"),
+        ('name = "bob"', 'name = "alice"', ":18: players[1].name: duplicate player name"),
+        ("seed = 7", 'seed = 7\nformat = "swiss"', ":4: format: Input should be"),
+        ("seed = 7", 'seed = 7\nformat = "gauntlet"', ": challengers: a gauntlet needs"),
+        ("seed = 7", 'seed = 7\nchallengers = ["carol"]', ":4: challengers[0]: 'carol' is not"),
+        ("[time_control]", "[match]\nmax_line_bytes = 2\n[time_control]", ":10: match.max_line"),
+        ("[time_control]", "[match]\ngrace = 2\n[time_control]", ":10: match.grace: set by"),
+    ],
+)
+def test_mistakes_name_the_file_line_and_field(
+    tmp_path: Path, replace: str, by: str, expected: str
+) -> None:
+    assert replace in GOOD
+    message = error_of(tmp_path, GOOD.replace(replace, by, 1))
+    assert str(tmp_path / "cup.toml") in message
+    assert expected in message, message
+
+
+def test_a_toml_syntax_error_names_the_file_and_line(tmp_path: Path) -> None:
+    message = error_of(tmp_path, GOOD.replace("seed = 7", "seed = = 7"))
+    assert message.startswith(f"{tmp_path / 'cup.toml'}: not valid TOML")
+    assert "line 3" in message
+
+
+def test_every_problem_is_reported_at_once(tmp_path: Path) -> None:
+    text = GOOD.replace("seed = 7", 'seed = "x"').replace("move_timeout = 2.5", "grace = -1")
+    lines = error_of(tmp_path, text).splitlines()
+    assert len(lines) == 2
+    assert ":3: seed:" in lines[0] and ":10: time_control.grace:" in lines[1]
+
+
+def test_a_missing_file_is_a_clear_error(tmp_path: Path) -> None:
+    with pytest.raises(ConfigError, match="cannot read the config"):
+        load_config(tmp_path / "nope.toml")

@@ -1,0 +1,53 @@
+"""The live display renders progress, standings, games in progress and the latest games."""
+
+from __future__ import annotations
+
+from rich.console import Console
+
+from protocols.base import Reason, Side
+from referee.tournament.events import GameFinished
+from referee.tournament.live import LiveDisplay
+from referee.tournament.runner import RunningGame, RunState
+from referee.tournament.schedule import ScheduledGame
+from referee.tournament.standings import GameResult
+
+
+async def test_the_live_display_shows_the_whole_state() -> None:
+    state = RunState(players=["ann", "bob", "cat"], total=6)
+    state.results.append(GameResult("ann", "bob", Side.BLUE, Reason.NO_LEGAL_MOVE))
+    state.running[2] = RunningGame(ScheduledGame(2, 2, "cat", "ann", 5), 1, "games/0002.jsonl", 0)
+    state.running[2].plies = 17
+    finished = {"attempt": 1, "detail": "", "blue": "ann", "orange": "bob"}
+    state.recent.appendleft(
+        GameFinished(
+            number=1,
+            result="blue",
+            winner="ann",
+            reason=Reason.NO_LEGAL_MOVE,
+            plies=40,
+            record="games/0001.jsonl",
+            **finished,  # type: ignore[arg-type]
+        )
+    )
+    state.recent.appendleft(
+        GameFinished(
+            number=3,
+            result="void",
+            winner=None,
+            reason=Reason.INFRASTRUCTURE,
+            plies=0,
+            record="games/0003.jsonl",
+            replay=True,
+            **finished,  # type: ignore[arg-type]
+        )
+    )
+    console = Console(record=True, width=120)
+    display = LiveDisplay(console, state, "cup")
+    console.print(display.render())
+    text = console.export_text()
+    assert "cup  1/6 games  1 playing" in text
+    assert "Standings" in text and "Playing" in text and "Latest games" in text
+    standings = text[text.index("Standings") : text.index("Playing")]
+    assert standings.index("ann") < standings.index("bob")
+    assert "17" in text[text.index("Playing") :]  # plies of the game in progress
+    assert "void, replayed later" in text and "infrastructure" in text

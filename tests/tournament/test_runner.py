@@ -1,0 +1,187 @@
+"""Whole tournaments of script bots, in process: exact standings, records, voids and replays."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from protocols.base import Reason
+from referee.lag import LagMonitor
+from referee.match import Listener
+from referee.records import GameRecord, read_record
+from referee.store import GameState, open_view
+from referee.tournament.config import LoadedConfig, load_config
+from referee.tournament.events import Event, GameFinished, GameStarted, TournamentFinished
+from referee.tournament.report import build_report
+from referee.tournament.runner import Runner, ScheduledGame, open_tournament, play_match
+from referee.verify import verify_record
+from tests.scriptbots import script_bot
+
+# Plays the first legal move that removes nothing: two of them draw after 20 plies.
+GOOD = """
+from protocols import get_game
+game = get_game("lasker-morris")
+state = game.initial_state(None)
+me = hear()
+while True:
+    if game.outcome(state) is None and state.to_move.value == me:
+        moves = list(game.legal_moves(state))
+        quiet = [m for m in moves if game.format_move(m).endswith(" r0")]
+        move = (quiet or moves)[0]
+        say(game.format_move(move))
+        state = game.apply(state, move)
+        continue
+    line = hear()
+    if line in ("END", ""):
+        break
+    state = game.apply(state, game.parse_move(state, line))
+"""
+# The bad bots misbehave on their first turn (orange waits for blue's move first).
+CRASHES = """
+if hear() == "orange":
+    hear()
+sys.exit(1)
+"""
+SLEEPS = """
+if hear() == "orange":
+    hear()
+time.sleep(60)
+"""
+ILLEGAL = """
+if hear() == "orange":
+    hear()
+say("a1 a4 r0")
+hear()
+"""
+
+
+def write_config(
+    tmp_path: Path, players: dict[str, str], extra: str = "", replays: int = 10
+) -> Path:
+    entries = "".join(
+        f'[[players]]\nname = "{name}"\ncommand = "{command}"\n'
+        for name, command in players.items()
+    )
+    path = tmp_path / "cup.toml"
+    path.write_text(
+        f'name = "cup"\ngame = "lasker-morris"\nseed = 11\ngames_per_pairing = 2\n'
+        f"concurrency = 4\nmax_replays = {replays}\n{extra}\n"
+        "[time_control]\nmove_timeout = 0.5\ngrace = 0.2\nstartup_allowance = 3.0\n\n"
+        # The script bots live in a private temporary folder: no sandbox around them.
+        '[match.isolation]\nlevel = "basic"\n\n'
+        f"{entries}"
+    )
+    return path
+
+
+def script_players(tmp_path: Path) -> dict[str, str]:
+    return {
+        "good1": script_bot(tmp_path, "good1", GOOD),
+        "good2": script_bot(tmp_path, "good2", GOOD),
+        "crasher": script_bot(tmp_path, "crasher", CRASHES),
+        "sleeper": script_bot(tmp_path, "sleeper", SLEEPS),
+        "cheater": script_bot(tmp_path, "cheater", ILLEGAL),
+    }
+
+
+async def run(loaded: LoadedConfig, **kw: object) -> tuple[TournamentFinished, list[Event]]:
+    events: list[Event] = []
+    store, _ = open_tournament(loaded)
+    try:
+        runner = Runner(loaded, store, emit=events.append, **kw)  # type: ignore[arg-type]
+        final = await runner.run(handle_signals=False)
+    finally:
+        store.close()
+    return final, events
+
+
+async def test_a_tournament_of_script_bots_gives_the_exact_standings(tmp_path: Path) -> None:
+    loaded = load_config(write_config(tmp_path, script_players(tmp_path)))
+    final, events = await run(loaded)
+    assert final.complete and not final.interrupted and final.finished == 20
+    table = {s.name: s for s in final.standings}
+    for good in ("good1", "good2"):
+        s = table[good]
+        assert (s.rank, s.points, s.wins, s.draws, s.losses) == (1, 14, 6, 2, 0)
+        assert (s.timeouts, s.crashes, s.illegal) == (0, 0, 0)
+    for bad in ("crasher", "sleeper", "cheater"):
+        s = table[bad]
+        assert (s.rank, s.points, s.wins, s.draws, s.losses) == (3, 4, 2, 0, 6)
+    assert table["crasher"].crashes == 6 and table["sleeper"].timeouts == 6
+    assert table["cheater"].illegal == 6
+    assert table["crasher"].timeouts == table["sleeper"].crashes == 0
+
+    # Every game is in the store with its record, and every record re-verifies.
+    view = open_view(loaded.directory)
+    rows = view.games()
+    assert {row.state for row in rows} == {GameState.FINISHED}
+    for row in rows:
+        path = view.record_path(row)
+        assert path is not None
+        record = read_record(path)
+        assert record.result is not None and record.result.reason is row.reason
+        assert (record.header.players["blue"].name, record.header.seed) == (row.blue, row.seed)
+        assert verify_record(record).ok
+    report = build_report(view)
+    assert [s.name for s in report.standings][:2] == ["good1", "good2"]
+    view.close()
+    finished = [e for e in events if isinstance(e, GameFinished)]
+    assert len(finished) == 20 + sum(e.result == "void" for e in finished)
+
+
+async def test_void_games_are_replayed_up_to_the_limit_and_never_scored(tmp_path: Path) -> None:
+    """Every game's first attempt is voided (as an infrastructure failure would), and game 1
+    every time: the others are replayed and scored, game 1 ends void for good."""
+    players = {f"r{i}": "builtin:random --seed {seed}" for i in range(3)}
+    loaded = load_config(write_config(tmp_path, players, replays=2))
+    attempts: dict[int, int] = {}
+
+    async def flaky(
+        loaded: LoadedConfig, game: ScheduledGame, path: Path, listener: Listener, lag: LagMonitor
+    ) -> GameRecord:
+        record = await play_match(loaded, game, path, listener, lag)
+        attempts[game.number] = attempts.get(game.number, 0) + 1
+        if game.number == 1 or attempts[game.number] == 1:
+            assert record.result is not None
+            void = record.result.model_copy(
+                update={"winner": None, "reason": Reason.INFRASTRUCTURE, "void": True}
+            )
+            return record.model_copy(update={"result": void})
+        return record
+
+    final, events = await run(loaded, play=flaky)
+    assert attempts == {1: 3, 2: 2, 3: 2, 4: 2, 5: 2, 6: 2}
+    assert (final.finished, final.void, final.pending) == (5, 1, 0)
+    assert sum(s.games for s in final.standings) == 10  # game 1 counts for nobody
+    finished = [e for e in events if isinstance(e, GameFinished)]
+    started = [e for e in events if isinstance(e, GameStarted)]
+    # Replays come later: no replay starts before every first attempt has started. (With
+    # several games at once a replay may still finish before a slow first attempt.)
+    first_replay = next(i for i, e in enumerate(started) if e.attempt == 2)
+    assert all(e.attempt == 1 for e in started[:first_replay]) and first_replay == 6
+    assert [e.replay for e in finished if e.number == 1] == [True, True, False]
+    view = open_view(loaded.directory)
+    rows = {row.number: row for row in view.games()}
+    assert rows[1].state is GameState.VOID and rows[1].voids == 3
+    assert rows[2].state is GameState.FINISHED and rows[2].record == "games/0002-2.jsonl"
+    assert (loaded.directory / "games/0002.jsonl").is_file()  # the void attempt's record stays
+    view.close()
+
+
+async def test_one_game_per_player_never_runs_a_bot_twice_at_once(tmp_path: Path) -> None:
+    players = {f"r{i}": "builtin:random --seed {seed}" for i in range(4)}
+    loaded = load_config(write_config(tmp_path, players, extra="one_game_per_player = true"))
+    busy: set[str] = set()
+    overlaps: list[str] = []
+
+    async def watched(
+        loaded: LoadedConfig, game: ScheduledGame, path: Path, listener: Listener, lag: LagMonitor
+    ) -> GameRecord:
+        overlaps.extend(p for p in game.players if p in busy)
+        busy.update(game.players)
+        try:
+            return await play_match(loaded, game, path, listener, lag)
+        finally:
+            busy.difference_update(game.players)
+
+    final, _ = await run(loaded, play=watched)
+    assert final.complete and final.finished == 12 and overlaps == []

@@ -1,0 +1,112 @@
+"""The tournament store: schedule and results survive reopening, running games are recovered,
+the read-only view cannot write, one writer at a time, and schedule changes are refused."""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from protocols.base import Reason, Side
+from referee.records import Result, utc_now
+from referee.store import GameState, Store, StoreError, open_view
+from referee.tournament.config import load_config
+from referee.tournament.runner import ScheduleChanged, open_tournament
+
+CONFIG = """\
+name = "store test"
+game = "alak"
+seed = 4
+[[players]]
+name = "a"
+command = "builtin:random"
+[[players]]
+name = "b"
+command = "builtin:random"
+[[players]]
+name = "c"
+command = "builtin:random"
+"""
+
+
+def result(winner: Side | None, reason: Reason) -> Result:
+    return Result(
+        winner=winner, reason=reason, detail="d", plies=7, void=reason.voids_game,
+        finished_at=utc_now(),
+    )  # fmt: skip
+
+
+def test_results_recovery_and_the_read_only_view(tmp_path: Path) -> None:
+    config = tmp_path / "t.toml"
+    config.write_text(CONFIG)
+    store, schedule = open_tournament(load_config(config))
+    assert len(schedule) == 6 and store.info().game == "alak"
+    first, second, third = (g.number for g in schedule[:3])
+    attempt, record = store.start(first)
+    assert (attempt, record) == (1, "games/0001.jsonl")
+    store.finish(first, attempt, result(Side.BLUE, Reason.STONE_COUNT))
+    store.start(second)
+    store.finish(second, 1, result(None, Reason.REFEREE_OVERLOAD))
+    assert store.start(second) == (2, "games/0002-2.jsonl")  # a replay has its own record
+    store.start(third)
+    store.close()  # as if the referee died with games 2 and 3 running
+
+    store, _ = open_tournament(load_config(config))
+    assert sorted(store.recover()) == [second, third]
+    store.close()
+    view = open_view(tmp_path / "t")
+    rows = {row.number: row for row in view.games()}
+    assert rows[first].state is GameState.FINISHED and rows[first].winner is Side.BLUE
+    assert rows[first].winner_name == schedule[0].blue and rows[first].plies == 7
+    assert rows[second].state is GameState.PENDING and rows[second].voids == 1
+    assert rows[third].state is GameState.PENDING
+    outcomes = [(a.number, a.attempt, a.outcome) for a in view.attempts()]
+    assert outcomes == [
+        (1, 1, "finished"),
+        (2, 1, "void"),
+        (2, 2, "cut-short"),
+        (3, 1, "cut-short"),
+    ]
+    assert view.record_path(rows[first]) == tmp_path / "t" / "games/0001.jsonl"
+    assert view.players() == ["a", "b", "c"]
+    with pytest.raises(sqlite3.OperationalError, match="readonly"):
+        view.db.execute("UPDATE games SET state = 'finished'")
+    view.close()
+
+
+def test_one_writer_at_a_time(tmp_path: Path) -> None:
+    store = Store.open(tmp_path)
+    with pytest.raises(StoreError, match="another referee is running"):
+        Store.open(tmp_path)
+    store.close()
+    Store.open(tmp_path).close()
+
+
+def test_no_store_is_a_clear_error(tmp_path: Path) -> None:
+    with pytest.raises(StoreError, match="no tournament store"):
+        open_view(tmp_path)
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "named"),
+    [
+        ("seed = 4", "seed = 5", "seed: 4 -> 5"),
+        ('name = "c"', 'name = "d"', "players"),
+        ('game = "alak"', 'game = "alak"\ngames_per_pairing = 4', "games_per_pairing: 2 -> 4"),
+        ('game = "alak"', 'game = "alak"\ngame_options = { size = 9 }', "game_options"),
+    ],
+)
+def test_a_config_that_changes_the_schedule_is_refused(
+    tmp_path: Path, old: str, new: str, named: str
+) -> None:
+    config = tmp_path / "t.toml"
+    config.write_text(CONFIG)
+    open_tournament(load_config(config))[0].close()
+    config.write_text(CONFIG.replace(old, new))
+    with pytest.raises(ScheduleChanged, match=named) as caught:
+        open_tournament(load_config(config))
+    assert "another `directory`" in str(caught.value)
+    # Settings that do not change the schedule are fine.
+    config.write_text(CONFIG.replace("seed = 4", "seed = 4\nconcurrency = 1\nmax_replays = 9"))
+    open_tournament(load_config(config))[0].close()
