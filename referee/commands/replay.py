@@ -1,0 +1,115 @@
+"""`referee replay RECORD`: re-verify a game record and show it in the terminal, or as HTML.
+
+Every move is replayed through the rules; any mismatch (an illegal move, a result that does not
+follow from the moves) is reported with the ply and the reason, and the exit code is 1. On a
+terminal the replay is stepped with the keyboard; `--animate` plays it; `--ply N` prints one
+position; `--verify-only` prints the verdict alone; `--html -o FILE` writes a page that plays
+it back in a browser.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import Any
+
+from rich.console import Console
+
+from referee.commands import EXIT_OK, EXIT_USAGE
+from referee.console import replay_frame
+from referee.html_export import replay_html
+from referee.records import RecordError
+from referee.replay import Replay, load_replay
+
+EXIT_MISMATCH = 1
+
+
+def register(commands: Any) -> None:
+    parser = commands.add_parser(
+        "replay",
+        help="re-verify a game record and show it (terminal or HTML)",
+        description=(
+            "Replay a game record through the rules and show it. On a terminal: → ← (or l h) "
+            "step, g G jump to the start/end, space plays, q quits. The exit code is 1 when "
+            "the record does not agree with the rules."
+        ),
+    )
+    parser.add_argument("record", type=Path, help="a game record (.jsonl)")
+    parser.add_argument("--ply", type=int, default=None, help="print the position after N plies")
+    parser.add_argument(
+        "--verify-only", action="store_true", help="only check the record; print the verdict"
+    )
+    parser.add_argument("--animate", action="store_true", help="play the game from the start")
+    parser.add_argument(
+        "--speed", type=float, default=0.7, help="seconds per ply when playing (0.7)"
+    )
+    parser.add_argument("--html", action="store_true", help="write a self-contained HTML replay")
+    parser.add_argument("-o", "--output", type=Path, default=None, help="where --html writes")
+    parser.set_defaults(run=run_replay)
+
+
+def run_replay(args: argparse.Namespace, out: Console, err: Console) -> int:
+    if args.speed <= 0:
+        err.print("[red]referee replay: --speed must be positive[/red]")
+        return EXIT_USAGE
+    try:
+        replay = load_replay(args.record)
+    except RecordError as exc:
+        err.print(f"[red]referee replay: {exc}[/red]", highlight=False)
+        return EXIT_USAGE
+    code = EXIT_OK if replay.ok else EXIT_MISMATCH
+    if args.html:
+        return write_html(args, replay, err, code)
+    if args.verify_only:
+        print_verification(out, replay)
+        return code
+    if args.ply is not None:
+        if not 0 <= args.ply < len(replay.frames):
+            err.print(f"[red]referee replay: --ply must be 0..{len(replay.frames) - 1}[/red]")
+            return EXIT_USAGE
+        out.print(replay_frame(replay, args.ply, out.width))
+        return code
+    show(out, replay, args)
+    print_verification(err, replay)
+    return code
+
+
+def show(out: Console, replay: Replay, args: argparse.Namespace) -> None:
+    """Keyboard stepping on a terminal; otherwise the animation, or the final position."""
+    from referee.replay_terminal import run_animation, run_interactive
+
+    interactive = out.is_terminal and sys.stdin.isatty()
+    if interactive:
+        run_interactive(out, replay, 0, args.speed, play=args.animate)
+    elif args.animate:
+        run_animation(out, replay, 0, args.speed)
+    else:
+        out.print(replay_frame(replay, len(replay.frames) - 1, out.width))
+
+
+def print_verification(console: Console, replay: Replay) -> None:
+    plies = len(replay.plies)
+    if replay.ok:
+        result = replay.result
+        if result is None:
+            verdict = "unfinished (no result line)"
+        else:
+            verdict = f"{f'{result.winner} wins' if result.winner else 'draw'} by {result.reason}"
+        console.print(
+            f"[green]verified:[/green] {replay.game}, {plies} plies, {verdict}", highlight=False
+        )
+    for problem in replay.problems:
+        console.print(f"[red]mismatch:[/red] {problem}", highlight=False)
+
+
+def write_html(args: argparse.Namespace, replay: Replay, err: Console, code: int) -> int:
+    target: Path = args.output or args.record.with_suffix(".html")
+    try:
+        target.write_text(replay_html(replay), encoding="utf-8")
+    except OSError as exc:
+        err.print(f"[red]referee replay: cannot write {target}: {exc.strerror}[/red]")
+        return EXIT_USAGE
+    print_verification(err, replay)
+    err.print(f"wrote {target}", highlight=False)
+    return code

@@ -1,0 +1,63 @@
+"""A replay as one self-contained HTML file: the player, the game's renderer and the game inline.
+
+The file needs no network and no server: the same style, player and renderer the web view
+serves are copied in, with the replay JSON in a data block the player reads on load.
+"""
+
+from __future__ import annotations
+
+import html
+from importlib import resources
+
+from referee.replay import Replay
+
+_PAGE = """<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>{title}</title>
+<style>
+{style}
+</style>
+</head>
+<body>
+<div id="app"></div>
+<script>
+{player}
+</script>
+<script>
+{renderer}
+</script>
+<script type="application/json" id="replay-data">{data}</script>
+<script>
+Referee.startPlayer(document.getElementById("app"),
+  JSON.parse(document.getElementById("replay-data").textContent), {{live: false}});
+</script>
+</body>
+</html>
+"""
+
+
+def static_text(name: str) -> str:
+    """A file of the web view's static folder, e.g. `player.js` or `games/alak.js`."""
+    return (resources.files("referee.web") / "static" / name).read_text(encoding="utf-8")
+
+
+def json_in_script(text: str) -> str:
+    """JSON that cannot end the <script> element it sits in: `<` only occurs inside JSON
+    strings, where the escape `\\u003c` means the same character."""
+    return text.replace("<", "\\u003c")
+
+
+def replay_html(replay: Replay) -> str:
+    """The whole HTML page that plays `replay` back."""
+    players = replay.header.players
+    title = f"{replay.game}: {' vs '.join(p.name for p in players.values())}"
+    return _PAGE.format(
+        title=html.escape(title),
+        style=static_text("style.css"),
+        player=static_text("player.js"),
+        renderer=static_text(f"games/{replay.game}.js"),
+        data=json_in_script(replay.model_dump_json()),
+    )

@@ -1,0 +1,173 @@
+/* The dashboard: games in progress (click to watch live), the archive of finished games (click to
+   replay) and, when tournaments are served, their standings and progress. It refetches a list
+   only when the server pushes word that something changed. */
+(function () {
+  "use strict";
+  const ARCHIVE_ROWS = 200; // newest records listed
+
+  function cell(row, content, cls) {
+    const td = row.insertCell();
+    if (cls) td.className = cls;
+    if (content instanceof Node) td.append(content); else td.textContent = content === null || content === undefined ? "" : content;
+    return td;
+  }
+  function link(href, text) { const a = document.createElement("a"); a.href = href; a.textContent = text; return a; }
+  function side(name, colour) { const s = document.createElement("span"); s.className = "side-" + colour; s.textContent = name || "?"; return s; }
+  function outcome(game, unfinished) {
+    if (!game.finished) return unfinished;
+    return (game.winner ? game.winner + " wins" : "draw") + " by " + game.reason;
+  }
+  function table(headers, rows, fill, empty) {
+    if (!rows.length) { const p = document.createElement("p"); p.className = "empty"; p.textContent = empty; return p; }
+    const t = document.createElement("table");
+    const head = t.createTHead().insertRow();
+    headers.forEach((h) => { const th = document.createElement("th"); th.textContent = h; head.append(th); });
+    const body = t.createTBody();
+    rows.forEach((item) => fill(body.insertRow(), item));
+    return t;
+  }
+
+  async function getJSON(url) {
+    const response = await fetch(url);
+    if (!response.ok) throw new Error(url + ": " + response.status);
+    return response.json();
+  }
+
+  async function showLive() {
+    const data = await getJSON("/api/live");
+    const box = document.getElementById("live");
+    const playing = data.matches.filter((m) => !m.finished).reverse();
+    box.replaceChildren(table(["game", "", "blue", "orange", "plies", "state"], playing, (row, m) => {
+      row.dataset.live = m.id;
+      cell(row, link("/live/" + encodeURIComponent(m.id), m.title));
+      cell(row, m.game);
+      cell(row, side(m.players.blue, "blue"));
+      cell(row, side(m.players.orange, "orange"));
+      cell(row, m.plies, "num").dataset.plies = m.id;
+      cell(row, outcome(m, "in progress"));
+    }, "no game is being played now"));
+  }
+
+  async function showArchive() {
+    const data = await getJSON("/api/archive");
+    const box = document.getElementById("archive");
+    const shown = data.records.slice(0, ARCHIVE_ROWS);
+    box.replaceChildren(table(["record", "game", "blue", "orange", "plies", "result"], shown, (row, r) => {
+      row.dataset.record = r.id;
+      cell(row, link("/replay/" + r.id.split("/").map(encodeURIComponent).join("/"), r.id.replace(/^\d+\//, "")));
+      cell(row, r.game);
+      cell(row, side(r.players.blue, "blue"));
+      cell(row, side(r.players.orange, "orange"));
+      cell(row, r.plies, "num");
+      cell(row, outcome(r, "unfinished"));
+    }, data.folders ? "no records in the served folders" : "no folders served (give them to `referee serve`)"));
+    if (data.records.length > shown.length) {
+      const more = document.createElement("p");
+      more.className = "muted";
+      more.textContent = "and " + (data.records.length - shown.length) + " older records";
+      box.append(more);
+    }
+  }
+
+  /* Tournaments: standings, progress, games being played and the latest results. */
+  function tournamentSection(t) {
+    const section = document.createElement("section");
+    section.className = "tournament";
+    section.dataset.tournament = t.folder;
+    const title = document.createElement("h2");
+    section.append(title);
+    if (t.error) { title.textContent = "tournament"; section.append(t.error); return section; }
+    title.textContent = t.name + " (" + t.game + ")";
+    const c = t.counts;
+    const done = (c.finished || 0) + (c.void || 0);
+    const line = document.createElement("div");
+    line.className = "muted";
+    line.dataset.progress = done + "/" + t.total;
+    line.textContent = done + " of " + t.total + " games played · " + (c.running || 0) + " playing · " +
+      (c.pending || 0) + " waiting" + (c.void ? " · " + c.void + " void" : "");
+    const bar = document.createElement("div");
+    bar.className = "progress";
+    const fill = document.createElement("div");
+    fill.style.width = (t.total ? (100 * done) / t.total : 0) + "%";
+    bar.append(fill);
+    section.append(line, bar);
+    section.append(table(["#", "player", "pts", "games", "W", "D", "L", "Elo", "95% CI", "timeouts", "crashes", "illegal"], t.standings, (row, s) => {
+      row.dataset.player = s.name;
+      cell(row, s.rank, "num");
+      cell(row, s.name);
+      [s.points, s.games, s.wins, s.draws, s.losses].forEach((v) => cell(row, v, "num"));
+      cell(row, s.elo === null ? "–" : (s.elo > 0 ? "+" : "") + Math.round(s.elo), "num");
+      cell(row, s.elo_low === null ? "" : Math.round(s.elo_low) + " … " + Math.round(s.elo_high), "num");
+      [s.timeouts, s.crashes, s.illegal].forEach((v) => cell(row, v, "num"));
+    }, "no players"));
+    const note = document.createElement("p");
+    note.className = "muted";
+    note.textContent = "Elo: " + t.rating_method + ", anchored at " + t.rating_anchor;
+    section.append(note);
+    if (t.running.length) {
+      const h = document.createElement("h2");
+      h.textContent = "Playing now";
+      section.append(h, table(["#", "blue", "orange", ""], t.running, (row, g) => {
+        row.dataset.game = g.number;
+        cell(row, g.number, "num");
+        cell(row, side(g.blue, "blue"));
+        cell(row, side(g.orange, "orange"));
+        if (g.live) cell(row, link("/live/" + g.live, "watch live"));
+        else if (g.record_id) cell(row, link("/replay/" + g.record_id, "the game so far"));
+        else cell(row, "");
+      }, ""));
+    }
+    const h = document.createElement("h2");
+    h.textContent = "Latest results";
+    section.append(h, table(["#", "blue", "orange", "result", "plies", ""], t.latest, (row, g) => {
+      row.dataset.game = g.number;
+      cell(row, g.number, "num");
+      cell(row, side(g.blue, "blue"));
+      cell(row, side(g.orange, "orange"));
+      const result = g.state === "void" ? "void (" + g.reason + ")" : (g.winner ? g.winner + " wins" : "draw") + " by " + g.reason;
+      cell(row, result);
+      cell(row, g.plies, "num");
+      cell(row, g.record_id ? link("/replay/" + g.record_id, "replay") : "");
+    }, "no game finished yet"));
+    return section;
+  }
+
+  async function showTournaments() {
+    const data = await getJSON("/api/tournaments");
+    document.getElementById("tournaments").replaceChildren(...data.tournaments.map(tournamentSection));
+  }
+
+  /* A refresh asked for while one runs is done once after it: never more than one at a time. */
+  function coalesced(fetcher) {
+    let busy = false, again = false;
+    const run = async () => {
+      if (busy) { again = true; return; }
+      busy = true;
+      try { await fetcher(); } catch (error) { console.error(error); }
+      busy = false;
+      if (again) { again = false; run(); }
+    };
+    return run;
+  }
+  const refreshLive = coalesced(showLive);
+  const refreshArchive = coalesced(showArchive);
+  const refreshTournaments = coalesced(showTournaments);
+  document.getElementById("refresh-archive").addEventListener("click", refreshArchive);
+  refreshLive();
+  refreshArchive();
+  refreshTournaments();
+
+  const events = new EventSource("/api/events");
+  events.addEventListener("match", (event) => {
+    refreshLive();
+    if (JSON.parse(event.data).finished) refreshArchive();
+  });
+  events.addEventListener("tournament", () => { refreshTournaments(); refreshArchive(); });
+  events.addEventListener("progress", (event) => {
+    const data = JSON.parse(event.data);
+    for (const td of document.querySelectorAll("#live td[data-plies]")) {
+      if (td.dataset.plies === data.id) td.textContent = data.plies;
+    }
+  });
+  events.addEventListener("open", () => { refreshLive(); });
+})();

@@ -1,0 +1,311 @@
+/* The shared game player: draws one frame of a replay with the game's renderer, and steps,
+   plays and jumps through the plies. The data is the replay JSON (referee/replay.py): header,
+   plies, frames (state + marks), result, problems. A live game grows it with push()/finish().
+   Each game's renderer registers Referee.renderers[game] = function (state, marks) -> <svg>. */
+(function () {
+  "use strict";
+  const SVG_NS = "http://www.w3.org/2000/svg";
+  const Referee = (window.Referee = window.Referee || {});
+  Referee.renderers = Referee.renderers || {};
+  window.refereeLatencies = window.refereeLatencies || [];
+
+  /* Helpers for renderers. */
+  Referee.svg = function (tag, attrs, parent) {
+    const node = document.createElementNS(SVG_NS, tag);
+    for (const [key, value] of Object.entries(attrs || {})) {
+      if (value !== null && value !== undefined && value !== false) node.setAttribute(key, value);
+    }
+    if (parent) parent.appendChild(node);
+    return node;
+  };
+  Referee.markOf = function (square, marks) {
+    for (const kind of ["to", "removed", "from"]) {
+      if (marks && (marks[kind] || []).includes(square)) return kind;
+    }
+    return null;
+  };
+  /* A highlight ring/box for a marked square, drawn by `shape` (a function of class). */
+  Referee.drawMark = function (square, marks, shape) {
+    const kind = Referee.markOf(square, marks);
+    if (kind) shape("mark mark-" + kind).setAttribute("data-square", square);
+  };
+  Referee.text = function (parent, x, y, content, cls) {
+    const node = Referee.svg("text", { x: x, y: y, class: cls || "label" }, parent);
+    node.textContent = content;
+    return node;
+  };
+
+  function element(tag, cls, text) {
+    const node = document.createElement(tag);
+    if (cls) node.className = cls;
+    if (text !== undefined) node.textContent = text;
+    return node;
+  }
+  function seconds(ms) { return (ms / 1000).toFixed(ms < 10000 ? 2 : 1) + " s"; }
+  function millis(ms) { return (ms < 10 ? ms.toFixed(1) : Math.round(ms)) + " ms"; }
+  function sideSpan(side, text) { return element("span", "side-" + side, text); }
+
+  function startPly(count, fallback) {
+    const match = /[?#&]ply=(\d+)/.exec(location.search + location.hash);
+    return match ? Math.min(parseInt(match[1], 10), count) : fallback;
+  }
+
+  class Player {
+    constructor(root, data, options) {
+      this.data = data;
+      this.live = Boolean(options.live);
+      this.draw = Referee.renderers[data.game];
+      this.speed = 700;
+      this.timer = null;
+      this.thinkTimer = null;
+      this.lastMoveAt = performance.now();
+      if (this.live && data.accepted_at && data.accepted_at.length && data.server_time) {
+        this.lastMoveAt -= data.server_time - data.accepted_at[data.accepted_at.length - 1];
+      }
+      this.build(root);
+      this.plies.forEach((ply) => this.addMoveCell(ply));
+      this.show(startPly(this.last, this.live ? this.last : 0));
+      this.updateThinking();
+    }
+    get plies() { return this.data.plies; }
+    get last() { return this.data.frames.length - 1; }
+
+    build(root) {
+      root.textContent = "";
+      root.classList.add("referee-player");
+      const header = this.data.header;
+      const title = element("h1", "rp-title");
+      title.append(element("span", "", this.data.game + ": "));
+      for (const side of ["blue", "orange"]) {
+        if (side === "orange") title.append(element("span", "vs", "vs"));
+        title.append(sideSpan(side, header.players[side].name));
+      }
+      this.liveBadge = element("span", "rp-live", "LIVE");
+      if (this.live) title.append(this.liveBadge);
+      const main = element("div", "rp-main");
+      this.board = element("div", "rp-board");
+      const side = element("div", "rp-side");
+      this.status = element("div", "rp-box rp-status");
+      this.clocks = element("div", "rp-box rp-clocks");
+      this.verdict = element("div", "rp-box rp-verdict");
+      const moves = element("div", "rp-box rp-moves");
+      this.moveTable = element("table");
+      moves.append(this.moveTable);
+      this.movesBox = moves;
+      side.append(this.status, this.clocks, this.verdict, moves);
+      main.append(this.board, side);
+      root.append(title, main, this.buildControls());
+      Referee.active = this;
+    }
+
+    buildControls() {
+      const bar = element("div", "rp-controls");
+      const button = (label, title, action) => {
+        const b = element("button", "", label);
+        b.title = title;
+        b.dataset.action = title;
+        b.addEventListener("click", action);
+        bar.append(b);
+        return b;
+      };
+      button("|◀", "start", () => this.jump(0));
+      button("◀", "back", () => this.jump(this.index - 1));
+      this.playButton = button("play", "play", () => this.toggle());
+      button("▶", "next", () => this.jump(this.index + 1));
+      button("▶|", "end", () => this.jump(this.last));
+      this.slider = element("input");
+      this.slider.type = "range";
+      this.slider.min = 0;
+      this.slider.addEventListener("input", () => this.jump(parseInt(this.slider.value, 10)));
+      this.plyLabel = element("span", "rp-ply");
+      const speed = element("select");
+      for (const [label, ms] of [["slow", 1500], ["normal", 700], ["fast", 250], ["fastest", 60]]) {
+        const option = element("option", "", label);
+        option.value = ms;
+        option.selected = ms === this.speed;
+        speed.append(option);
+      }
+      speed.addEventListener("change", () => { this.speed = parseInt(speed.value, 10); });
+      bar.append(this.slider, this.plyLabel, speed);
+      return bar;
+    }
+
+    addMoveCell(ply) {
+      let row = this.moveTable.rows[this.moveTable.rows.length - 1];
+      if (ply.side === "blue" || !row || row.cells.length >= 3) {
+        row = this.moveTable.insertRow();
+        row.insertCell().className = "num";
+        row.cells[0].textContent = Math.floor((ply.ply + 1) / 2);
+        if (ply.side === "orange") row.insertCell();
+      }
+      const cell = row.insertCell();
+      const b = element("button", "side-" + ply.side);
+      b.dataset.ply = ply.ply;
+      b.append(ply.move, element("span", "ms", millis(ply.time_ms)));
+      b.addEventListener("click", () => this.jump(ply.ply));
+      cell.append(b);
+    }
+
+    jump(index) {
+      this.stop();
+      this.show(Math.max(0, Math.min(index, this.last)));
+    }
+
+    show(index) {
+      this.index = index;
+      const frame = this.data.frames[index];
+      const svg = this.draw ? this.draw(frame.state, frame.marks) : element("pre", "", JSON.stringify(frame.state, null, 1));
+      svg.setAttribute("data-ply", index);
+      this.board.replaceChildren(svg);
+      this.slider.max = this.last;
+      this.slider.value = index;
+      this.plyLabel.textContent = "ply " + index + " / " + this.last;
+      this.showStatus(frame);
+      this.showClocks();
+      this.showVerdict();
+      for (const b of this.moveTable.querySelectorAll("button.current")) b.classList.remove("current");
+      const current = this.moveTable.querySelector('button[data-ply="' + index + '"]');
+      if (current) {
+        current.classList.add("current");
+        const box = this.movesBox;
+        const top = current.offsetTop - box.offsetTop;
+        if (top < box.scrollTop || top > box.scrollTop + box.clientHeight - 30) box.scrollTop = top - box.clientHeight / 2;
+      }
+      if (history.replaceState) history.replaceState(null, "", "#ply=" + index);
+    }
+
+    showStatus(frame) {
+      this.status.textContent = "";
+      const ply = frame.state.ply !== undefined ? frame.state.ply : this.index;
+      if (this.index === this.last && this.data.result) {
+        this.status.append("game over after " + this.plies.length + " plies");
+      } else {
+        this.status.append(sideSpan(frame.state.to_move, frame.state.to_move), " to move, ply " + ply);
+      }
+      if (this.index > 0) {
+        const move = this.plies[this.index - 1];
+        this.status.append(element("br"), "last move: ", sideSpan(move.side, move.move));
+      }
+    }
+
+    showClocks() {
+      this.clocks.textContent = "";
+      const used = { blue: [], orange: [] };
+      for (const ply of this.plies.slice(0, this.index)) used[ply.side].push(ply.time_ms);
+      this.thinking = null;
+      const finished = Boolean(this.data.result);
+      if (this.live && !finished && this.index === this.last) {
+        this.thinking = this.data.frames[this.last].state.to_move;
+      }
+      for (const side of ["blue", "orange"]) {
+        const total = used[side].reduce((a, b) => a + b, 0);
+        const lastMs = used[side].length ? used[side][used[side].length - 1] : null;
+        const value = element("span", side === this.thinking ? "thinking" : "");
+        value.dataset.clock = side;
+        const count = used[side].length;
+        value.textContent = seconds(total) + " in " + count + (count === 1 ? " move" : " moves") +
+          (lastMs === null ? "" : ", last " + millis(lastMs));
+        if (side === this.thinking) this.thinkingNode = element("span", "thinking");
+        this.clocks.append(sideSpan(side, side), value);
+        if (side === this.thinking) value.append(element("br"), this.thinkingNode);
+      }
+      const tc = this.data.header.time_control;
+      const limit = element("span", "muted", "limit " + tc.move_timeout + " s per move (+" + tc.grace + " s grace)");
+      this.clocks.append(element("span"), limit);
+      this.tickThinking();
+    }
+
+    tickThinking() {
+      if (this.thinking && this.thinkingNode) {
+        this.thinkingNode.textContent = "thinking " + seconds(performance.now() - this.lastMoveAt);
+      }
+    }
+
+    updateThinking() {
+      const wanted = this.live && !this.data.result;
+      if (wanted && !this.thinkTimer) this.thinkTimer = setInterval(() => this.tickThinking(), 100);
+      if (!wanted && this.thinkTimer) { clearInterval(this.thinkTimer); this.thinkTimer = null; }
+    }
+
+    showVerdict() {
+      const box = this.verdict;
+      box.textContent = "";
+      const result = this.data.result;
+      const atEnd = this.index === this.last;
+      box.hidden = !(atEnd && (result || !this.live || this.data.problems.length));
+      if (box.hidden) return;
+      if (!result) box.append("unfinished game (no result line)");
+      else if (result.void) box.append("VOID by " + result.reason);
+      else if (!result.winner) box.append("Draw by " + result.reason);
+      else box.append(sideSpan(result.winner, result.winner + " (" + this.data.header.players[result.winner].name + ")"), " wins by " + result.reason);
+      if (result && result.detail) box.append(element("div", "detail", result.detail));
+      if (result && result.loser_line !== null && result.loser_line !== undefined) {
+        box.append(element("div", "offending", "offending line: " + JSON.stringify(result.loser_line)));
+      }
+      for (const problem of this.data.problems) box.append(element("div", "rp-problem", "✗ " + problem));
+    }
+
+    toggle() {
+      if (this.timer) { this.stop(); return; }
+      if (this.index >= this.last) this.show(0);
+      this.playButton.textContent = "pause";
+      const step = () => {
+        if (this.index >= this.last) { this.stop(); return; }
+        this.show(this.index + 1);
+        this.timer = setTimeout(step, this.speed);
+      };
+      this.timer = setTimeout(step, this.speed);
+    }
+
+    stop() {
+      if (this.timer) clearTimeout(this.timer);
+      this.timer = null;
+      this.playButton.textContent = "play";
+    }
+
+    onKey(event) {
+      if (event.target && ["INPUT", "SELECT", "TEXTAREA"].includes(event.target.tagName) && event.target.type !== "range") return;
+      const actions = {
+        ArrowLeft: () => this.jump(this.index - 1), ArrowRight: () => this.jump(this.index + 1),
+        Home: () => this.jump(0), End: () => this.jump(this.last), " ": () => this.toggle(),
+      };
+      if (actions[event.key]) { event.preventDefault(); actions[event.key](); }
+    }
+
+    /* Live games: a move the referee accepted at `acceptedAt` (wall-clock ms). */
+    push(ply, frame, acceptedAt) {
+      const following = this.index === this.last && !this.timer;
+      this.data.plies.push(ply);
+      this.data.frames.push(frame);
+      this.addMoveCell(ply);
+      this.lastMoveAt = performance.now();
+      if (following) this.show(this.last);
+      else { this.slider.max = this.last; this.plyLabel.textContent = "ply " + this.index + " / " + this.last; }
+      if (following && acceptedAt) {
+        requestAnimationFrame(() => {
+          window.refereeLatencies.push(performance.timeOrigin + performance.now() - acceptedAt);
+        });
+      }
+    }
+
+    finish(result) {
+      this.data.result = result;
+      this.liveBadge.classList.add("off");
+      this.liveBadge.textContent = "FINISHED";
+      this.updateThinking();
+      this.show(this.index);
+    }
+
+    setConnected(connected) {
+      if (this.data.result) return;
+      this.liveBadge.classList.toggle("off", !connected);
+      this.liveBadge.textContent = connected ? "LIVE" : "reconnecting…";
+    }
+  }
+
+  Referee.Player = Player;
+  document.addEventListener("keydown", (event) => { if (Referee.active) Referee.active.onKey(event); });
+  Referee.startPlayer = function (root, data, options) {
+    return new Player(root, data, options || {});
+  };
+})();

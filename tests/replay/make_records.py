@@ -1,0 +1,92 @@
+"""Game records made without processes: random legal games played through the rules and written
+with the referee's own record writer, for tests of everything that reads records."""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+from typing import Any
+
+from protocols import get_game
+from protocols.base import Reason, Side
+from referee.records import (
+    GameRecord,
+    Header,
+    PlayerInfo,
+    Ply,
+    RecordWriter,
+    Result,
+    TimeControl,
+    read_record,
+    utc_now,
+)
+
+GAMES = ["lasker-morris", "lielow", "legionnaires", "l-game", "alak"]
+
+
+def random_states(game_name: str, seed: int, max_plies: int = 400) -> tuple[list[Any], list[str]]:
+    """The states of a random game (start included) and the canonical moves between them."""
+    game = get_game(game_name)
+    rng = random.Random(seed)
+    state = game.initial_state(game.parse_options({}))
+    states, moves = [state], []
+    while game.outcome(state) is None and len(moves) < max_plies:
+        move = rng.choice(list(game.legal_moves(state)))
+        moves.append(game.format_move(move))
+        state = game.apply(state, move)
+        states.append(state)
+    return states, moves
+
+
+def header_for(game_name: str, seed: int = 0) -> Header:
+    return Header(
+        game=game_name,
+        options=get_game(game_name).parse_options({}).model_dump(mode="json"),
+        seed=seed,
+        players={
+            Side.BLUE: PlayerInfo(name="alice", command="alice-bot"),
+            Side.ORANGE: PlayerInfo(name="bob", command="bob-bot"),
+        },
+        time_control=TimeControl(move_timeout=5, grace=0.5, startup_allowance=5),
+        started_at=utc_now(),
+    )
+
+
+def record_lines(game_name: str, seed: int, max_plies: int = 400) -> list[Header | Ply | Result]:
+    """Header, plies and result of a random game that ended by the rules (or was cut short)."""
+    game = get_game(game_name)
+    states, moves = random_states(game_name, seed, max_plies)
+    lines: list[Header | Ply | Result] = [header_for(game_name, seed)]
+    for number, (state, move) in enumerate(zip(states, moves, strict=False), start=1):
+        lines.append(
+            Ply(ply=number, side=state.to_move, received=move, move=move, time_ms=number * 1.5)
+        )
+    outcome = game.outcome(states[-1])
+    if outcome is None:  # cut short: recorded as an interrupted (void) game
+        winner, reason, detail = None, Reason.INTERRUPTED, "cut short by the test"
+    else:
+        winner, reason, detail = outcome.winner, outcome.reason, outcome.detail
+    lines.append(
+        Result(
+            winner=winner,
+            reason=reason,
+            detail=detail,
+            plies=len(moves),
+            void=reason.voids_game,
+            finished_at=utc_now(),
+        )
+    )
+    return lines
+
+
+def write_record(path: Path, lines: list[Header | Ply | Result]) -> GameRecord:
+    writer = RecordWriter(path)
+    for line in lines:
+        writer.write(line)
+    writer.close()
+    return read_record(path)
+
+
+def random_record(path: Path, game_name: str, seed: int, max_plies: int = 400) -> GameRecord:
+    """Write a random finished game of `game_name` to `path` and read it back."""
+    return write_record(path, record_lines(game_name, seed, max_plies))

@@ -1,0 +1,147 @@
+"""The tournament dashboard: standings of a finished tournament, and a tournament watched while it
+is played through the hook a tournament run uses (`watch_tournament`)."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import pytest
+import trio
+
+from referee.store import open_view
+from referee.tournament.config import load_config
+from referee.tournament.report import build_report
+from referee.tournament.runner import Runner, open_tournament, play_match
+from referee.web.server import WebServer, start_web_server
+from referee.web.tournaments import watch_tournament
+from tests.web.conftest import serve_in_thread
+
+SLOW_BOT = Path(__file__).with_name("slow_bot.py")
+
+
+def config_text(name: str, players: dict[str, str], pairings: int = 1) -> str:
+    entries = "".join(
+        f'[[players]]\nname = "{n}"\ncommand = "{command}"\n' for n, command in players.items()
+    )
+    return (
+        f'name = "{name}"\ngame = "alak"\nseed = 5\ngames_per_pairing = {pairings}\n'
+        f"concurrency = 2\n{entries}"
+    )
+
+
+def slow(seed: int, delay: float) -> str:
+    return f"{sys.executable} {SLOW_BOT} alak {seed} {delay}"
+
+
+def table_rows(page: Any, selector: str) -> list[list[str]]:
+    return page.eval_on_selector_all(
+        selector, "rows => rows.map(r => Array.from(r.cells).map(c => c.textContent.trim()))"
+    )
+
+
+@pytest.fixture(scope="module")
+def finished_tournament(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    folder = tmp_path_factory.mktemp("cup")
+    players = {"ann": slow(1, 0), "ben": slow(2, 0), "cat": slow(3, 0)}
+    (folder / "cup.toml").write_text(config_text("cup", players, pairings=2))
+    done = subprocess.run(
+        [sys.executable, "-m", "referee", "tournament", "run", "cup.toml", "-q"],
+        cwd=folder, capture_output=True, text=True, timeout=600,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    return folder / "cup"
+
+
+def test_standings_of_a_finished_tournament(
+    page: Any, finished_tournament: Path, artifacts: Path
+) -> None:
+    view = open_view(finished_tournament)
+    report = build_report(view)
+    view.close()
+    with serve_in_thread([finished_tournament]) as server:
+        page.goto(server.url + "/")
+        page.wait_for_selector('section.tournament[data-tournament="0"] tr[data-player]')
+        rows = table_rows(page, "section.tournament tr[data-player]")
+        expected = [
+            [str(s.rank), s.name, str(s.points), str(s.games), str(s.wins), str(s.draws)]
+            for s in report.standings
+        ]
+        assert [row[:6] for row in rows] == expected
+        progress = page.get_attribute("section.tournament [data-progress]", "data-progress")
+        assert progress == f"{len(report.games)}/{len(report.games)}"
+        results = table_rows(page, "section.tournament tr[data-game]")
+        assert len(results) == len(report.games)  # 6 games, all among the latest
+        page.screenshot(path=str(artifacts / "dashboard-tournament.png"), full_page=True)
+        page.click("section.tournament tr[data-game] a")
+        page.wait_for_selector("svg.board.alak")
+
+
+@contextmanager
+def tournament_with_web(config: Path) -> Iterator[dict[str, Any]]:
+    """Play a tournament in a background trio loop with its web view, as `--web` does."""
+    loaded = load_config(config)
+    store, _ = open_tournament(loaded)
+    box: dict[str, Any] = {"finished": threading.Event()}
+    ready = threading.Event()
+
+    async def main() -> None:
+        async with trio.open_nursery() as nursery:
+            server: WebServer = await start_web_server(nursery, [loaded.directory], 0)
+            play, emit = watch_tournament(server.hub, play_match, lambda event: None)
+            runner = Runner(loaded, store, emit=emit, play=play)
+            box.update(
+                server=server, token=trio.lowlevel.current_trio_token(), scope=nursery.cancel_scope
+            )
+            ready.set()
+            box["final"] = await runner.run(handle_signals=False)
+            box["finished"].set()
+
+    thread = threading.Thread(target=trio.run, args=(main,), daemon=True)
+    thread.start()
+    assert ready.wait(60)
+    try:
+        yield box
+    finally:
+        trio.from_thread.run_sync(box["scope"].cancel, trio_token=box["token"])
+        thread.join(60)
+        store.close()
+
+
+@pytest.mark.slow
+def test_watch_a_tournament_while_it_is_played(page: Any, tmp_path: Path, artifacts: Path) -> None:
+    players = {"ann": slow(1, 0.15), "ben": slow(2, 0.15), "cat": slow(3, 0.15)}
+    (tmp_path / "live.toml").write_text(config_text("live cup", players))
+    with tournament_with_web(tmp_path / "live.toml") as box:
+        url = box["server"].url
+        page.goto(url + "/")
+        page.evaluate("window.loadedOnce = true")
+        watch = page.wait_for_selector("section.tournament a:text('watch live')", timeout=60000)
+        page.screenshot(path=str(artifacts / "dashboard-tournament-live.png"), full_page=True)
+        assert page.evaluate("window.loadedOnce") is True  # the games appeared without a reload
+        watch.click()
+        page.wait_for_selector("svg.board.alak[data-ply]")
+        first = int(page.get_attribute("svg.board", "data-ply"))
+        page.wait_for_function(
+            f"Number(document.querySelector('svg.board').dataset.ply) > {first}", timeout=60000
+        )
+        page.go_back()
+        page.evaluate("window.loadedOnce = true")
+        page.wait_for_selector('[data-progress="3/3"]', timeout=120000)
+        assert page.evaluate("window.loadedOnce") is True  # progress pushed, not reloaded
+        assert box["finished"].wait(60)
+        view = open_view(tmp_path / "live")
+        report = build_report(view)
+        view.close()
+        page.wait_for_function(
+            "document.querySelectorAll('section.tournament tr[data-game] a').length >= 3"
+        )
+        rows = table_rows(page, "section.tournament tr[data-player]")
+        assert [row[:3] for row in rows] == [
+            [str(s.rank), s.name, str(s.points)] for s in report.standings
+        ]
