@@ -9,6 +9,12 @@ Everything the bot does wrong becomes a `BotFault` with a `Reason` and a human s
 noticed while the bot was not being asked (output out of turn, closed output) is kept and
 reported through the `on_fault` callback at once, so the match can stop waiting for the other
 bot and end the game.
+
+Each bot runs confined (`referee/confinement.py`): resource limits and the chosen isolation level
+are applied by a launcher before the bot's program starts; a program that cannot be started is a
+`BotStartError` (the bot's fault), a machine that cannot start it is a `BotInfrastructureError`
+(nobody's fault: the game is void). When asked for, the bot is frozen whenever it is not on move,
+and the CPU time of each answer is measured (`last_cpu_ms`).
 """
 
 from __future__ import annotations
@@ -16,11 +22,10 @@ from __future__ import annotations
 import os
 import shlex
 import signal
-from collections.abc import AsyncIterator, Callable, Mapping
-from contextlib import asynccontextmanager, suppress
+from collections.abc import AsyncIterator, Callable, Mapping, Sequence
+from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from subprocess import PIPE
 
 import trio
 
@@ -34,6 +39,16 @@ from protocols.framing import (
     LineFramer,
     LineTooLong,
 )
+from referee import proctree
+from referee.confinement import (
+    Confinement,
+    InfrastructureFailure,
+    StartRefused,
+    resolve_executable,
+)
+from referee.isolation import Isolation
+from referee.limits import Limits
+from referee.spawn import spawn_confined
 from referee.tail_buffer import TailBuffer
 
 READ_CHUNK = 65536
@@ -43,6 +58,7 @@ DEFAULT_EXIT_GRACE = 1.0
 EXIT_CODE_WAIT = 0.5
 # How long to wait for a killed process group to disappear.
 GROUP_EXIT_WAIT = 2.0
+FLUSH_HINT = "it was itself waiting to read its input: did you flush stdout after your move?"
 
 
 class BotFault(Exception):
@@ -60,6 +76,15 @@ class BotStartError(BotFault):
 
     def __init__(self, detail: str) -> None:
         super().__init__(Reason.CRASH, detail)
+
+
+class BotInfrastructureError(Exception):
+    """The machine could not start the bot (out of processes or memory, a cgroup or sandbox
+    that could not be set up): not the bot's fault, the game is void."""
+
+    def __init__(self, detail: str) -> None:
+        super().__init__(detail)
+        self.detail = detail
 
 
 @dataclass(frozen=True, slots=True)
@@ -83,14 +108,6 @@ def split_command(command: str) -> list[str]:
     return argv
 
 
-def bot_environment(extra: Mapping[str, str] | None = None) -> dict[str, str]:
-    """The environment a bot starts with: ours, unbuffered Python, plus any extras."""
-    env = dict(os.environ)
-    env["PYTHONUNBUFFERED"] = "1"
-    env.update(extra or {})
-    return env
-
-
 class BotProcess:
     """A running bot; use `open_bot` to get one."""
 
@@ -101,10 +118,16 @@ class BotProcess:
         max_line_bytes: int,
         stderr_tail_bytes: int,
         on_fault: Callable[[BotProcess], None] | None,
+        confinement: Confinement | None = None,
     ) -> None:
         self.process = process
         self.name = name
         self.on_fault = on_fault
+        self.confinement = confinement or Confinement(None, None, freeze=False)
+        if self.confinement.pid is None:
+            self.confinement.attach(process.pid)
+        self.last_cpu_ms: float | None = None  # CPU time of the last answer, where measured
+        self._answered = 0
         self.stderr = TailBuffer(stderr_tail_bytes)
         self.fault: BotFault | None = None
         self.exit: BotExit | None = None
@@ -134,6 +157,7 @@ class BotProcess:
         stdin = self.process.stdin
         if stdin is None or self.process.returncode is not None:
             return False
+        self._thaw()
         with trio.move_on_after(timeout):
             try:
                 await stdin.send_all(line.encode() + b"\n")
@@ -154,6 +178,8 @@ class BotProcess:
         self._reply = None
         self._reply_event = trio.Event()
         self._interrupted = False
+        cpu_before = self.confinement.cpu_seconds()
+        self._thaw()
         try:
             with trio.move_on_at(deadline) as scope:
                 self._ask_scope = scope
@@ -163,16 +189,37 @@ class BotProcess:
             if self._reply is not None:
                 # Answered in time. A fault right after it (a second line in the same turn) stays
                 # in `self.fault` for the caller to judge.
+                self._answered += 1
+                self._measure_cpu(cpu_before)
                 return self._reply
             self._raise_fault()
             if self._interrupted:
                 return None
-            if scope.cancelled_caught or self._reply is None:
-                raise BotFault(Reason.TIMEOUT, "no complete line within the time limit")
-            return self._reply
+            raise BotFault(Reason.TIMEOUT, self._timeout_detail())
         finally:
             self._asked = False
             self._ask_scope = None
+            if self._answered and self.fault is None:
+                self._freeze()
+
+    def _thaw(self) -> None:
+        if self.confinement.freezer is not None:
+            self.confinement.freezer.thaw()
+
+    def _freeze(self) -> None:
+        if self.confinement.freezer is not None:
+            self.confinement.freezer.freeze()
+
+    def _measure_cpu(self, before: float | None) -> None:
+        after = self.confinement.cpu_seconds()
+        if before is not None and after is not None:
+            self.last_cpu_ms = round(max(after - before, 0.0) * 1000, 3)
+
+    def _timeout_detail(self) -> str:
+        detail = "no complete line within the time limit"
+        if proctree.waiting_for_input(self.pid):
+            detail += f"; {FLUSH_HINT}"
+        return detail
 
     def interrupt(self) -> None:
         """Stop a pending `ask` (it returns None): the game ended for another reason."""
@@ -247,7 +294,12 @@ class BotProcess:
         code = self.process.returncode
         if code is None:
             return BotFault(Reason.CRASH, f"{what} but is still running")
-        return BotFault(Reason.CRASH, f"{what}: {describe_returncode(code)}")
+        return BotFault(Reason.CRASH, f"{what}: {self.describe_exit(code)}")
+
+    def describe_exit(self, returncode: int) -> str:
+        """How the bot ended, with the limit that ended it if one did."""
+        code, limit = self.confinement.explain_exit(returncode)
+        return describe_returncode(code) + (f": {limit}" if limit else "")
 
     async def _set_fault(self, fault: BotFault) -> None:
         if self.fault is not None or self._closing:
@@ -269,28 +321,26 @@ class BotProcess:
             pass
 
     async def shutdown(self, grace: float) -> BotExit:
-        """Close stdin, wait up to `grace` for an exit, then kill the whole group and reap."""
+        """Close stdin, wait up to `grace` for an exit, then kill everything of the bot and reap."""
         self._closing = True
         killed = False
         with trio.CancelScope(shield=True):
+            self._thaw()
             if self.process.stdin is not None:
                 await self.process.stdin.aclose()
             if grace > 0 and self.process.returncode is None:
                 with trio.move_on_after(grace):
                     await self.process.wait()
             killed = self.process.returncode is None
-            kill_process_group(self.process.pid)
+            await self.confinement.kill_everything()
             await self.process.wait()
             await wait_group_gone(self.process.pid)
+            await self.confinement.release()
         code = self.process.returncode
+        if code is not None:
+            code = self.confinement.explain_exit(code)[0]
         self.exit = BotExit(code, killed, self.stderr.text(), self.stderr.total)
         return self.exit
-
-
-def kill_process_group(pgid: int) -> None:
-    """SIGKILL every process in the group; a group that is already gone is fine."""
-    with suppress(ProcessLookupError, PermissionError):
-        os.killpg(pgid, signal.SIGKILL)
 
 
 async def wait_group_gone(pgid: int, limit: float = GROUP_EXIT_WAIT) -> bool:
@@ -354,22 +404,20 @@ async def open_bot(
     stderr_tail_bytes: int = DEFAULT_STDERR_TAIL,
     exit_grace: float = DEFAULT_EXIT_GRACE,
     on_fault: Callable[[BotProcess], None] | None = None,
+    limits: Limits | None = None,
+    isolation: Isolation | None = None,
+    freeze: bool = False,
+    hide: Sequence[Path] = (),
 ) -> AsyncIterator[BotProcess]:
-    """Start `command` as a bot in its own session and process group; clean up on exit."""
-    argv = split_command(command)
-    try:
-        process = await trio.lowlevel.open_process(
-            argv,
-            stdin=PIPE,
-            stdout=PIPE,
-            stderr=PIPE,
-            cwd=cwd,
-            env=bot_environment(env),
-            start_new_session=True,
-        )
-    except OSError as exc:
-        raise BotStartError(f"could not start {argv[0]!r}: {exc.strerror or exc}") from None
-    bot = BotProcess(process, name, max_line_bytes, stderr_tail_bytes, on_fault)
+    """Start `command` as a confined bot in its own session and process group; clean up on exit.
+
+    `limits` default to `Limits()`, `isolation` to the basic level; `freeze` stops the bot
+    whenever it is not being asked; `hide` lists directories (the opponent's) a sandboxed bot
+    must not see.
+    """
+    confinement = Confinement(isolation, limits, freeze)
+    process = await _start(command, cwd, env, hide, confinement)
+    bot = BotProcess(process, name, max_line_bytes, stderr_tail_bytes, on_fault, confinement)
     try:
         async with trio.open_nursery() as nursery:
             nursery.start_soon(bot.read_stdout)
@@ -390,6 +438,40 @@ async def open_bot(
             for stream in (process.stdout, process.stderr):
                 if stream is not None:
                     await stream.aclose()
+
+
+async def _start(
+    command: str,
+    cwd: Path | None,
+    env: Mapping[str, str] | None,
+    hide: Sequence[Path],
+    confinement: Confinement,
+) -> trio.Process:
+    """Check the command, prepare the confinement and start the bot; on failure release it."""
+    argv = split_command(command)
+    workdir = (cwd or Path.cwd()).absolute()
+    try:
+        await confinement.prepare()
+        bot_env = confinement.environment(env)
+        executable = resolve_executable(argv[0], workdir, bot_env["PATH"])
+        confinement.check_reachable(executable, workdir, argv)
+        return await spawn_confined(
+            argv,
+            cwd=workdir,
+            executable=executable,
+            env=bot_env,
+            peers=hide,
+            confinement=confinement,
+        )
+    except StartRefused as exc:
+        await confinement.release()
+        raise BotStartError(f"could not start: {exc}") from None
+    except InfrastructureFailure as exc:
+        await confinement.release()
+        raise BotInfrastructureError(str(exc)) from None
+    except BaseException:
+        await confinement.release()
+        raise
 
 
 def unwrap_single(group: BaseExceptionGroup[BaseException]) -> BaseException:

@@ -14,10 +14,10 @@ from rich.console import Console
 
 from protocols import UnknownGame, canonical_name
 from referee import __version__
-from referee.commands import games, play
+from referee.commands import check, demo, doctor, games, play, replay, serve, tournament
 
 # Every subcommand module, in the order `referee --help` lists them.
-COMMANDS = [play, games]
+COMMANDS = [play, tournament, demo, replay, serve, check, doctor, games]
 
 
 def build_parser() -> argparse.ArgumentParser:

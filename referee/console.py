@@ -1,4 +1,4 @@
-"""Rich terminal views of games: the end-of-game summary and the per-move log.
+"""Rich terminal views of games: the end-of-game summary, the per-move log and replay frames.
 
 Views are pure functions of records and states; nothing in the core imports this module.
 """
@@ -13,7 +13,9 @@ from rich.table import Table
 from rich.text import Text
 
 from protocols.base import Game, Side
+from referee.boards import draw_board
 from referee.records import GameRecord, Header, Ply, Result
+from referee.replay import Replay
 
 SIDE_STYLE = {Side.BLUE: "bold blue", Side.ORANGE: "bold dark_orange"}
 
@@ -96,3 +98,71 @@ def log_line(console: Console, line: Header | Ply | Result) -> None:
         )
     elif isinstance(line, Header):
         console.print(f"[bold]{line.game}[/bold] started")
+
+
+# -- replay frames -------------------------------------------------------------------------------
+
+
+def moves_window(plies: list[Ply], current: int, rows: int = 10) -> Table:
+    """Up to `rows` move pairs around ply `current` (1-based; 0 is the start), current one lit."""
+    table = Table(show_edge=False, pad_edge=False, box=None)
+    table.add_column("#", justify="right", style="dim")
+    table.add_column("blue", style=SIDE_STYLE[Side.BLUE])
+    table.add_column("orange", style=SIDE_STYLE[Side.ORANGE])
+    pair_count = (len(plies) + 1) // 2
+    centre = max(current - 1, 0) // 2
+    first = max(0, min(centre - rows // 2, pair_count - rows))
+    for pair in range(first, min(first + rows, pair_count)):
+        cells = []
+        for ply in plies[2 * pair : 2 * pair + 2]:
+            cell = Text(f"{ply.move}  ")
+            cell.append(f"{ply.time_ms:.{1 if ply.time_ms < 10 else 0}f} ms", style="dim")
+            if ply.ply == current:
+                cell.stylize("reverse")
+            cells.append(cell)
+        table.add_row(str(pair + 1), *cells)
+    return table
+
+
+def clocks_text(header: Header, plies: list[Ply], current: int) -> Text:
+    """Time used per side up to ply `current`, and the time control."""
+    text = Text()
+    for side in (Side.BLUE, Side.ORANGE):
+        used = [p.time_ms for p in plies[:current] if p.side is side]
+        last = f", last {used[-1]:.1f} ms" if used else ""
+        text.append(f"{side.value:6}", style=SIDE_STYLE[side])
+        text.append(f" {len(used)} moves, {sum(used) / 1000:.2f} s{last}\n")
+    tc = header.time_control
+    text.append(
+        f"limit {tc.move_timeout:g} s per move (+{tc.grace:g} s grace, "
+        f"+{tc.startup_allowance:g} s on the first)",
+        style="dim",
+    )
+    return text
+
+
+def replay_frame(replay: Replay, current: int, width: int = 120) -> Panel:
+    """One position of a replay: players, board, moves around it, clocks, and the verdict.
+
+    The moves and clocks stand beside the board on a wide console (`width`), below it otherwise.
+    """
+    frame = replay.frames[current]
+    record = GameRecord(header=replay.header, plies=replay.plies, result=replay.result)
+    board = draw_board(replay.game, frame.state, frame.marks)
+    moves = moves_window(replay.plies, current)
+    clocks = clocks_text(replay.header, replay.plies, current)
+    parts: list[Any] = [players_text(replay.header)]
+    if width >= 110:
+        beside = Table.grid(padding=(0, 2))
+        beside.add_row(board, Group(moves, Text(), clocks))
+        parts.append(beside)
+    else:
+        parts.extend([board, Text(), moves, Text(), clocks])
+    if current == len(replay.frames) - 1:
+        parts.append(verdict_text(record))
+        parts.extend(Text(f"✗ {problem}", style="bold red") for problem in replay.problems)
+    else:
+        to_move = Side(frame.state["to_move"])
+        parts.append(Text(f"{to_move.value} to move", style=SIDE_STYLE[to_move]))
+    title = f"{replay.game}: ply {current} of {len(replay.plies)}"
+    return Panel(Group(*parts), title=title, expand=False)

@@ -19,7 +19,11 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from protocols import get_game
 from protocols.base import Game, IllegalMove, Outcome, Reason, Side
-from referee.bot import BotFault, BotProcess, BotStartError, open_bot
+from referee.bot import BotFault, BotInfrastructureError, BotProcess, BotStartError, open_bot
+from referee.confinement import player_directories
+from referee.isolation import IsolationSettings, IsolationUnavailable, choose
+from referee.lag import LagMonitor
+from referee.limits import Limits
 from referee.records import (
     BotReport,
     GameRecord,
@@ -56,6 +60,19 @@ class MatchSettings(BaseModel):
     exit_grace: float = Field(1.0, ge=0, description="seconds a bot may take to exit after END")
     max_line_bytes: int = Field(4096, ge=16)
     random_assignment: bool = True
+    # A game clock replaces the per-move limit: each side has `clock_total` seconds for the
+    # whole game, plus `clock_increment` after each of its moves (grace and start-up as above).
+    clock_total: float | None = Field(None, gt=0, description="seconds per side for the game")
+    clock_increment: float = Field(0.0, ge=0, description="seconds added after each move")
+    overload_threshold: float = Field(
+        0.25, gt=0, description="referee lag (seconds) during a move that voids its timeout"
+    )
+    # Untrusted bots: resource limits, the isolation level (referee/isolation.py), fair CPU. The
+    # level defaults to basic so that a single game runs any bot as the course referee did;
+    # tournaments and `referee check` ask for `auto`.
+    limits: Limits = Field(default_factory=Limits)
+    isolation: IsolationSettings = Field(default_factory=lambda: IsolationSettings(level="basic"))
+    freeze: bool = Field(True, description="freeze the bot that is not on move")
 
 
 Listener = Callable[[Header | Ply | Result], None]
@@ -71,8 +88,9 @@ class Verdict(NamedTuple):
 
 
 def fault_verdict(side: Side, fault: BotFault) -> Verdict:
-    """`side` loses for `fault`."""
-    return Verdict(side.other, fault.reason, f"{side}: {fault.detail}", fault.line)
+    """`side` loses for `fault`, unless the fault voids the game (referee overload)."""
+    winner = None if fault.reason.voids_game else side.other
+    return Verdict(winner, fault.reason, f"{side}: {fault.detail}", fault.line)
 
 
 class Match:
@@ -89,6 +107,7 @@ class Match:
         seed: int | None = None,
         record_path: Path | None = None,
         listener: Listener | None = None,
+        lag_monitor: LagMonitor | None = None,
     ) -> None:
         self.game: Game[Any, Any, Any] = get_game(game_name)
         self.options = self.game.parse_options(options)
@@ -103,6 +122,8 @@ class Match:
         self._writer: RecordWriter | None = None
         self._header: Header | None = None
         self._first_move_done: set[Side] = set()
+        self.lag_monitor = lag_monitor
+        self.clock = {side: self.settings.clock_total or 0.0 for side in Side}
 
     def _assign_colours(self, p1: PlayerSpec, p2: PlayerSpec) -> dict[Side, PlayerSpec]:
         if self.settings.random_assignment and random.Random(self.seed).random() < 0.5:
@@ -130,9 +151,18 @@ class Match:
                 for side, p in self.players.items()
             },
             time_control=TimeControl(
-                move_timeout=s.move_timeout, grace=s.grace, startup_allowance=s.startup_allowance
+                move_timeout=s.move_timeout,
+                grace=s.grace,
+                startup_allowance=s.startup_allowance,
+                clock_total=s.clock_total,
+                clock_increment=s.clock_increment,
             ),
             started_at=utc_now(),
+            confinement={
+                "isolation": s.isolation.level,
+                "freeze": s.freeze,
+                "limits": s.limits.model_dump(),
+            },
         )
         self._emit(self._header)
 
@@ -160,6 +190,7 @@ class Match:
                 killed=bot.exit.killed_by_referee,
                 stderr_tail=bot.exit.stderr_tail,
                 stderr_bytes=bot.exit.stderr_bytes,
+                isolation=bot.confinement.level,
             )
             for side, bot in self.bots.items()
             if bot.exit is not None
@@ -181,8 +212,13 @@ class Match:
 
     async def _play_with_bots(self) -> Verdict:
         async with AsyncExitStack() as stack:
+            try:
+                isolation = choose(self.settings.isolation)
+            except IsolationUnavailable as exc:
+                return Verdict(None, Reason.INFRASTRUCTURE, str(exc))
             failed: list[tuple[Side, BotStartError]] = []
             for side, player in self.players.items():
+                opponent = self.players[side.other]
                 try:
                     self.bots[side] = await stack.enter_async_context(
                         open_bot(
@@ -192,10 +228,16 @@ class Match:
                             max_line_bytes=self.settings.max_line_bytes,
                             exit_grace=self.settings.exit_grace,
                             on_fault=self._on_idle_fault,
+                            limits=self.settings.limits,
+                            isolation=isolation,
+                            freeze=self.settings.freeze,
+                            hide=player_directories(opponent.command, opponent.cwd),
                         )
                     )
                 except BotStartError as exc:
                     failed.append((side, exc))
+                except BotInfrastructureError as exc:  # the machine failed us: void
+                    return Verdict(None, Reason.INFRASTRUCTURE, f"{side}: {exc.detail}")
             if failed:
                 return self._start_failure_verdict(failed)
             verdict = await self._turn_loop()
@@ -244,6 +286,7 @@ class Match:
                 received=received,
                 move=to_send,
                 time_ms=round(elapsed * 1000, 3),
+                cpu_ms=self.bots[side].last_cpu_ms,
             )
             self.plies.append(ply)
             self._emit(ply)
@@ -257,10 +300,35 @@ class Match:
         s = self.settings
         allowance = 0.0 if side in self._first_move_done else s.startup_allowance
         self._first_move_done.add(side)
+        budget = s.move_timeout if s.clock_total is None else self.clock[side]
         start = trio.current_time()
-        deadline = start + s.move_timeout + s.grace + allowance
-        received = await self.bots[side].ask(line, deadline)
-        return received, trio.current_time() - start
+        deadline = start + budget + s.grace + allowance
+        try:
+            received = await self.bots[side].ask(line, deadline)
+        except BotFault as fault:
+            if fault.reason is Reason.TIMEOUT:
+                raise self._timeout_fault(fault, start, deadline) from None
+            raise
+        elapsed = trio.current_time() - start
+        if s.clock_total is not None:
+            used = max(0.0, elapsed - allowance)  # the start-up allowance is not charged
+            self.clock[side] = max(0.0, self.clock[side] - used) + s.clock_increment
+        return received, elapsed
+
+    def _timeout_fault(self, fault: BotFault, start: float, deadline: float) -> BotFault:
+        """A timeout, unless the referee itself was stalled while the bot had the move."""
+        late = trio.current_time() - deadline  # how long after the deadline we looked
+        lag = self.lag_monitor.lag_between(start, deadline) if self.lag_monitor else 0.0
+        worst = max(late, lag)
+        if worst > self.settings.overload_threshold:
+            return BotFault(
+                Reason.REFEREE_OVERLOAD,
+                f"timed out while the referee lagged {worst:.3f} s (threshold "
+                f"{self.settings.overload_threshold} s): void, to be replayed",
+            )
+        if self.settings.clock_total is not None:
+            return BotFault(Reason.TIMEOUT, f"{fault.detail} (its game clock ran out)")
+        return fault
 
     async def _forward_final(self, side: Side, line: str) -> None:
         # The game is over: a bot that stopped reading cannot change the result.

@@ -33,11 +33,14 @@ class PlayerInfo(_Model):
 
 
 class TimeControl(_Model):
-    """The per-move limits a game was played under (seconds)."""
+    """The limits a game was played under (seconds); a game clock, if set, replaces the
+    per-move limit."""
 
     move_timeout: float
     grace: float
     startup_allowance: float
+    clock_total: float | None = None
+    clock_increment: float = 0.0
 
 
 class Header(_Model):
@@ -49,6 +52,8 @@ class Header(_Model):
     players: dict[Side, PlayerInfo]
     time_control: TimeControl
     started_at: datetime
+    # Isolation level asked for, fair-CPU freezing and resource limits (referee/limits.py).
+    confinement: dict[str, Any] | None = None
 
 
 class Ply(_Model):
@@ -68,6 +73,7 @@ class BotReport(_Model):
     killed: bool
     stderr_tail: str
     stderr_bytes: int
+    isolation: str | None = None  # the isolation level this bot actually ran under
 
 
 class Result(_Model):

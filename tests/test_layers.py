@@ -11,7 +11,7 @@ ROOT = Path(__file__).resolve().parent.parent
 ALLOWED = {
     "protocols": {"protocols", "pydantic"},
     "bots": {"bots", "protocols", "pydantic"},
-    "referee": {"referee", "protocols", "pydantic", "trio", "rich"},
+    "referee": {"referee", "protocols", "pydantic", "trio", "rich", "hypercorn", "starlette"},
 }
 
 

@@ -15,6 +15,7 @@ from rich.console import Console
 
 from protocols import UnknownGame, canonical_name, game_names, get_game
 from referee.commands import EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE, EXIT_VOID
+from referee.commands.serve import run_visual
 from referee.console import course_result_line, log_line, print_summary
 from referee.match import Match, MatchSettings, PlayerSpec
 from referee.players import resolve_command
@@ -48,7 +49,7 @@ def add_play_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument("--seed", type=int, default=None, help="seed for the colour draw")
     _flag_pair(parser, "r", "random-assignment", True, "draw colours at random (default)")
-    _flag_pair(parser, "v", "visual", False, "web view of the game (see --help text below)")
+    _flag_pair(parser, "v", "visual", False, "watch the game live in a web page")
     _flag_pair(parser, "l", "log", False, "print every move as it is played")
     _flag_pair(parser, "d", "debug", False, "show the bots' stderr and referee details")
     parser.add_argument("--port", type=int, default=8000, help="port of the web view (8000)")
@@ -77,8 +78,8 @@ def register(commands: Any) -> None:
         description=(
             "Play one game. Player commands are split like a shell would (no shell is run); "
             "`builtin:random` runs a built-in bot. Colours are drawn at random unless "
-            "--no-random-assignment makes -p1 blue. The web view (--visual) is not part of "
-            "this version: the game is shown in the terminal instead."
+            "--no-random-assignment makes -p1 blue. --visual serves a live web view of the "
+            "game on 127.0.0.1:--port and keeps it up after the game until Ctrl-C."
         ),
     )
     play.add_argument("game", help=f"one of: {', '.join(game_names())} (or laskermorris)")
@@ -126,11 +127,6 @@ def run_play(args: argparse.Namespace, out: Console, err: Console) -> int:
     except (UnknownGame, ValueError) as exc:
         err.print(f"[red]referee: {exc}[/red]")
         return EXIT_USAGE
-    if args.visual:
-        err.print(
-            "[yellow]--visual: the web view is not part of this version; "
-            "the game is shown in the terminal.[/yellow]"
-        )
     seed = args.seed if args.seed is not None else random.randrange(2**31)
     record_path = args.record or default_record_path(game_name)
     players = [
@@ -152,6 +148,8 @@ def run_play(args: argparse.Namespace, out: Console, err: Console) -> int:
         record_path=record_path,
         listener=listener,
     )
+    if args.visual:
+        return run_visual(args, out, err, match, record_path, report_play)
     try:
         record = trio.run(match.play)
     except KeyboardInterrupt:

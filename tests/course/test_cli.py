@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import signal
@@ -34,6 +35,19 @@ def referee(*args: str, cwd: Path, timeout: float = 120) -> subprocess.Completed
         text=True,
         timeout=timeout,
     )
+
+
+def kill_processes_mentioning(text: str) -> None:
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            cmdline = (entry / "cmdline").read_bytes().decode(errors="replace")
+        except OSError:
+            continue
+        if text in cmdline:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(int(entry.name), signal.SIGKILL)
 
 
 def course_bot(seed: int) -> str:
@@ -134,6 +148,9 @@ def test_killed_referee_leaves_every_played_move_on_disk(tmp_path: Path) -> None
         time.sleep(0.05)
     os.kill(proc.pid, signal.SIGKILL)
     proc.communicate(timeout=30)
+    # A referee killed with SIGKILL cannot clean up: its bots (possibly frozen while not on
+    # move) are ours to remove.
+    kill_processes_mentioning(str(tmp_path))
     record = read_record(record_path)
     assert record.result is None
     assert len(record.plies) >= 6
