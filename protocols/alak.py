@@ -40,6 +40,7 @@ from protocols.base import (
     IllegalMove,
     Outcome,
     Reason,
+    RepetitionCount,
     Side,
     split_tokens,
 )
@@ -57,7 +58,9 @@ class AlakOptions(GameOptions):
         11, ge=MIN_TOURNAMENT_SIZE, le=MAX_SIZE, description="number of points, a..(5..26)"
     )
     variant: str = Field("baljeu", description="rule variant; only 'baljeu' is offered")
-    repetition: int = Field(3, ge=0, description="draw on this occurrence of a state; 0 = off")
+    repetition: RepetitionCount = Field(
+        3, description="draw on this occurrence of a state; 0 = off"
+    )
     ply_limit: int = Field(200, ge=0, description="draw after this many plies; 0 = off")
 
     @field_validator("variant")
@@ -68,13 +71,6 @@ class AlakOptions(GameOptions):
                 f"unknown Alak variant {value!r}: only 'baljeu' (Baljeu's rules, the default) "
                 "is offered; the traditional Go-like variant is not implemented"
             )
-        return value
-
-    @field_validator("repetition")
-    @classmethod
-    def _repetition_at_least_two(cls, value: int) -> int:
-        if value == 1:
-            raise ValueError("repetition must be 0 (off) or at least 2: the start is occurrence 1")
         return value
 
 

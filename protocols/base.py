@@ -10,9 +10,9 @@ import abc
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
-from typing import Any, ClassVar, Generic, Protocol, TypeVar
+from typing import Annotated, Any, ClassVar, Generic, Protocol, TypeVar
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field
 
 
 class Side(StrEnum):
@@ -103,6 +103,17 @@ class BadSyntax(IllegalMove):
     """A line that is not a move at all (wrong token count, unknown token, blank line)."""
 
     reason_code: ClassVar[Reason] = Reason.BAD_SYNTAX
+
+
+def _repetition_count(value: int) -> int:
+    if value == 1:
+        raise ValueError("repetition must be 0 (off) or at least 2: the start is occurrence 1")
+    return value
+
+
+# A draw-by-repetition option: the occurrence of a position that draws, or 0 for off. The start
+# position is the first occurrence, so 1 would end every game at once and is refused.
+RepetitionCount = Annotated[int, Field(ge=0), AfterValidator(_repetition_count)]
 
 
 class GameOptions(BaseModel):

@@ -27,7 +27,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar, NamedTuple
 
-from pydantic import Field, field_validator
+from pydantic import Field
 
 from protocols.base import (
     BadSyntax,
@@ -36,6 +36,7 @@ from protocols.base import (
     IllegalMove,
     Outcome,
     Reason,
+    RepetitionCount,
     Side,
     split_tokens,
 )
@@ -117,17 +118,10 @@ def squares_of(mask: int) -> tuple[int, ...]:
 class LGameOptions(GameOptions):
     """Draw rules of the L game; 0 switches a rule off."""
 
-    repetition: int = Field(
-        default=3, ge=0, description="draw on this occurrence of a position (0 = off, else >= 2)"
+    repetition: RepetitionCount = Field(
+        default=3, description="draw on this occurrence of a position (0 = off, else >= 2)"
     )
     ply_limit: int = Field(default=100, ge=0, description="draw after this many plies (0 = off)")
-
-    @field_validator("repetition")
-    @classmethod
-    def _repetition_at_least_two(cls, value: int) -> int:
-        if value == 1:
-            raise ValueError("repetition must be 0 (off) or at least 2: the start is occurrence 1")
-        return value
 
 
 class Move(NamedTuple):

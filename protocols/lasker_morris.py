@@ -39,7 +39,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar, NamedTuple
 
-from pydantic import Field, field_validator
+from pydantic import Field
 
 from protocols.base import (
     BadSyntax,
@@ -48,6 +48,7 @@ from protocols.base import (
     IllegalMove,
     Outcome,
     Reason,
+    RepetitionCount,
     Side,
     split_tokens,
 )
@@ -114,16 +115,9 @@ class LaskerMorrisOptions(GameOptions):
     no_capture_limit: int = Field(
         20, ge=0, description="draw after this many consecutive plies without a removal; 0 = off"
     )
-    repetition: int = Field(
-        3, ge=0, description="draw on this occurrence of the same position; 0 = off"
+    repetition: RepetitionCount = Field(
+        3, description="draw on this occurrence of the same position; 0 = off"
     )
-
-    @field_validator("repetition")
-    @classmethod
-    def _repetition_at_least_two(cls, value: int) -> int:
-        if value == 1:
-            raise ValueError("repetition must be 0 (off) or at least 2: the start is occurrence 1")
-        return value
 
 
 class Move(NamedTuple):
