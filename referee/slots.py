@@ -111,12 +111,15 @@ def unreachable_reason(path: Path, uid: int, need: int, *, parents: bool = True)
 
     `need` is a mask of os.R_OK / os.X_OK for the path itself; with `parents`, every directory
     on the way must be searchable too (not so in the sandbox, which mounts the path into fresh
-    directories). Permission bits only (no ACLs), which is what this level relies on.
+    directories). Permission bits only (no ACLs), which is what this level relies on. A symbolic
+    link is checked along its own path and along its target's (exec and open follow it, as with
+    a virtualenv's `bin/python` pointing into a home directory).
     """
     path = path.absolute()
-    for directory in reversed(path.parents) if parents else ():
-        if not _allows(directory, uid, os.X_OK):
-            return f"user {uid} cannot enter {directory}"
+    for route in dict.fromkeys([path, path.resolve()]) if parents else ():
+        for directory in reversed(route.parents):
+            if not _allows(directory, uid, os.X_OK):
+                return f"user {uid} cannot enter {directory}"
     if not _allows(path, uid, need):
         what = {os.R_OK: "read", os.X_OK: "execute"}.get(need, "read and execute")
         what = "enter" if path.is_dir() else what
