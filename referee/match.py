@@ -45,6 +45,7 @@ class PlayerSpec(BaseModel):
     name: str
     command: str
     cwd: Path | None = None
+    limits: Limits | None = None  # this player's own resource limits; None: the match's
 
 
 class MatchSettings(BaseModel):
@@ -147,7 +148,12 @@ class Match:
             options=self.options.model_dump(mode="json"),
             seed=self.seed,
             players={
-                side: PlayerInfo(name=p.name, command=p.command, cwd=str(p.cwd) if p.cwd else None)
+                side: PlayerInfo(
+                    name=p.name,
+                    command=p.command,
+                    cwd=str(p.cwd) if p.cwd else None,
+                    limits=p.limits.model_dump() if p.limits else None,
+                )
                 for side, p in self.players.items()
             },
             time_control=TimeControl(
@@ -228,7 +234,7 @@ class Match:
                             max_line_bytes=self.settings.max_line_bytes,
                             exit_grace=self.settings.exit_grace,
                             on_fault=self._on_idle_fault,
-                            limits=self.settings.limits,
+                            limits=player.limits or self.settings.limits,
                             isolation=isolation,
                             freeze=self.settings.freeze,
                             hide=player_directories(opponent.command, opponent.cwd),

@@ -30,6 +30,7 @@ class PlayerInfo(_Model):
     name: str
     command: str
     cwd: str | None = None
+    limits: dict[str, Any] | None = None  # this player's own limits, where they differ
 
 
 class TimeControl(_Model):

@@ -17,6 +17,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from protocols import UnknownGame, canonical_name, get_game
+from referee.limits import Limits
 from referee.match import MatchSettings, PlayerSpec
 from referee.players import resolve_command
 from referee.tournament.toml_lines import locate
@@ -43,6 +44,7 @@ class PlayerConfig(_Model):
     name: str = Field(min_length=1, max_length=64, pattern=r"^\S(.*\S)?$")
     command: str = Field(min_length=1)
     cwd: Path | None = None
+    limits: Limits | None = None  # this player's own resource limits (default: [match.limits])
 
 
 class TimeControlConfig(_Model):
@@ -139,7 +141,7 @@ class LoadedConfig:
         command = resolve_command(player.command, config.game, options)
         command = command.replace(SEED_PLACEHOLDER, str(game_seed))
         cwd = self.base_dir / player.cwd if player.cwd else self.base_dir
-        return PlayerSpec(name=name, command=command, cwd=cwd.resolve())
+        return PlayerSpec(name=name, command=command, cwd=cwd.resolve(), limits=player.limits)
 
 
 def load_config(path: Path) -> LoadedConfig:

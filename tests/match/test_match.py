@@ -10,6 +10,7 @@ import pytest
 
 from protocols import get_game
 from protocols.base import Reason, Side
+from referee.limits import Limits
 from referee.match import Match, MatchSettings, PlayerSpec
 from referee.records import GameRecord, read_record
 from referee.verify import verify_record
@@ -225,3 +226,36 @@ async def test_record_lines_are_json_with_header_plies_result(tmp_path: Path) ->
     assert lines[0]["players"]["blue"]["name"] == "first"
     assert lines[1]["received"] == moves[0] and lines[1]["side"] == "blue"
     assert lines[-1]["reason"] == "bad-syntax" and lines[-1]["winner"] == "orange"
+
+
+async def test_a_players_own_limits_apply_to_that_player_only(tmp_path: Path) -> None:
+    """Blue may write files of 1 MB at most; orange has the match's limits. Both write 2 MB."""
+    writer = """
+        colour = hear()
+        with open(colour + ".bin", "wb") as f:
+            f.write(b"x" * 2_000_000)
+        if colour == "blue":
+            say("h1 d1 r0")
+        while hear() not in ("END", ""):
+            say("h2 a1 r0")
+    """
+    blue_dir, orange_dir = tmp_path / "b", tmp_path / "o"
+    blue_dir.mkdir()
+    orange_dir.mkdir()
+    small = Limits(file_size_mb=1)
+    match = Match(
+        "lasker-morris",
+        PlayerSpec(name="b", command=script_bot(blue_dir, "w", writer), cwd=blue_dir, limits=small),
+        PlayerSpec(name="o", command=script_bot(orange_dir, "w", writer), cwd=orange_dir),
+        settings=FAST.model_copy(update={"random_assignment": False}),
+        record_path=tmp_path / "game.jsonl",
+    )
+    record = await match.play()
+    assert record.result is not None
+    assert (record.result.winner, record.result.reason) == (Side.ORANGE, Reason.CRASH)
+    # Python ignores SIGXFSZ, so the write fails with EFBIG and the bot dies of the exception.
+    assert "exited with code 1" in record.result.detail
+    assert "File too large" in record.result.bots[Side.BLUE].stderr_tail
+    assert (orange_dir / "orange.bin").stat().st_size == 2_000_000
+    assert record.header.players[Side.BLUE].limits == small.model_dump()
+    assert record.header.players[Side.ORANGE].limits is None

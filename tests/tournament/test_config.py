@@ -102,3 +102,18 @@ def test_every_problem_is_reported_at_once(tmp_path: Path) -> None:
 def test_a_missing_file_is_a_clear_error(tmp_path: Path) -> None:
     with pytest.raises(ConfigError, match="cannot read the config"):
         load_config(tmp_path / "nope.toml")
+
+
+def test_a_player_may_have_limits_of_its_own(tmp_path: Path) -> None:
+    text = GOOD.replace(
+        'cwd = "bots/alice"\n',
+        'cwd = "bots/alice"\nlimits = { memory_mb = 2048, open_files = 64 }\n',
+    )
+    loaded = load_config(write(tmp_path, text))
+    alice = loaded.player_spec("alice", 1)
+    assert alice.limits is not None
+    assert (alice.limits.memory_mb, alice.limits.open_files) == (2048, 64)
+    assert loaded.player_spec("bob", 1).limits is None  # the tournament's [match.limits]
+    bad = GOOD.replace('cwd = "bots/alice"\n', 'cwd = "bots/alice"\nlimits = { memory_mb = 1 }\n')
+    message = error_of(tmp_path, bad)
+    assert "cup.toml" in message and "players[0].limits.memory_mb" in message
