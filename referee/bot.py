@@ -127,6 +127,7 @@ class BotProcess:
         if self.confinement.pid is None:
             self.confinement.attach(process.pid)
         self.last_cpu_ms: float | None = None  # CPU time of the last answer, where measured
+        self._cpu_mark: float | None = None  # the bot's CPU seconds when its last answer came
         self._answered = 0
         self.stderr = TailBuffer(stderr_tail_bytes)
         self.fault: BotFault | None = None
@@ -178,7 +179,13 @@ class BotProcess:
         self._reply = None
         self._reply_event = trio.Event()
         self._interrupted = False
-        cpu_before = self.confinement.cpu_seconds()
+        freezer = self.confinement.freezer
+        if freezer is not None and freezer.frozen and self._cpu_mark is not None:
+            # Frozen since its last answer was measured: its CPU time cannot have moved, so
+            # that reading serves again (one scan of the bot's processes per move, not two).
+            cpu_before: float | None = self._cpu_mark
+        else:
+            cpu_before = self.confinement.cpu_seconds()
         self._thaw()
         try:
             with trio.move_on_at(deadline) as scope:
@@ -211,7 +218,7 @@ class BotProcess:
             self.confinement.freezer.freeze()
 
     def _measure_cpu(self, before: float | None) -> None:
-        after = self.confinement.cpu_seconds()
+        after = self._cpu_mark = self.confinement.cpu_seconds()
         if before is not None and after is not None:
             self.last_cpu_ms = round(max(after - before, 0.0) * 1000, 3)
 

@@ -96,14 +96,14 @@ def percentile(values: list[float], q: float) -> float:
 
 
 async def run(
-    games: int, moves: list[str], workdir: Path
+    games: int, moves: list[str], workdir: Path, freeze: bool
 ) -> tuple[list[float], list[float], float]:
     moves_file = workdir / "moves.txt"
     moves_file.write_text("\n".join(moves))
     bot_file = workdir / "replay_bot.py"
     bot_file.write_text(REPLAY_BOT)
     command = f"{sys.executable} {bot_file} {moves_file}"
-    settings = MatchSettings(random_assignment=False, exit_grace=1.0)
+    settings = MatchSettings(random_assignment=False, exit_grace=1.0, freeze=freeze)
     probe = Probe()
     probe.install()
     overheads: list[float] = []
@@ -139,12 +139,18 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--games", type=int, default=20)
     parser.add_argument("--plies", type=int, default=400)
+    parser.add_argument(
+        "--no-freeze", action="store_true", help="do not freeze the bot that is not on move"
+    )
     args = parser.parse_args()
     moves = fixed_game(args.plies)
     with tempfile.TemporaryDirectory() as tmp:
-        overheads, round_trips, rate = trio.run(run, args.games, moves, Path(tmp))
+        overheads, round_trips, rate = trio.run(
+            run, args.games, moves, Path(tmp), not args.no_freeze
+        )
     us = 1e6
-    print(f"game: {GAME}, {len(moves)} plies x {args.games} games")
+    freezing = "off" if args.no_freeze else "on"
+    print(f"game: {GAME}, {len(moves)} plies x {args.games} games, freezing {freezing}")
     print(
         f"referee overhead per ply: median {statistics.median(overheads) * us:.1f} us, "
         f"p99 {percentile(overheads, 0.99) * us:.1f} us"
