@@ -355,15 +355,7 @@ def finished_event(
 
 
 def standing_line(s: Standing) -> StandingLine:
-    return StandingLine(
-        rank=s.rank,
-        name=s.name,
-        points=s.points,
-        games=s.games,
-        wins=s.wins,
-        draws=s.draws,
-        losses=s.losses,
-        timeouts=s.timeouts,
-        crashes=s.crashes,
-        illegal=s.illegal,
+    """The event form of a standing: the fields StandingLine names, read off the standing."""
+    return StandingLine.model_validate(
+        {name: getattr(s, name) for name in StandingLine.model_fields}
     )
