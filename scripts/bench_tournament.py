@@ -27,7 +27,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import random
 import resource
 import sys
 import tempfile
@@ -36,8 +35,8 @@ from pathlib import Path
 from typing import Any
 
 import trio
+from bench_match import fixed_game  # the same long legal game; scripts/ is on the path
 
-from protocols import get_game
 from protocols.base import Reason
 from referee.records import read_record
 from referee.store import GameState, open_view
@@ -45,7 +44,6 @@ from referee.tournament.config import load_config
 from referee.tournament.runner import Runner, open_tournament
 
 DEFAULT_BOT = "builtin:random --seed {seed}"
-REPLAY_OPTIONS = {"no_capture_limit": 0, "repetition": 0}  # so that a fixed game can be long
 
 REPLAY_BOT = """\
 import sys, time
@@ -194,21 +192,6 @@ def bench_concurrency(
     return head + " " + " ".join(f"{k}={v}" for k, v in fields.items())
 
 
-def fixed_game(plies: int, seed: int = 1) -> list[str]:
-    """A legal Lasker Morris game of `plies` plies that avoids removals (stays long)."""
-    game = get_game("lasker-morris")
-    rng = random.Random(seed)
-    state = game.initial_state(game.parse_options(REPLAY_OPTIONS))
-    lines: list[str] = []
-    while len(lines) < plies and game.outcome(state) is None:
-        moves = list(game.legal_moves(state))
-        quiet = [m for m in moves if game.format_move(m).endswith(" r0")]
-        move = rng.choice(quiet or moves)
-        lines.append(game.format_move(move))
-        state = game.apply(state, move)
-    return lines
-
-
 def bench_scale(
     workdir: Path, games: int, think: float, plies: int, timeout: float, match: str
 ) -> str:
@@ -220,7 +203,7 @@ def bench_scale(
     # started at once (the challenger's program runs in every one of them).
     extra = (
         'format = "gauntlet"\nchallengers = ["bot0"]\n'
-        "game_options = { no_capture_limit = 0, repetition = 0 }\n"
+        "game_options = { no_capture_limit = 0, repetition = 0 }\n"  # bench_match.OPTIONS
         f"[time_control]\nmove_timeout = {timeout}\ngrace = 0.0\nstartup_allowance = 60.0\n"
         f"{match}"
     )

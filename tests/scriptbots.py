@@ -7,6 +7,8 @@ import sys
 import textwrap
 from pathlib import Path
 
+from protocols import get_game
+
 PRELUDE = """\
 import os, sys, time, signal
 def say(line):
@@ -20,6 +22,22 @@ def note_pid(path=os.environ.get("BOT_PID_FILE")):
             f.write(f"{os.getpid()}\\n")
 note_pid()
 """
+
+
+def quiet_opening(plies: int) -> list[str]:
+    """A legal Lasker Morris opening of placements in which nobody closes a mill."""
+    game = get_game("lasker-morris")
+    state = game.initial_state(None)
+    lines = []
+    for _ in range(plies):
+        move = next(
+            m
+            for m in game.legal_moves(state)
+            if game.format_move(m).startswith("h") and game.format_move(m).endswith("r0")
+        )
+        lines.append(game.format_move(move))
+        state = game.apply(state, move)
+    return lines
 
 
 def script_bot(directory: Path, name: str, body: str) -> str:

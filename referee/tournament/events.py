@@ -8,12 +8,13 @@ kind) and `time` (UTC).
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Literal
+from typing import Literal, Self
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from protocols.base import Reason
 from referee.records import utc_now
+from referee.tournament.standings import Standing
 
 
 class _Event(BaseModel):
@@ -72,6 +73,13 @@ class StandingLine(BaseModel):
     timeouts: int
     crashes: int
     illegal: int
+
+    @classmethod
+    def of(cls, standing: Standing, **more: object) -> Self:
+        """This model's fields read off a computed standing; `more` fills a subclass's fields."""
+        return cls.model_validate(
+            {name: getattr(standing, name) for name in StandingLine.model_fields} | more
+        )
 
 
 class TournamentFinished(_Event):

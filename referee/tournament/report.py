@@ -16,6 +16,7 @@ from pydantic import BaseModel, ConfigDict
 
 from protocols.base import Reason
 from referee.store import GameRow, GameState, StoreView
+from referee.tournament.events import StandingLine
 from referee.tournament.ratings import Rating, fit_ratings
 from referee.tournament.standings import GameResult, Standing, compute_standings, head_to_head
 
@@ -24,17 +25,10 @@ class _Model(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
 
 
-class StandingRow(_Model):
-    rank: int
-    name: str
-    points: int
-    games: int
-    wins: int
-    draws: int
-    losses: int
-    timeouts: int
-    crashes: int
-    illegal: int  # illegal moves and bad syntax
+class StandingRow(StandingLine):
+    """A standing line of the results report: the live event's fields and the ratings."""
+
+    # `illegal` counts illegal moves and bad syntax.
     protocol: int  # line too long, bad encoding, out of turn
     sonneborn_berger: int
     elo: float | None
@@ -108,17 +102,8 @@ def build_report(view: StoreView, anchor: str | None = None) -> Report:
 
 
 def _standing_row(s: Standing, rating: Rating) -> StandingRow:
-    return StandingRow(
-        rank=s.rank,
-        name=s.name,
-        points=s.points,
-        games=s.games,
-        wins=s.wins,
-        draws=s.draws,
-        losses=s.losses,
-        timeouts=s.timeouts,
-        crashes=s.crashes,
-        illegal=s.illegal,
+    return StandingRow.of(
+        s,
         protocol=s.protocol,
         sonneborn_berger=s.sonneborn_berger,
         elo=_round(rating.elo),

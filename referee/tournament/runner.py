@@ -233,7 +233,7 @@ class Runner:
             finished=self.state.finished,
             void=self.state.void,
             pending=pending,
-            standings=[standing_line(s) for s in self.state.standings()],
+            standings=[StandingLine.of(s) for s in self.state.standings()],
         )
 
     # -- the queue ----------------------------------------------------------------------------
@@ -351,11 +351,4 @@ def finished_event(
         plies=result.plies,
         record=running.record,
         replay=replay,
-    )
-
-
-def standing_line(s: Standing) -> StandingLine:
-    """The event form of a standing: the fields StandingLine names, read off the standing."""
-    return StandingLine.model_validate(
-        {name: getattr(s, name) for name in StandingLine.model_fields}
     )

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -11,31 +9,15 @@ import pytest
 from protocols import game_names
 from referee.records import read_record
 from referee.verify import verify_record
+from tests.commandline import referee
 
 
 @pytest.mark.parametrize("game", game_names())
 def test_every_game_plays_through_the_cli(tmp_path: Path, game: str) -> None:
-    proc = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "referee",
-            "play",
-            game,
-            "-p1",
-            "builtin:random --seed 1",
-            "-p2",
-            "builtin:random --seed 2",
-            "--seed",
-            "3",
-            "--record",
-            "game.jsonl",
-        ],
-        cwd=tmp_path,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
+    proc = referee(
+        "play", game, "-p1", "builtin:random --seed 1", "-p2", "builtin:random --seed 2",
+        "--seed", "3", "--record", "game.jsonl", cwd=tmp_path,
+    )  # fmt: skip
     assert proc.returncode == 0, proc.stderr
     record = read_record(tmp_path / "game.jsonl")
     assert record.result is not None
@@ -55,27 +37,10 @@ def test_every_game_plays_through_the_cli(tmp_path: Path, game: str) -> None:
 
 
 def test_game_options_reach_builtin_bots_and_the_record(tmp_path: Path) -> None:
-    proc = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "referee",
-            "play",
-            "alak",
-            "-o",
-            "size=7",
-            "-p1",
-            "builtin:random --seed 4",
-            "-p2",
-            "builtin:random --seed 5",
-            "--record",
-            "game.jsonl",
-        ],
-        cwd=tmp_path,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
+    proc = referee(
+        "play", "alak", "-o", "size=7", "-p1", "builtin:random --seed 4",
+        "-p2", "builtin:random --seed 5", "--record", "game.jsonl", cwd=tmp_path,
+    )  # fmt: skip
     assert proc.returncode == 0, proc.stderr
     record = read_record(tmp_path / "game.jsonl")
     assert record.header.options["size"] == 7
@@ -84,13 +49,7 @@ def test_game_options_reach_builtin_bots_and_the_record(tmp_path: Path) -> None:
 
 
 def test_invalid_game_option_names_the_field(tmp_path: Path) -> None:
-    proc = subprocess.run(
-        [sys.executable, "-m", "referee", "play", "alak", "-o", "size=4", "-p1", "a", "-p2", "b"],
-        cwd=tmp_path,
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
+    proc = referee("play", "alak", "-o", "size=4", "-p1", "a", "-p2", "b", cwd=tmp_path)
     assert proc.returncode == 2
     assert "size: Input should be greater than or equal to 5" in proc.stderr
     assert "errors.pydantic.dev" not in proc.stderr

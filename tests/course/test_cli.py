@@ -16,6 +16,7 @@ import pytest
 from protocols.base import Reason
 from referee.records import read_record
 from referee.verify import verify_record
+from tests.commandline import referee
 
 COURSE_PLAYER = Path(__file__).with_name("course_player.py")
 RULE_ENDINGS = {
@@ -25,16 +26,6 @@ RULE_ENDINGS = {
     Reason.REPETITION,
 }
 RESULT_LINES = {"Game over! Winner: blue", "Game over! Winner: orange", "Game over! Draw!"}
-
-
-def referee(*args: str, cwd: Path, timeout: float = 120) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "referee", *args],
-        cwd=cwd,
-        capture_output=True,
-        text=True,
-        timeout=timeout,
-    )
 
 
 def kill_processes_mentioning(text: str) -> None:

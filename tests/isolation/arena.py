@@ -15,7 +15,6 @@ from typing import Any, TypeVar
 
 import pytest
 
-from protocols import get_game
 from referee.cgroups import CgroupDriver
 from referee.isolation import Feature, IsolationSettings, detect, parse_level
 from referee.limits import Limits
@@ -23,6 +22,7 @@ from referee.match import Match, MatchSettings, PlayerSpec
 from referee.proctree import alive
 from referee.records import GameRecord
 from referee.slots import DEFAULT_UID_BASE, DEFAULT_UID_COUNT, processes_of, unreachable_reason
+from tests.scriptbots import quiet_opening
 
 F = TypeVar("F", bound=Callable[..., Any])
 LEVELS = ["basic", "sandbox", "users", "cgroup", "sandbox+users+cgroup"]
@@ -56,23 +56,7 @@ def has(level: str, feature: Feature) -> bool:
     return feature in (parse_level(level) or frozenset())
 
 
-def quiet_moves(plies: int) -> list[str]:
-    """A legal Lasker Morris opening of placements in which nobody closes a mill."""
-    game = get_game("lasker-morris")
-    state = game.initial_state(None)
-    lines = []
-    for _ in range(plies):
-        move = next(
-            m
-            for m in game.legal_moves(state)
-            if game.format_move(m).startswith("h") and game.format_move(m).endswith("r0")
-        )
-        lines.append(game.format_move(move))
-        state = game.apply(state, move)
-    return lines
-
-
-MOVES = quiet_moves(16)
+MOVES = quiet_opening(16)
 
 PRELUDE = """\
 import os, sys, time, signal

@@ -14,7 +14,7 @@ from referee.limits import Limits
 from referee.match import Match, MatchSettings, PlayerSpec
 from referee.records import GameRecord, read_record
 from referee.verify import verify_record
-from tests.scriptbots import script_bot
+from tests.scriptbots import quiet_opening, script_bot
 
 FAST = MatchSettings(move_timeout=2.0, grace=0.1, startup_allowance=2.0, exit_grace=0.3)
 
@@ -64,24 +64,8 @@ async def play(
     return record
 
 
-def quiet_placements(plies: int) -> list[str]:
-    """A legal opening of placements in which nobody closes a mill."""
-    game = get_game("lasker-morris")
-    state = game.initial_state(None)
-    lines = []
-    for _ in range(plies):
-        move = next(
-            m
-            for m in game.legal_moves(state)
-            if game.format_move(m).startswith("h") and game.format_move(m).endswith("r0")
-        )
-        lines.append(game.format_move(move))
-        state = game.apply(state, move)
-    return lines
-
-
 async def test_twenty_quiet_plies_draw_and_the_last_move_is_forwarded(tmp_path: Path) -> None:
-    moves = quiet_placements(20)
+    moves = quiet_opening(20)
     blue = scripted(tmp_path, "blue", moves[0::2])
     orange = scripted(tmp_path, "orange", moves[1::2])
     record = await play(tmp_path, blue, orange)
@@ -216,7 +200,7 @@ async def test_colours_are_seeded_and_no_random_assignment_keeps_p1_blue() -> No
 
 
 async def test_record_lines_are_json_with_header_plies_result(tmp_path: Path) -> None:
-    moves = quiet_placements(4)
+    moves = quiet_opening(4)
     blue = scripted(tmp_path, "blue", [*moves[0::2], "h1 d1 x9"])
     orange = scripted(tmp_path, "orange", moves[1::2])
     await play(tmp_path, blue, orange, options={"repetition": 0})

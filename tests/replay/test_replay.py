@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -15,6 +13,7 @@ from referee.boards import draw_board
 from referee.console import replay_frame
 from referee.html_export import replay_html
 from referee.replay import FrameBuilder, build_replay, load_replay
+from tests.commandline import referee
 from tests.replay.make_records import (
     GAMES,
     header_for,
@@ -25,16 +24,6 @@ from tests.replay.make_records import (
 )
 
 SEEDS = [1, 2, 3]
-
-
-def referee(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "referee", *args],
-        cwd=cwd,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
 
 
 @pytest.mark.parametrize("seed", SEEDS)

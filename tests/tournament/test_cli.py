@@ -6,13 +6,12 @@ import csv
 import io
 import json
 import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from referee.tournament.config import load_config
+from tests.commandline import referee
 
 SMALL = """\
 name = "small"
@@ -31,16 +30,6 @@ command = "builtin:greedy --seed {seed}"
 name = "z"
 command = "builtin:random --seed 3"
 """
-
-
-def referee(*args: str, cwd: Path, timeout: float = 300) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "referee", *args],
-        cwd=cwd,
-        capture_output=True,
-        text=True,
-        timeout=timeout,
-    )
 
 
 def test_new_writes_a_working_config_from_a_folder_of_bots(tmp_path: Path) -> None:
