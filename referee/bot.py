@@ -19,7 +19,6 @@ and the CPU time of each answer is measured (`last_cpu_ms`).
 
 from __future__ import annotations
 
-import os
 import shlex
 import signal
 from collections.abc import AsyncIterator, Callable, Mapping, Sequence
@@ -39,25 +38,21 @@ from protocols.framing import (
     LineFramer,
     LineTooLong,
 )
-from referee import proctree
-from referee.confinement import (
+from referee.isolation import (
     Confinement,
     InfrastructureFailure,
+    Isolation,
+    Limits,
     StartRefused,
-    resolve_executable,
+    proctree,
+    start_confined,
 )
-from referee.isolation import Isolation
-from referee.limits import Limits
-from referee.spawn import spawn_confined
-from referee.tail_buffer import TailBuffer
 
 READ_CHUNK = 65536
 DEFAULT_STDERR_TAIL = 16384
 DEFAULT_EXIT_GRACE = 1.0
 # After a bot closes its output, how long to wait for its exit code before reporting without it.
 EXIT_CODE_WAIT = 0.5
-# How long to wait for a killed process group to disappear.
-GROUP_EXIT_WAIT = 2.0
 FLUSH_HINT = "it was itself waiting to read its input: did you flush stdout after your move?"
 
 
@@ -95,6 +90,26 @@ class BotExit:
     killed_by_referee: bool
     stderr_tail: str
     stderr_bytes: int
+
+
+class TailBuffer:
+    """Keeps the last `limit` bytes appended and counts all of them."""
+
+    def __init__(self, limit: int) -> None:
+        self.limit = limit
+        self.total = 0
+        self._data = bytearray()
+
+    def append(self, chunk: bytes | bytearray) -> None:
+        self.total += len(chunk)
+        self._data += chunk[-self.limit :] if self.limit else b""
+        excess = len(self._data) - self.limit
+        if excess > 0:
+            del self._data[:excess]
+
+    def text(self) -> str:
+        """The tail as text; undecodable bytes shown as escapes, never an error."""
+        return self._data.decode("utf-8", "backslashreplace")
 
 
 def split_command(command: str) -> list[str]:
@@ -341,53 +356,13 @@ class BotProcess:
             killed = self.process.returncode is None
             await self.confinement.kill_everything()
             await self.process.wait()
-            await wait_group_gone(self.process.pid)
+            await proctree.wait_group_gone(self.process.pid)
             await self.confinement.release()
         code = self.process.returncode
         if code is not None:
             code = self.confinement.explain_exit(code)[0]
         self.exit = BotExit(code, killed, self.stderr.text(), self.stderr.total)
         return self.exit
-
-
-async def wait_group_gone(pgid: int, limit: float = GROUP_EXIT_WAIT) -> bool:
-    """Wait until no process of the group is left (SIGKILL is not instantaneous).
-
-    Descendants are not our children, so they cannot be waited for; poll briefly instead. A group
-    whose only leftovers are zombies (waiting for init to reap them) counts as gone.
-    """
-    with trio.move_on_after(limit):
-        while group_has_live_members(pgid):
-            await trio.sleep(0.005)
-        return True
-    return False
-
-
-def group_has_live_members(pgid: int) -> bool:
-    try:
-        os.killpg(pgid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    # Members exist, but they may all be zombies already: look them up.
-    return any(state != "Z" for state in _group_states(pgid))
-
-
-def _group_states(pgid: int) -> list[str]:
-    states = []
-    for entry in os.scandir("/proc"):
-        if not entry.name.isdigit():
-            continue
-        try:
-            with open(f"/proc/{entry.name}/stat", "rb") as f:
-                stat = f.read()
-        except OSError:
-            continue
-        fields = stat[stat.rindex(b")") + 2 :].split()
-        if int(fields[2]) == pgid:
-            states.append(fields[0].decode())
-    return states
 
 
 def describe_returncode(code: int) -> str:
@@ -423,7 +398,13 @@ async def open_bot(
     must not see.
     """
     confinement = Confinement(isolation, limits, freeze)
-    process = await _start(command, cwd, env, hide, confinement)
+    argv = split_command(command)
+    try:
+        process = await start_confined(argv, (cwd or Path.cwd()).absolute(), env, hide, confinement)
+    except StartRefused as exc:
+        raise BotStartError(f"could not start: {exc}") from None
+    except InfrastructureFailure as exc:
+        raise BotInfrastructureError(str(exc)) from None
     bot = BotProcess(process, name, max_line_bytes, stderr_tail_bytes, on_fault, confinement)
     try:
         async with trio.open_nursery() as nursery:
@@ -445,40 +426,6 @@ async def open_bot(
             for stream in (process.stdout, process.stderr):
                 if stream is not None:
                     await stream.aclose()
-
-
-async def _start(
-    command: str,
-    cwd: Path | None,
-    env: Mapping[str, str] | None,
-    hide: Sequence[Path],
-    confinement: Confinement,
-) -> trio.Process:
-    """Check the command, prepare the confinement and start the bot; on failure release it."""
-    argv = split_command(command)
-    workdir = (cwd or Path.cwd()).absolute()
-    try:
-        await confinement.prepare()
-        bot_env = confinement.environment(env)
-        executable = resolve_executable(argv[0], workdir, bot_env["PATH"])
-        confinement.check_reachable(executable, workdir, argv)
-        return await spawn_confined(
-            argv,
-            cwd=workdir,
-            executable=executable,
-            env=bot_env,
-            peers=hide,
-            confinement=confinement,
-        )
-    except StartRefused as exc:
-        await confinement.release()
-        raise BotStartError(f"could not start: {exc}") from None
-    except InfrastructureFailure as exc:
-        await confinement.release()
-        raise BotInfrastructureError(str(exc)) from None
-    except BaseException:
-        await confinement.release()
-        raise
 
 
 def unwrap_single(group: BaseExceptionGroup[BaseException]) -> BaseException:

@@ -173,3 +173,12 @@ def _parse_line(raw: str, where: str) -> Header | Ply | Result:
         first = exc.errors()[0]
         field = ".".join(str(part) for part in first["loc"]) or "(line)"
         raise RecordError(f"{where}: field {field}: {first['msg']}") from None
+
+
+def describe_validation_error(exc: ValidationError, where: str) -> str:
+    """One line per problem: `where: field: message`, without pydantic's links and noise."""
+    lines = []
+    for error in exc.errors():
+        field = ".".join(str(part) for part in error["loc"]) or "(value)"
+        lines.append(f"{where}: {field}: {error['msg']}")
+    return "\n".join(lines)

@@ -25,8 +25,8 @@ from pathlib import Path
 import trio
 
 from referee.bot import open_bot
-from referee.isolation import Isolation, IsolationSettings, choose, detect, parse_level
-from referee.slots import DEFAULT_UID_BASE, unreachable_reason
+from referee.isolation.bot_users import DEFAULT_UID_BASE, unreachable_reason
+from referee.isolation.levels import Isolation, IsolationSettings, choose, detect, parse_level
 
 LEVELS = ["basic", "sandbox", "users", "cgroup", "sandbox+users+cgroup"]
 ECHO = "import sys\nfor line in sys.stdin:\n    print(line.strip(), flush=True)\n"

@@ -39,9 +39,10 @@ from bench_match import fixed_game  # the same long legal game; scripts/ is on t
 
 from protocols.base import Reason
 from referee.records import read_record
-from referee.store import GameState, open_view
 from referee.tournament.config import load_config
-from referee.tournament.runner import Runner, open_tournament
+from referee.tournament.runner import Runner
+from referee.tournament.session import open_tournament
+from referee.tournament.store import GameState, open_view
 
 DEFAULT_BOT = "builtin:random --seed {seed}"
 

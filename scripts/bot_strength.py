@@ -41,8 +41,7 @@ from bots.evaluation import model_for
 from bots.search.engine import Search
 from protocols import game_names, get_game
 from protocols.base import Side
-from referee.match import Match, MatchSettings, PlayerSpec
-from referee.players import resolve_command
+from referee.match import Match, MatchSettings, PlayerSpec, resolve_command
 from referee.records import GameRecord
 
 Z95 = 1.959963984540054

@@ -1,4 +1,10 @@
-"""The dependency rule of the architecture, checked by reading the imports of every module."""
+"""The dependency rule of the architecture, checked by reading the imports of every module.
+
+Besides the package rule (what `protocols`, `bots` and `referee` may import), the core of the
+runtime never reaches what renders for people: `bot`, `match`, `records`, the tournament runner
+and the store import neither rich nor `referee.views` nor `referee.web`, not even through the
+modules they import. And command modules never import each other.
+"""
 
 from __future__ import annotations
 
@@ -46,3 +52,80 @@ def test_nothing_imports_the_cli() -> None:
         assert "referee.cli" not in source, f"{path.relative_to(ROOT)} imports the CLI"
         if "commands" not in path.parts:
             assert "referee.commands" not in source, f"{path.relative_to(ROOT)} imports a command"
+
+
+CORE = [
+    "referee.bot",
+    "referee.match",
+    "referee.records",
+    "referee.tournament.runner",
+    "referee.tournament.store",
+]
+PRESENTATION = ("rich", "referee.views", "referee.web", "referee.commands", "referee.cli")
+
+
+def module_name(path: Path) -> str:
+    parts = list(path.relative_to(ROOT).with_suffix("").parts)
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def imported_modules(path: Path) -> set[str]:
+    """Every module `path` imports, by full dotted name (`from a import b` gives a and a.b)."""
+    names: set[str] = set()
+    package = module_name(path) if path.name == "__init__.py" else module_name(path.parent)
+    for node in ast.walk(ast.parse(path.read_text(), str(path))):
+        if isinstance(node, ast.Import):
+            names |= {alias.name for alias in node.names}
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                anchor = package.split(".")[: len(package.split(".")) - node.level + 1]
+                base = ".".join([*anchor, base] if base else anchor)
+            names.add(base)
+            names |= {f"{base}.{alias.name}" for alias in node.names}
+    return names
+
+
+def project_modules() -> dict[str, Path]:
+    return {module_name(p): p for p in sorted((ROOT / "referee").rglob("*.py"))}
+
+
+def reachable_imports(start: str) -> dict[str, str]:
+    """Every module imported from `start`, directly or through project modules, with the
+    project module that imports it."""
+    modules = project_modules()
+    seen: dict[str, str] = {}
+    todo = [start]
+    while todo:
+        current = todo.pop()
+        for name in imported_modules(modules[current]):
+            if name in seen:
+                continue
+            seen[name] = current
+            if name in modules:
+                todo.append(name)
+    return seen
+
+
+def is_presentation(name: str) -> bool:
+    return any(name == p or name.startswith(p + ".") for p in PRESENTATION)
+
+
+@pytest.mark.parametrize("core", CORE)
+def test_the_core_never_reaches_views_web_or_rich(core: str) -> None:
+    reached = reachable_imports(core)
+    bad = sorted(
+        f"{name} (imported by {by})" for name, by in reached.items() if is_presentation(name)
+    )
+    assert not bad, f"{core} reaches {bad}"
+
+
+def test_command_modules_never_import_each_other() -> None:
+    commands = ROOT / "referee" / "commands"
+    names = {p.stem for p in commands.glob("*.py") if p.stem != "__init__"}
+    for path in sorted(commands.glob("*.py")):
+        if path.stem == "__init__":
+            continue
+        others = {f"referee.commands.{n}" for n in names} - {f"referee.commands.{path.stem}"}
+        found = sorted(imported_modules(path) & others)
+        assert not found, f"{path.relative_to(ROOT)} imports the command modules {found}"

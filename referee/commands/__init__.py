@@ -2,9 +2,10 @@
 
 A command's `run(args, out, err) -> int` gets the parsed arguments and two rich consoles (stdout
 for results that scripts read, stderr for everything people read) and returns the exit code.
+Command modules never import each other: what two commands share lives in the package it belongs
+to (the tournament session, the views, the web package).
 """
 
-EXIT_OK = 0
-EXIT_USAGE = 2
-EXIT_VOID = 3
-EXIT_INTERRUPTED = 130
+from referee import EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE, EXIT_VOID
+
+__all__ = ["EXIT_INTERRUPTED", "EXIT_OK", "EXIT_USAGE", "EXIT_VOID"]

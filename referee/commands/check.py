@@ -22,7 +22,8 @@ from rich.table import Table
 from rich.text import Text
 
 from protocols import UnknownGame, canonical_name, game_names
-from referee.check import (
+from referee.commands import EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE
+from referee.course.check import (
     DEFAULT_OPPONENT,
     CheckedGame,
     CheckReport,
@@ -31,8 +32,7 @@ from referee.check import (
     run_check,
     spread,
 )
-from referee.commands import EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE
-from referee.isolation import IsolationSettings, IsolationUnavailable, choose
+from referee.isolation.levels import IsolationSettings, IsolationUnavailable, choose
 from referee.match import MatchSettings
 
 EXIT_PROBLEMS = 1

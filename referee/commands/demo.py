@@ -20,10 +20,11 @@ from rich.console import Console
 
 from protocols import UnknownGame, canonical_name, game_names
 from referee.commands import EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE, EXIT_VOID
-from referee.commands.tournament import play_tournament, print_report
-from referee.store import open_view
 from referee.tournament.config import ConfigError, load_config
 from referee.tournament.report import build_report
+from referee.tournament.session import play_tournament
+from referee.tournament.store import open_view
+from referee.views.tournament import print_report
 
 DEFAULT_DIR = Path("referee-demo")
 

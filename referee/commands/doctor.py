@@ -18,8 +18,8 @@ from rich.table import Table
 
 from referee.bot import BotFault, BotInfrastructureError, open_bot
 from referee.commands import EXIT_OK
-from referee.isolation import FEATURE_ORDER, Isolation, IsolationSettings, choose, detect
-from referee.limits import Limits
+from referee.isolation.levels import FEATURE_ORDER, Isolation, IsolationSettings, choose, detect
+from referee.isolation.limits import Limits
 
 EXIT_TRIAL_FAILED = 1
 WHAT_IT_GIVES = {

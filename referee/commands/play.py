@@ -15,12 +15,10 @@ from rich.console import Console
 
 from protocols import UnknownGame, canonical_name, game_names, get_game
 from referee.commands import EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE, EXIT_VOID
-from referee.commands.serve import run_visual
-from referee.console import course_result_line, log_line, print_summary
-from referee.match import Match, MatchSettings, PlayerSpec
-from referee.players import resolve_command
-from referee.records import GameRecord, Header, Ply, Result
-from referee.validation import describe_validation_error
+from referee.match import Match, MatchSettings, PlayerSpec, resolve_command
+from referee.records import GameRecord, Header, Ply, Result, describe_validation_error
+from referee.views.console import course_result_line, log_line, print_summary
+from referee.web import DEFAULT_HOST, check_port
 
 DEFAULT_RECORD_DIR = Path("referee-games")
 
@@ -149,7 +147,7 @@ def run_play(args: argparse.Namespace, out: Console, err: Console) -> int:
         listener=listener,
     )
     if args.visual:
-        return run_visual(args, out, err, match, record_path, report_play)
+        return run_visual(args, out, err, match, record_path)
     try:
         record = trio.run(match.play)
     except KeyboardInterrupt:
@@ -189,3 +187,47 @@ def report_play(
     else:
         out.out(course_result_line(result), highlight=False)
     return EXIT_VOID if result.void else EXIT_OK
+
+
+def run_visual(
+    args: argparse.Namespace,
+    out: Console,
+    err: Console,
+    match: Match,
+    record_path: Path,
+) -> int:
+    """`referee play --visual`: the match with its live view, then the view stays up."""
+    from referee.web.server import WebServerError, check_can_bind
+    from referee.web.watch import play_watched
+
+    codes: list[int] = []
+
+    def finished(record: GameRecord) -> None:
+        codes.append(report_play(args, out, err, match, record, record_path))
+        out.file.flush()
+        err.print("the web view stays up to replay the game; Ctrl-C to stop")
+
+    def show_url(url: str) -> None:
+        err.print(f"[bold]live view: {url}[/bold]", highlight=False)
+
+    try:
+        check_port(args.port)
+        check_can_bind(DEFAULT_HOST, args.port)  # before any game starts
+        watched = trio.run(
+            lambda: play_watched(
+                match,
+                port=args.port,
+                host=DEFAULT_HOST,
+                folders=[record_path.parent],
+                title=record_path.stem,
+                on_url=show_url,
+                on_finished=finished,
+            )
+        )
+    except (ValueError, WebServerError) as exc:
+        err.print(f"[red]referee: {exc}; choose another with --port[/red]", highlight=False)
+        return EXIT_USAGE
+    if watched.record is None:
+        err.print(f"[red]interrupted; the record so far is in {record_path}[/red]")
+        return EXIT_INTERRUPTED
+    return codes[0] if codes else EXIT_VOID

@@ -17,10 +17,10 @@ from typing import Any
 from rich.console import Console
 
 from referee.commands import EXIT_OK, EXIT_USAGE
-from referee.console import replay_frame
-from referee.html_export import replay_html
 from referee.records import RecordError
 from referee.replay import Replay, load_replay
+from referee.views.console import replay_frame
+from referee.views.html_export import replay_html
 
 EXIT_MISMATCH = 1
 
@@ -77,7 +77,7 @@ def run_replay(args: argparse.Namespace, out: Console, err: Console) -> int:
 
 def show(out: Console, replay: Replay, args: argparse.Namespace) -> None:
     """Keyboard stepping on a terminal; otherwise the animation, or the final position."""
-    from referee.replay_terminal import run_animation, run_interactive
+    from referee.views.replay_terminal import run_animation, run_interactive
 
     interactive = out.is_terminal and sys.stdin.isatty()
     if interactive:

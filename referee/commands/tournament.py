@@ -8,25 +8,20 @@ were left void after their replays, 130 after Ctrl-C (run it again to resume), 2
 from __future__ import annotations
 
 import argparse
-import json
 import random
-import sys
 from pathlib import Path
 from typing import Any
 
-import trio
 from rich.console import Console
 
 from protocols import UnknownGame, canonical_name
-from referee.commands import EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE, EXIT_VOID
-from referee.store import StoreError, open_view
+from referee.commands import EXIT_OK, EXIT_USAGE
 from referee.tournament.config import ConfigError, LoadedConfig, load_config
-from referee.tournament.events import Event, TournamentFinished
-from referee.tournament.live import LiveDisplay
-from referee.tournament.report import Report, build_report, to_csv
-from referee.tournament.runner import Runner, open_tournament
+from referee.tournament.report import build_report
+from referee.tournament.session import exit_code, play_tournament
+from referee.tournament.store import StoreError, open_view
 from referee.tournament.template import discover_bots, example_config
-from referee.tournament.views import games_table, head_to_head_table, standings_table
+from referee.views.tournament import print_report
 
 PIPE_WIDTH = 160
 
@@ -104,49 +99,6 @@ def run_run(args: argparse.Namespace, out: Console, err: Console) -> int:
     return exit_code(final)
 
 
-def play_tournament(
-    loaded: LoadedConfig,
-    err: Console,
-    *,
-    concurrency: int | None = None,
-    quiet: bool = False,
-    events: bool = False,
-) -> TournamentFinished | None:
-    """Play or resume one tournament with the live display; None if it could not start."""
-    try:
-        store, _ = open_tournament(loaded)
-    except StoreError as exc:
-        err.print(f"referee: {exc}", markup=False, highlight=False)
-        return None
-    emit = print_event if events else (lambda event: None)
-    runner = Runner(loaded, store, concurrency=concurrency, emit=emit)
-
-    async def main() -> TournamentFinished:
-        async with trio.open_nursery() as nursery:
-            if not quiet:
-                display = LiveDisplay(err, runner.state, loaded.config.name)
-                nursery.start_soon(display.run)
-            final = await runner.run()
-            nursery.cancel_scope.cancel()
-        return final
-
-    try:
-        return trio.run(main)
-    finally:
-        store.close()
-
-
-def print_event(event: Event) -> None:
-    sys.stdout.write(event.model_dump_json() + "\n")
-    sys.stdout.flush()
-
-
-def exit_code(final: TournamentFinished) -> int:
-    if final.interrupted:
-        return EXIT_INTERRUPTED
-    return EXIT_OK if final.complete and final.void == 0 else EXIT_VOID
-
-
 def print_where(err: Console, loaded: LoadedConfig) -> None:
     directory = loaded.directory
     err.print(f"store:   {directory / 'tournament.sqlite'}", markup=False, highlight=False)
@@ -179,26 +131,3 @@ def run_results(args: argparse.Namespace, out: Console, err: Console) -> int:
         view.close()
     print_report(out, report, args.format, args.games)
     return EXIT_OK
-
-
-def print_report(out: Console, report: Report, fmt: str, games: bool) -> None:
-    if fmt == "json":
-        out.out(json.dumps(report.model_dump(mode="json"), indent=2), highlight=False)
-    elif fmt == "csv":
-        rows = report.games if games else report.standings
-        out.out(to_csv(rows), end="", highlight=False)
-    else:
-        if not out.is_terminal:  # piped: do not cut the tables to 80 columns
-            out = Console(file=out.file, width=PIPE_WIDTH, soft_wrap=True)
-        counts = ", ".join(f"{n} {state.value}" for state, n in report.counts.items() if n)
-        out.print(f"[bold]{report.name}[/bold] ({report.game}): {counts}", highlight=False)
-        out.print(standings_table(report.standings))
-        out.print(
-            f"Elo: {report.rating_method}, anchored at {report.rating_anchor}; "
-            f"draw parameter {report.draw_parameter:.3f}",
-            highlight=False,
-        )
-        out.print(head_to_head_table(report))
-        if games:
-            out.print(games_table(report.games, report.directory))
-        out.print(f"records: {report.directory}/games/", highlight=False)

@@ -17,9 +17,8 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from protocols import UnknownGame, canonical_name, get_game
-from referee.limits import Limits
-from referee.match import MatchSettings, PlayerSpec
-from referee.players import resolve_command
+from referee.isolation.limits import Limits
+from referee.match import MatchSettings, PlayerSpec, resolve_command
 from referee.tournament.toml_lines import locate
 
 Loc = tuple[str | int, ...]

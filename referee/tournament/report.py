@@ -15,10 +15,10 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict
 
 from protocols.base import Reason
-from referee.store import GameRow, GameState, StoreView
 from referee.tournament.events import StandingLine
 from referee.tournament.ratings import Rating, fit_ratings
 from referee.tournament.standings import GameResult, Standing, compute_standings, head_to_head
+from referee.tournament.store import GameRow, GameState, StoreView
 
 
 class _Model(BaseModel):

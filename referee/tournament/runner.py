@@ -24,10 +24,8 @@ from typing import Any, TypeVar
 import trio
 
 from protocols.base import Reason, Side
-from referee.lag import LagMonitor
-from referee.match import Listener, Match
+from referee.match import LagMonitor, Listener, Match
 from referee.records import GameRecord, Header, Ply, Result, utc_now
-from referee.store import GameRow, GameState, Store, StoreError, TournamentInfo
 from referee.tournament.config import LoadedConfig
 from referee.tournament.events import (
     Event,
@@ -38,62 +36,15 @@ from referee.tournament.events import (
     TournamentFinished,
     TournamentStarted,
 )
-from referee.tournament.schedule import ScheduledGame, make_schedule
+from referee.tournament.schedule import ScheduledGame
 from referee.tournament.standings import GameResult, Standing, compute_standings
+from referee.tournament.store import GameRow, GameState, Store
 
 T = TypeVar("T")
 # How one game is played: (config, game, record path, listener, lag monitor) -> its record.
 PlayGame = Callable[
     [LoadedConfig, ScheduledGame, Path, Listener, LagMonitor], Awaitable[GameRecord]
 ]
-
-
-class ScheduleChanged(StoreError):
-    """The config no longer describes the schedule stored in the tournament directory."""
-
-
-def open_tournament(loaded: LoadedConfig) -> tuple[Store, list[ScheduledGame]]:
-    """Open (or create) the tournament's store and check it holds this config's schedule."""
-    config = loaded.config
-    schedule = make_schedule(config)
-    store = Store.open(loaded.directory)
-    try:
-        if store.is_new():
-            info = TournamentInfo(
-                name=config.name,
-                game=config.schedule_key()["game"],
-                config=config.model_dump(mode="json"),
-                schedule_key=config.schedule_key(),
-                created_at=utc_now().isoformat(),
-            )
-            rows = [(g.number, g.round, g.blue, g.orange, g.seed) for g in schedule]
-            store.create(info, config.player_names, rows)
-        else:
-            _check_unchanged(loaded, store, schedule)
-            store.update_config(config.model_dump(mode="json"))
-    except BaseException:
-        store.close()
-        raise
-    return store, schedule
-
-
-def _check_unchanged(loaded: LoadedConfig, store: Store, schedule: list[ScheduledGame]) -> None:
-    stored = store.info().schedule_key
-    wanted = loaded.config.schedule_key()
-    changed = [key for key in wanted if stored.get(key) != wanted[key]]
-    if not changed:
-        rows = [(g.number, g.blue, g.orange, g.seed) for g in store.games()]
-        if rows != [(g.number, g.blue, g.orange, g.seed) for g in schedule]:
-            changed = ["the schedule itself (made by another version of the referee)"]
-    if changed:
-        details = "; ".join(
-            f"{key}: {stored.get(key)!r} -> {wanted[key]!r}" for key in changed if key in wanted
-        )
-        raise ScheduleChanged(
-            f"{loaded.path}: the config changes the schedule of the tournament in "
-            f"{loaded.directory} ({details or changed[0]}). Put the old values back to resume it, "
-            "or set another `directory` to start a new tournament."
-        )
 
 
 async def play_match(

@@ -5,5 +5,24 @@ files under the served folders, `app.py` routes requests, `server.py` runs it al
 holds the page, the shared player and one SVG renderer per game (plain JavaScript, no build).
 """
 
+import argparse
+
 DEFAULT_HOST = "127.0.0.1"  # this machine only
 DEFAULT_PORT = 8000  # the course referee's
+
+
+def add_server_arguments(parser: argparse.ArgumentParser) -> None:
+    """`--port` and `--host`, as `serve` and `tournament run --web` take them."""
+    parser.add_argument(
+        "--port", type=int, default=DEFAULT_PORT, help=f"port ({DEFAULT_PORT}; 0 picks one)"
+    )
+    parser.add_argument(
+        "--host",
+        default=DEFAULT_HOST,
+        help=f"address to listen on ({DEFAULT_HOST}: this machine only)",
+    )
+
+
+def check_port(port: int) -> None:
+    if not 0 <= port <= 65535:
+        raise ValueError(f"--port must be 0..65535, not {port}")

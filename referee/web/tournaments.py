@@ -1,9 +1,9 @@
 """Tournaments for the web view: the dashboard's data from a tournament directory's store, and
 the hook that shows a running tournament's games live.
 
-A served folder that holds a tournament store (referee.store) is a tournament: its standings
-(with ratings), progress, games in progress and latest results are read through the store's
-read-only API and `build_report`, safe while the tournament runs in another process.
+A served folder that holds a tournament store (`referee.tournament.store`) is a tournament: its
+standings (with ratings), progress, games in progress and latest results are read through the
+store's read-only API and `build_report`, safe while the tournament runs in another process.
 
 `watch_tournament(hub, play, emit)` wraps a runner's `play` and `emit` so that, in the process
 that plays the tournament (`referee tournament run --web`), every game is also a live game of the
@@ -16,15 +16,14 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from referee.lag import LagMonitor
-from referee.match import Listener
+from referee.match import LagMonitor, Listener
 from referee.records import GameRecord
-from referee.store import STORE_NAME, GameState, StoreError, open_view
 from referee.tournament.config import LoadedConfig
 from referee.tournament.events import Event, GameFinished, GameStarted, TournamentFinished
 from referee.tournament.report import GameLine, build_report
 from referee.tournament.runner import PlayGame
 from referee.tournament.schedule import ScheduledGame
+from referee.tournament.store import STORE_NAME, GameState, StoreError, open_view
 from referee.web.archive import Archive
 from referee.web.live import LiveHub, chain
 

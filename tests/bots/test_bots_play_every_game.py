@@ -11,8 +11,7 @@ import pytest
 
 from protocols import game_names
 from protocols.base import Side
-from referee.match import Match, MatchSettings, PlayerSpec
-from referee.players import resolve_command
+from referee.match import Match, MatchSettings, PlayerSpec, resolve_command
 from referee.records import GameRecord
 from referee.verify import verify_record
 

@@ -13,8 +13,7 @@ from protocols.alak_solver import solve as solve_alak
 from protocols.base import Reason, Side
 from protocols.l_game import GAME, NAMES, LGameOptions, LGameState, coords, make_state, squares_of
 from protocols.l_game_solver import Value, arrangements, best_moves, solve
-from referee.match import Match, MatchSettings, PlayerSpec
-from referee.players import resolve_command
+from referee.match import Match, MatchSettings, PlayerSpec, resolve_command
 from tests.scriptbots import script_bot
 
 NO_DRAW_RULES = LGameOptions(repetition=0, ply_limit=0)

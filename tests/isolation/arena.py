@@ -15,13 +15,13 @@ from typing import Any, TypeVar
 
 import pytest
 
-from referee.cgroups import CgroupDriver
-from referee.isolation import Feature, IsolationSettings, detect, parse_level
-from referee.limits import Limits
+from referee.isolation.bot_users import DEFAULT_UID_BASE, DEFAULT_UID_COUNT, unreachable_reason
+from referee.isolation.cgroups import CgroupDriver
+from referee.isolation.levels import Feature, IsolationSettings, detect, parse_level
+from referee.isolation.limits import Limits
+from referee.isolation.proctree import alive, live_processes
 from referee.match import Match, MatchSettings, PlayerSpec
-from referee.proctree import alive
 from referee.records import GameRecord
-from referee.slots import DEFAULT_UID_BASE, DEFAULT_UID_COUNT, processes_of, unreachable_reason
 from tests.scriptbots import quiet_opening
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -174,7 +174,7 @@ class Arena:
             pytest.fail(f"process {pid} of a bot is still running: {cmdline(pid)}")
         if has(self.level, Feature.USERS):
             for uid in range(DEFAULT_UID_BASE, DEFAULT_UID_BASE + DEFAULT_UID_COUNT):
-                assert processes_of(uid) == [], f"processes left under bot user {uid}"
+                assert live_processes(uid=uid) == [], f"processes left under bot user {uid}"
         if has(self.level, Feature.CGROUP):
             assert own_cgroups(detect().cgroups) == []
         for home in self.homes:

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from referee.cli import main
-from referee.isolation import Feature, detect
+from referee.isolation.levels import Feature, detect
 
 ROOT = Path(__file__).resolve().parents[2]
 TEMPLATES = ROOT / "docs" / "templates"

@@ -16,7 +16,7 @@ import trio
 
 from protocols.base import Reason, Side
 from referee.bot import open_bot
-from referee.isolation import Feature, IsolationSettings, choose
+from referee.isolation.levels import Feature, IsolationSettings, choose
 from tests.isolation.arena import MOVES, Arena, has, needs_any
 
 BLUE, ORANGE = Side.BLUE, Side.ORANGE

@@ -17,9 +17,9 @@ from pydantic import ValidationError
 
 from protocols.base import Reason
 from referee.bot import BotInfrastructureError, BotStartError, open_bot
-from referee.cgroups import sweep_stale
-from referee.confinement import SCRATCH_PREFIX, sweep_stale_scratch
-from referee.isolation import (
+from referee.isolation.cgroups import sweep_stale
+from referee.isolation.confinement import SCRATCH_PREFIX, sweep_stale_scratch
+from referee.isolation.levels import (
     Detection,
     Feature,
     FeatureCheck,
@@ -29,7 +29,7 @@ from referee.isolation import (
     detect,
     parse_level,
 )
-from referee.limits import MB, Limits
+from referee.isolation.limits import MB, Limits
 from tests.isolation.arena import Arena
 
 

@@ -8,7 +8,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from referee.isolation import IsolationSettings, choose
+from referee.isolation.levels import IsolationSettings, choose
 from tests.isolation.arena import Arena, bot_python
 
 GAMES = 200

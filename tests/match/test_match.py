@@ -10,7 +10,7 @@ import pytest
 
 from protocols import get_game
 from protocols.base import Reason, Side
-from referee.limits import Limits
+from referee.isolation.limits import Limits
 from referee.match import Match, MatchSettings, PlayerSpec
 from referee.records import GameRecord, read_record
 from referee.verify import verify_record

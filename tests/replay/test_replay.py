@@ -9,10 +9,10 @@ import pytest
 from rich.console import Console
 
 from protocols import get_game
-from referee.boards import draw_board
-from referee.console import replay_frame
-from referee.html_export import replay_html
 from referee.replay import FrameBuilder, build_replay, load_replay
+from referee.views.boards import draw_board
+from referee.views.console import replay_frame
+from referee.views.html_export import replay_html
 from tests.commandline import referee
 from tests.replay.make_records import (
     GAMES,

@@ -10,7 +10,7 @@ import sys
 import time
 from pathlib import Path
 
-from referee.replay_terminal import Cursor
+from referee.views.replay_terminal import Cursor
 from tests.replay.make_records import random_record
 
 ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")

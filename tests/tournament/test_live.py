@@ -6,10 +6,10 @@ from rich.console import Console
 
 from protocols.base import Reason, Side
 from referee.tournament.events import GameFinished
-from referee.tournament.live import LiveDisplay
 from referee.tournament.runner import RunningGame, RunState
 from referee.tournament.schedule import ScheduledGame
 from referee.tournament.standings import GameResult
+from referee.views.tournament_live import LiveDisplay
 
 
 async def test_the_live_display_shows_the_whole_state() -> None:

@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from referee.store import GameState, open_view
+from referee.tournament.store import GameState, open_view
 
 CONFIG = """\
 name = "resume"

@@ -5,14 +5,14 @@ from __future__ import annotations
 from pathlib import Path
 
 from protocols.base import Reason
-from referee.lag import LagMonitor
-from referee.match import Listener
+from referee.match import LagMonitor, Listener
 from referee.records import GameRecord, read_record
-from referee.store import GameState, open_view
 from referee.tournament.config import LoadedConfig, load_config
 from referee.tournament.events import Event, GameFinished, GameStarted, TournamentFinished
 from referee.tournament.report import build_report
-from referee.tournament.runner import Runner, ScheduledGame, open_tournament, play_match
+from referee.tournament.runner import Runner, ScheduledGame, play_match
+from referee.tournament.session import open_tournament
+from referee.tournament.store import GameState, open_view
 from referee.verify import verify_record
 from tests.scriptbots import script_bot
 

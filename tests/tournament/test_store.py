@@ -10,9 +10,9 @@ import pytest
 
 from protocols.base import Reason, Side
 from referee.records import Result, utc_now
-from referee.store import GameState, Store, StoreError, open_view
 from referee.tournament.config import load_config
-from referee.tournament.runner import ScheduleChanged, open_tournament
+from referee.tournament.session import ScheduleChanged, open_tournament
+from referee.tournament.store import GameState, StoreError, open_store, open_view
 
 CONFIG = """\
 name = "store test"
@@ -76,11 +76,11 @@ def test_results_recovery_and_the_read_only_view(tmp_path: Path) -> None:
 
 
 def test_one_writer_at_a_time(tmp_path: Path) -> None:
-    store = Store.open(tmp_path)
+    store = open_store(tmp_path)
     with pytest.raises(StoreError, match="another referee is running"):
-        Store.open(tmp_path)
+        open_store(tmp_path)
     store.close()
-    Store.open(tmp_path).close()
+    open_store(tmp_path).close()
 
 
 def test_no_store_is_a_clear_error(tmp_path: Path) -> None:

@@ -8,8 +8,7 @@ from pathlib import Path
 import trio
 
 from protocols.base import Reason, Side
-from referee.lag import LagMonitor
-from referee.match import Match, MatchSettings, PlayerSpec
+from referee.match import LagMonitor, Match, MatchSettings, PlayerSpec
 from referee.records import GameRecord, read_record
 from tests.scriptbots import script_bot
 from tests.tournament.test_runner import GOOD, SLEEPS

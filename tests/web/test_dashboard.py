@@ -14,10 +14,11 @@ from typing import Any
 import pytest
 import trio
 
-from referee.store import open_view
 from referee.tournament.config import load_config
 from referee.tournament.report import build_report
-from referee.tournament.runner import Runner, open_tournament, play_match
+from referee.tournament.runner import Runner, play_match
+from referee.tournament.session import open_tournament
+from referee.tournament.store import open_view
 from referee.web.server import WebServer, start_web_server
 from referee.web.tournaments import watch_tournament
 from tests.web.conftest import serve_in_thread

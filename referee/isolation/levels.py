@@ -24,9 +24,9 @@ from functools import cache
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from referee.cgroups import CgroupDriver, find_driver, probe, sweep_stale
-from referee.sandbox import find_bwrap
-from referee.slots import DEFAULT_UID_BASE, DEFAULT_UID_COUNT
+from referee.isolation.bot_users import DEFAULT_UID_BASE, DEFAULT_UID_COUNT
+from referee.isolation.cgroups import CgroupDriver, find_driver, probe, sweep_stale
+from referee.isolation.sandbox import find_bwrap
 
 
 class Feature(StrEnum):

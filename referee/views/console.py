@@ -13,9 +13,9 @@ from rich.table import Table
 from rich.text import Text
 
 from protocols.base import Game, Side
-from referee.boards import draw_board
 from referee.records import GameRecord, Header, Ply, Result
 from referee.replay import Replay
+from referee.views.boards import draw_board
 
 SIDE_STYLE = {Side.BLUE: "bold blue", Side.ORANGE: "bold dark_orange"}
 

@@ -15,7 +15,7 @@ from rich.table import Table
 from rich.text import Text
 
 from referee.tournament.runner import RunState
-from referee.tournament.views import finished_table, standings_table
+from referee.views.tournament import finished_table, standings_table
 
 REFRESH = 0.5  # seconds between redraws
 MAX_RUNNING_ROWS = 8

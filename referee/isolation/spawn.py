@@ -17,10 +17,45 @@ from subprocess import PIPE
 
 import trio
 
-from referee.confinement import Confinement, InfrastructureFailure, StartRefused
+from referee.isolation.confinement import (
+    Confinement,
+    InfrastructureFailure,
+    StartRefused,
+    resolve_executable,
+)
 
 REPORT_WAIT = 30.0  # the launcher (and bwrap) start in milliseconds; this is for a loaded machine
 STDERR_SHOWN = 2000
+
+
+async def start_confined(
+    argv: Sequence[str],
+    workdir: Path,
+    env: Mapping[str, str] | None,
+    hide: Sequence[Path],
+    confinement: Confinement,
+) -> trio.Process:
+    """Prepare the confinement, check the command and start the bot; on failure release it.
+
+    Raises `StartRefused` (the bot's fault) or `InfrastructureFailure` (the machine's).
+    `hide` lists directories (the opponent's) a sandboxed bot must not see.
+    """
+    try:
+        await confinement.prepare()
+        bot_env = confinement.environment(env)
+        executable = resolve_executable(argv[0], workdir, bot_env["PATH"])
+        confinement.check_reachable(executable, workdir, argv)
+        return await spawn_confined(
+            argv,
+            cwd=workdir,
+            executable=executable,
+            env=bot_env,
+            peers=hide,
+            confinement=confinement,
+        )
+    except BaseException:
+        await confinement.release()
+        raise
 
 
 async def spawn_confined(

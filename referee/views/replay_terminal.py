@@ -21,8 +21,8 @@ from rich.console import Console, Group
 from rich.live import Live
 from rich.text import Text
 
-from referee.console import replay_frame
 from referee.replay import Replay
+from referee.views.console import replay_frame
 
 HELP = "→/l next  ←/h back  g/G start/end  space play/pause  +/- speed  q quit"
 _KEYS = {

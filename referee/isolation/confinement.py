@@ -24,13 +24,19 @@ from pathlib import Path
 
 import trio
 
-from referee import proctree
-from referee.cgroups import Cgroup, CgroupError
-from referee.freezer import Freezer
-from referee.isolation import AUTO, BASIC_ISOLATION, Feature, Isolation, level_name
-from referee.limits import MB, Limits
-from referee.sandbox import bwrap_argv
-from referee.slots import NoFreeSlot, Slot, acquire_slot, kill_user, unreachable_reason
+from referee.isolation import proctree
+from referee.isolation.bot_users import (
+    NoFreeSlot,
+    Slot,
+    acquire_slot,
+    kill_user,
+    unreachable_reason,
+)
+from referee.isolation.cgroups import Cgroup, CgroupError
+from referee.isolation.freezer import Freezer
+from referee.isolation.levels import AUTO, BASIC_ISOLATION, Feature, Isolation, level_name
+from referee.isolation.limits import MB, Limits
+from referee.isolation.sandbox import bwrap_argv
 
 LAUNCHER = Path(__file__).with_name("launch.py")
 SANDBOX_HOME = Path("/tmp")

@@ -22,7 +22,7 @@ import subprocess
 from collections.abc import Sequence
 from pathlib import Path
 
-from referee.limits import MB
+from referee.isolation.limits import MB
 
 BWRAP = "bwrap"
 HIDDEN = ("/home", "/root", "/srv", "/mnt", "/media", "/run", "/var/tmp")

@@ -200,6 +200,18 @@ def open_view(directory: Path) -> StoreView:
     return StoreView(db, directory)
 
 
+def open_store(directory: Path) -> Store:
+    """Open (creating if needed) the store for writing; one writer per directory at a time."""
+    (directory / RECORDS_DIR).mkdir(parents=True, exist_ok=True)
+    lock_fd = _lock(directory)
+    db = sqlite3.connect(directory / STORE_NAME, check_same_thread=False)
+    db.execute("PRAGMA journal_mode = WAL")
+    db.execute("PRAGMA synchronous = FULL")  # a committed game survives a power cut
+    db.execute("PRAGMA busy_timeout = 5000")
+    db.execute("PRAGMA foreign_keys = ON")
+    return Store(db, directory, lock_fd)
+
+
 class Store(StoreView):
     """The one writer of a tournament store: holds the directory's lock while open."""
 
@@ -210,18 +222,6 @@ class Store(StoreView):
     def close(self) -> None:
         super().close()
         os.close(self._lock_fd)
-
-    @classmethod
-    def open(cls, directory: Path) -> Store:
-        """Open (creating if needed) the store for writing; one writer per directory at a time."""
-        (directory / RECORDS_DIR).mkdir(parents=True, exist_ok=True)
-        lock_fd = _lock(directory)
-        db = sqlite3.connect(directory / STORE_NAME, check_same_thread=False)
-        db.execute("PRAGMA journal_mode = WAL")
-        db.execute("PRAGMA synchronous = FULL")  # a committed game survives a power cut
-        db.execute("PRAGMA busy_timeout = 5000")
-        db.execute("PRAGMA foreign_keys = ON")
-        return cls(db, directory, lock_fd)
 
     def is_new(self) -> bool:
         found = self.db.execute("SELECT name FROM sqlite_master WHERE name = 'meta'").fetchone()

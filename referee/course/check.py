@@ -19,9 +19,8 @@ import trio
 from protocols import get_game
 from protocols.base import Reason, Side
 from referee.bot import BotFault, BotInfrastructureError, open_bot
-from referee.isolation import choose
-from referee.match import Match, MatchSettings, PlayerSpec
-from referee.players import resolve_command
+from referee.isolation.levels import choose
+from referee.match import Match, MatchSettings, PlayerSpec, resolve_command
 from referee.records import GameRecord
 from referee.verify import verify_record
 

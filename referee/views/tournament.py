@@ -6,14 +6,16 @@ them, nothing in the core imports them.
 
 from __future__ import annotations
 
+import json
 import os
 from collections.abc import Iterable, Sequence
 
+from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
 from referee.tournament.events import GameFinished
-from referee.tournament.report import GameLine, Report, StandingRow
+from referee.tournament.report import GameLine, Report, StandingRow, to_csv
 from referee.tournament.standings import Standing
 
 RESULT_STYLE = {"blue": "bold blue", "orange": "bold dark_orange", "draw": "bold", "void": "red"}
@@ -100,3 +102,30 @@ def finished_table(events: Iterable[GameFinished]) -> Table:
             e.reason.value, str(e.plies),
         )  # fmt: skip
     return table
+
+
+PIPE_WIDTH = 160  # piped output: wide enough that tables are never cut
+
+
+def print_report(out: Console, report: Report, fmt: str, games: bool) -> None:
+    """A tournament's results as a table (cut to no width when piped), CSV or JSON."""
+    if fmt == "json":
+        out.out(json.dumps(report.model_dump(mode="json"), indent=2), highlight=False)
+    elif fmt == "csv":
+        rows = report.games if games else report.standings
+        out.out(to_csv(rows), end="", highlight=False)
+    else:
+        if not out.is_terminal:  # piped: do not cut the tables to 80 columns
+            out = Console(file=out.file, width=PIPE_WIDTH, soft_wrap=True)
+        counts = ", ".join(f"{n} {state.value}" for state, n in report.counts.items() if n)
+        out.print(f"[bold]{report.name}[/bold] ({report.game}): {counts}", highlight=False)
+        out.print(standings_table(report.standings))
+        out.print(
+            f"Elo: {report.rating_method}, anchored at {report.rating_anchor}; "
+            f"draw parameter {report.draw_parameter:.3f}",
+            highlight=False,
+        )
+        out.print(head_to_head_table(report))
+        if games:
+            out.print(games_table(report.games, report.directory))
+        out.print(f"records: {report.directory}/games/", highlight=False)

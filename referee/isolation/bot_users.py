@@ -21,6 +21,8 @@ from pathlib import Path
 
 import trio
 
+from referee.isolation.proctree import live_processes
+
 DEFAULT_UID_BASE = 60100
 DEFAULT_UID_COUNT = 100
 
@@ -66,30 +68,6 @@ async def acquire_slot(base: int = DEFAULT_UID_BASE, count: int = DEFAULT_UID_CO
     raise NoFreeSlot(f"all {count} bot users from {base} are in use")
 
 
-def processes_of(uid: int) -> list[int]:
-    """Live processes whose real or effective user is `uid`."""
-    found = []
-    for entry in os.scandir("/proc"):
-        if not entry.name.isdigit():
-            continue
-        try:
-            with open(f"/proc/{entry.name}/status", "rb") as f:
-                status = f.read()
-        except OSError:
-            continue
-        if _owned_by(status, uid) and b"\nState:\tZ" not in status:
-            found.append(int(entry.name))
-    return found
-
-
-def _owned_by(status: bytes, uid: int) -> bool:
-    start = status.find(b"\nUid:")
-    if start < 0:
-        return False
-    ids = status[start + 5 : status.find(b"\n", start + 1)].split()
-    return str(uid).encode() in ids[:2]
-
-
 async def kill_user(uid: int, limit: float = 5.0) -> bool:
     """SIGKILL every process of `uid` until none is left; True if that happened in time.
 
@@ -97,7 +75,7 @@ async def kill_user(uid: int, limit: float = 5.0) -> bool:
     cannot fork any more, so this converges.
     """
     with trio.move_on_after(limit):
-        while pids := processes_of(uid):
+        while pids := live_processes(uid=uid):
             for pid in pids:
                 with suppress(ProcessLookupError):
                     os.kill(pid, signal.SIGKILL)

@@ -16,7 +16,7 @@ import os
 import signal
 from contextlib import suppress
 
-from referee.cgroups import Cgroup, CgroupError
+from referee.isolation.cgroups import Cgroup, CgroupError
 
 
 class Freezer:

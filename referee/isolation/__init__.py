@@ -1,0 +1,44 @@
+"""Everything that contains an untrusted bot: isolation levels, resource limits, the launcher,
+the bubblewrap sandbox, bot users, cgroups, the freezer and process trees.
+
+The rest of the referee uses the names below; the modules behind them are this package's own.
+`launch.py` is not imported at all: it is the launcher program, run by path before a bot's exec.
+"""
+
+from referee.isolation.confinement import (
+    Confinement,
+    InfrastructureFailure,
+    StartRefused,
+    player_directories,
+)
+from referee.isolation.levels import (
+    AUTO,
+    FEATURE_ORDER,
+    Feature,
+    Isolation,
+    IsolationSettings,
+    IsolationUnavailable,
+    choose,
+    detect,
+    parse_level,
+)
+from referee.isolation.limits import Limits
+from referee.isolation.spawn import start_confined
+
+__all__ = [
+    "AUTO",
+    "FEATURE_ORDER",
+    "Confinement",
+    "Feature",
+    "InfrastructureFailure",
+    "Isolation",
+    "IsolationSettings",
+    "IsolationUnavailable",
+    "Limits",
+    "StartRefused",
+    "choose",
+    "detect",
+    "parse_level",
+    "player_directories",
+    "start_confined",
+]

@@ -1,0 +1,113 @@
+"""Play or resume one tournament in this process: open its store (checking that it holds this
+config's schedule), run it with the live display (or JSON events on stdout), and turn how it
+finished into the command's exit code.
+
+`referee tournament run` and `referee demo` both play tournaments through here.
+"""
+
+from __future__ import annotations
+
+import sys
+
+import trio
+from rich.console import Console
+
+from referee import EXIT_INTERRUPTED, EXIT_OK, EXIT_VOID
+from referee.records import utc_now
+from referee.tournament.config import LoadedConfig
+from referee.tournament.events import Event, TournamentFinished
+from referee.tournament.runner import Runner
+from referee.tournament.schedule import ScheduledGame, make_schedule
+from referee.tournament.store import Store, StoreError, TournamentInfo, open_store
+from referee.views.tournament_live import LiveDisplay
+
+
+class ScheduleChanged(StoreError):
+    """The config no longer describes the schedule stored in the tournament directory."""
+
+
+def open_tournament(loaded: LoadedConfig) -> tuple[Store, list[ScheduledGame]]:
+    """Open (or create) the tournament's store and check it holds this config's schedule."""
+    config = loaded.config
+    schedule = make_schedule(config)
+    store = open_store(loaded.directory)
+    try:
+        if store.is_new():
+            info = TournamentInfo(
+                name=config.name,
+                game=config.schedule_key()["game"],
+                config=config.model_dump(mode="json"),
+                schedule_key=config.schedule_key(),
+                created_at=utc_now().isoformat(),
+            )
+            rows = [(g.number, g.round, g.blue, g.orange, g.seed) for g in schedule]
+            store.create(info, config.player_names, rows)
+        else:
+            _check_unchanged(loaded, store, schedule)
+            store.update_config(config.model_dump(mode="json"))
+    except BaseException:
+        store.close()
+        raise
+    return store, schedule
+
+
+def _check_unchanged(loaded: LoadedConfig, store: Store, schedule: list[ScheduledGame]) -> None:
+    stored = store.info().schedule_key
+    wanted = loaded.config.schedule_key()
+    changed = [key for key in wanted if stored.get(key) != wanted[key]]
+    if not changed:
+        rows = [(g.number, g.blue, g.orange, g.seed) for g in store.games()]
+        if rows != [(g.number, g.blue, g.orange, g.seed) for g in schedule]:
+            changed = ["the schedule itself (made by another version of the referee)"]
+    if changed:
+        details = "; ".join(
+            f"{key}: {stored.get(key)!r} -> {wanted[key]!r}" for key in changed if key in wanted
+        )
+        raise ScheduleChanged(
+            f"{loaded.path}: the config changes the schedule of the tournament in "
+            f"{loaded.directory} ({details or changed[0]}). Put the old values back to resume it, "
+            "or set another `directory` to start a new tournament."
+        )
+
+
+def play_tournament(
+    loaded: LoadedConfig,
+    err: Console,
+    *,
+    concurrency: int | None = None,
+    quiet: bool = False,
+    events: bool = False,
+) -> TournamentFinished | None:
+    """Play or resume one tournament with the live display; None if it could not start."""
+    try:
+        store, _ = open_tournament(loaded)
+    except StoreError as exc:
+        err.print(f"referee: {exc}", markup=False, highlight=False)
+        return None
+    emit = print_event if events else (lambda event: None)
+    runner = Runner(loaded, store, concurrency=concurrency, emit=emit)
+
+    async def main() -> TournamentFinished:
+        async with trio.open_nursery() as nursery:
+            if not quiet:
+                display = LiveDisplay(err, runner.state, loaded.config.name)
+                nursery.start_soon(display.run)
+            final = await runner.run()
+            nursery.cancel_scope.cancel()
+        return final
+
+    try:
+        return trio.run(main)
+    finally:
+        store.close()
+
+
+def print_event(event: Event) -> None:
+    sys.stdout.write(event.model_dump_json() + "\n")
+    sys.stdout.flush()
+
+
+def exit_code(final: TournamentFinished) -> int:
+    if final.interrupted:
+        return EXIT_INTERRUPTED
+    return EXIT_OK if final.complete and final.void == 0 else EXIT_VOID
