@@ -18,10 +18,11 @@ from protocols import UnknownGame, canonical_name
 from referee.commands import EXIT_OK, EXIT_USAGE
 from referee.tournament.config import ConfigError, LoadedConfig, load_config
 from referee.tournament.report import build_report
-from referee.tournament.session import exit_code, play_tournament
+from referee.tournament.session import WebView, exit_code, play_tournament
 from referee.tournament.store import StoreError, open_view
 from referee.tournament.template import discover_bots, example_config
 from referee.views.tournament import print_report
+from referee.web import add_server_arguments, check_port
 
 PIPE_WIDTH = 160
 
@@ -44,6 +45,12 @@ def register(commands: Any) -> None:
     run.add_argument("-j", "--concurrency", type=int, default=None, help="games at once")
     run.add_argument("-q", "--quiet", action="store_true", help="no live display")
     run.add_argument("--events", action="store_true", help="JSON lines of events on stdout")
+    run.add_argument(
+        "--web",
+        action="store_true",
+        help="serve the live dashboard while the tournament runs (see --port, --host)",
+    )
+    add_server_arguments(run)
     run.set_defaults(run=run_run)
     results = sub.add_parser("results", help="standings, ratings and games of a tournament")
     results.add_argument("config", type=Path, help="the config, or the tournament's directory")
@@ -89,8 +96,15 @@ def run_run(args: argparse.Namespace, out: Console, err: Console) -> int:
     except ConfigError as exc:
         err.print(str(exc), markup=False, highlight=False)
         return EXIT_USAGE
+    web = None
+    if args.web:
+        try:
+            web = web_view(args.host, args.port)
+        except ValueError as exc:
+            err.print(f"referee: {exc}; choose another with --port", markup=False)
+            return EXIT_USAGE
     final = play_tournament(
-        loaded, err, concurrency=args.concurrency, quiet=args.quiet, events=args.events
+        loaded, err, concurrency=args.concurrency, quiet=args.quiet, events=args.events, web=web
     )
     if final is None:
         return EXIT_USAGE
@@ -108,6 +122,18 @@ def print_where(err: Console, loaded: LoadedConfig) -> None:
         markup=False,
         highlight=False,
     )
+
+
+def web_view(host: str, port: int) -> WebView:
+    """The dashboard's address, checked before the first game (ValueError says why not)."""
+    from referee.web.server import WebServerError, check_can_bind
+
+    check_port(port)
+    try:
+        check_can_bind(host, port)
+    except WebServerError as exc:
+        raise ValueError(str(exc)) from None
+    return WebView(host, port)
 
 
 # -- results --------------------------------------------------------------------------------

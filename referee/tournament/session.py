@@ -8,6 +8,8 @@ finished into the command's exit code.
 from __future__ import annotations
 
 import sys
+from collections.abc import Callable
+from dataclasses import dataclass
 
 import trio
 from rich.console import Console
@@ -16,7 +18,7 @@ from referee import EXIT_INTERRUPTED, EXIT_OK, EXIT_VOID
 from referee.records import utc_now
 from referee.tournament.config import LoadedConfig
 from referee.tournament.events import Event, TournamentFinished
-from referee.tournament.runner import Runner
+from referee.tournament.runner import PlayGame, Runner, play_match
 from referee.tournament.schedule import ScheduledGame, make_schedule
 from referee.tournament.store import Store, StoreError, TournamentInfo, open_store
 from referee.views.tournament_live import LiveDisplay
@@ -70,6 +72,14 @@ def _check_unchanged(loaded: LoadedConfig, store: Store, schedule: list[Schedule
         )
 
 
+@dataclass(frozen=True)
+class WebView:
+    """Where `tournament run --web` serves the live dashboard."""
+
+    host: str
+    port: int
+
+
 def play_tournament(
     loaded: LoadedConfig,
     err: Console,
@@ -77,18 +87,24 @@ def play_tournament(
     concurrency: int | None = None,
     quiet: bool = False,
     events: bool = False,
+    web: WebView | None = None,
 ) -> TournamentFinished | None:
-    """Play or resume one tournament with the live display; None if it could not start."""
+    """Play or resume one tournament with the live display (and, with `web`, the live web
+    dashboard for as long as it runs); None if it could not start."""
     try:
         store, _ = open_tournament(loaded)
     except StoreError as exc:
         err.print(f"referee: {exc}", markup=False, highlight=False)
         return None
-    emit = print_event if events else (lambda event: None)
-    runner = Runner(loaded, store, concurrency=concurrency, emit=emit)
+    emit: Callable[[Event], None] = print_event if events else (lambda event: None)
 
     async def main() -> TournamentFinished:
         async with trio.open_nursery() as nursery:
+            play: PlayGame = play_match
+            on_event = emit
+            if web is not None:
+                play, on_event = await _serve_dashboard(nursery, loaded, web, err, emit)
+            runner = Runner(loaded, store, concurrency=concurrency, emit=on_event, play=play)
             if not quiet:
                 display = LiveDisplay(err, runner.state, loaded.config.name)
                 nursery.start_soon(display.run)
@@ -100,6 +116,23 @@ def play_tournament(
         return trio.run(main)
     finally:
         store.close()
+
+
+async def _serve_dashboard(
+    nursery: trio.Nursery,
+    loaded: LoadedConfig,
+    web: WebView,
+    err: Console,
+    emit: Callable[[Event], None],
+) -> tuple[PlayGame, Callable[[Event], None]]:
+    """Start the web view of this tournament's folder; its games are shown live as they play."""
+    # Imported here: the web stack is loaded only by the runs that serve it.
+    from referee.web.server import start_web_server
+    from referee.web.tournaments import watch_tournament
+
+    server = await start_web_server(nursery, [loaded.directory], web.port, host=web.host)
+    err.print(f"dashboard: {server.url}/  (it stops with the tournament)", highlight=False)
+    return watch_tournament(server.hub, play_match, emit)
 
 
 def print_event(event: Event) -> None:

@@ -3,13 +3,16 @@ is played through the hook a tournament run uses (`watch_tournament`)."""
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 import threading
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
+from urllib.request import urlopen
 
 import pytest
 import trio
@@ -146,3 +149,31 @@ def test_watch_a_tournament_while_it_is_played(page: Any, tmp_path: Path, artifa
         assert [row[:3] for row in rows] == [
             [str(s.rank), s.name, str(s.points)] for s in report.standings
         ]
+
+
+def test_tournament_run_web_serves_the_dashboard_while_it_plays(tmp_path: Path) -> None:
+    players = {"ann": slow(1, 0.1), "ben": slow(2, 0.1)}
+    (tmp_path / "web.toml").write_text(config_text("web cup", players))
+    command = [sys.executable, "-m", "referee", "tournament", "run", "web.toml", "-q"]
+    process = subprocess.Popen(
+        [*command, "--web", "--port", "0"],
+        cwd=tmp_path, stderr=subprocess.PIPE, text=True,
+    )  # fmt: skip
+    try:
+        assert process.stderr is not None
+        line = process.stderr.readline()
+        assert line.startswith("dashboard: http://127.0.0.1:"), line
+        url = line.split()[1].rstrip("/")
+        tournaments = json.loads(urlopen(url + "/api/tournaments", timeout=30).read())
+        assert [t["name"] for t in tournaments["tournaments"]] == ["web cup"]
+        live: list[dict[str, Any]] = []
+        for _ in range(200):  # a game shows up live while it is played
+            live = json.loads(urlopen(url + "/api/live", timeout=30).read())["matches"]
+            if live:
+                break
+            time.sleep(0.05)
+        assert live and "ann" in live[0]["title"] and "ben" in live[0]["title"]
+        assert process.wait(timeout=300) == 0
+    finally:
+        process.kill()
+        process.wait()
