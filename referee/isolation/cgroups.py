@@ -98,10 +98,13 @@ class Cgroup:
         return _keyed(self.dirs["memory"] / "memory.oom_control", "oom_kill")
 
     def freeze(self, frozen: bool) -> None:
+        _write(*self.freeze_file(frozen))
+
+    def freeze_file(self, frozen: bool) -> tuple[Path, str]:
+        """The file and value that freeze (or thaw) this cgroup."""
         if self.version == 2:
-            _write(self.dirs["unified"] / "cgroup.freeze", "1" if frozen else "0")
-        else:
-            _write(self.dirs["freezer"] / "freezer.state", "FROZEN" if frozen else "THAWED")
+            return self.dirs["unified"] / "cgroup.freeze", "1" if frozen else "0"
+        return self.dirs["freezer"] / "freezer.state", "FROZEN" if frozen else "THAWED"
 
     def _is_frozen(self) -> bool:
         if self.version == 2:

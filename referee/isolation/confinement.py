@@ -16,6 +16,7 @@ import os
 import shlex
 import shutil
 import signal
+import socket
 import sys
 import tempfile
 from collections.abc import Mapping, Sequence
@@ -39,6 +40,7 @@ from referee.isolation.limits import MB, Limits
 from referee.isolation.sandbox import bwrap_argv
 
 LAUNCHER = Path(__file__).with_name("launch.py")
+SUPERVISOR = Path(__file__).with_name("supervise.py")
 SANDBOX_HOME = Path("/tmp")
 SCRATCH_PREFIX = "referee-bot-"
 
@@ -143,7 +145,8 @@ class Confinement:
         self.slot: Slot | None = None
         self.cgroup: Cgroup | None = None
         self.scratch: Path | None = None
-        self.pid: int | None = None
+        self.pid: int | None = None  # the bot's supervisor, whose descendants are the bot
+        self.control: socket.socket | None = None  # closing it ends the bot's whole tree
         self.freezer: Freezer | None = None
         self.notes: list[str] = []  # what `auto` could not use for this bot, and why
         self.features = self.isolation.features  # what this bot actually runs under
@@ -221,10 +224,27 @@ class Confinement:
         return env
 
     def command(
+        self,
+        argv: Sequence[str],
+        cwd: Path,
+        executable: Path,
+        peers: Sequence[Path],
+        fd: int,
+        control_fd: int,
+    ) -> list[str]:
+        """The full command line: the supervisor, the launcher, then (when sandboxed) bwrap and
+        the inner launcher, then the bot's own argv."""
+        thaw = []
+        if self.cgroup is not None:  # a frozen cgroup's processes die only once thawed
+            path, value = self.cgroup.freeze_file(False)
+            thaw.append([str(path), value])
+        supervisor = [sys.executable, "-I", "-S", str(SUPERVISOR), str(control_fd)]
+        launch = self._launch(argv, cwd, executable, peers, fd)
+        return [*supervisor, json.dumps({"thaw": thaw}), "--", *launch]
+
+    def _launch(
         self, argv: Sequence[str], cwd: Path, executable: Path, peers: Sequence[Path], fd: int
     ) -> list[str]:
-        """The full command line: the launcher, then (when sandboxed) bwrap and the inner
-        launcher, then the bot's own argv."""
         rlimits = self.limits.rlimits(
             memory_by_rlimit=self.cgroup is None, nproc=self.uid is not None
         )
@@ -250,9 +270,10 @@ class Confinement:
 
     # -- while it runs ------------------------------------------------------------------------
 
-    def attach(self, pid: int) -> None:
-        self.pid = pid
-        self.freezer = Freezer(pid, self.cgroup, self.freeze_idle)
+    def attach(self, supervisor: int, control: socket.socket | None = None) -> None:
+        self.pid = supervisor
+        self.control = control
+        self.freezer = Freezer(supervisor, self.cgroup, self.freeze_idle)
 
     def cpu_seconds(self) -> float | None:
         if self.cgroup is not None:
@@ -284,9 +305,9 @@ class Confinement:
         if self.freezer is not None:
             self.freezer.thaw()  # a process frozen in a v1 cgroup does not die until thawed
         tree = proctree.descendants(self.pid)
-        with suppress(ProcessLookupError, PermissionError):
-            os.killpg(self.pid, signal.SIGKILL)
-        for pid in tree:
+        if self.control is not None:
+            self.control.close()  # the supervisor kills the whole tree, then exits
+        for pid in tree[1:]:  # and at once from here too, in case the supervisor was killed
             with suppress(ProcessLookupError, PermissionError):
                 os.kill(pid, signal.SIGKILL)
         gone = True
@@ -302,6 +323,8 @@ class Confinement:
     async def release(self) -> None:
         """Give back the cgroup, the user slot and the scratch directory."""
         with trio.CancelScope(shield=True):
+            if self.control is not None:
+                self.control.close()
             if self.cgroup is not None:
                 await self.cgroup.remove()
                 self.cgroup = None

@@ -70,10 +70,9 @@ def bwrap_argv(
     capabilities it needs to switch to the bot's user, which loses them (and bwrap sets
     no-new-privileges, so nothing executed inside can gain any).
     """
-    # No --die-with-parent: it ties bwrap to the thread that started it, and trio starts
-    # processes from worker threads that end while the game goes on. Killing the bot's process
-    # group kills the sandbox's init, and with it the whole pid namespace.
-    argv = [bwrap, *NAMESPACES, "--cap-drop", "ALL"]
+    # bwrap's parent is the bot's supervisor (one thread, alive as long as anything of the bot):
+    # if it dies, the sandbox's init dies, and with it the whole pid namespace.
+    argv = [bwrap, *NAMESPACES, "--die-with-parent", "--cap-drop", "ALL"]
     if switch_user:
         argv += ["--cap-add", "CAP_SETUID", "--cap-add", "CAP_SETGID"]
     argv += ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"]

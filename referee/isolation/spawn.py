@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import errno
 import os
+import socket
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from subprocess import PIPE
@@ -69,12 +70,19 @@ async def spawn_confined(
 ) -> trio.Process:
     """Start the bot through the launcher; return once its own program is being executed."""
     read_fd, write_fd = os.pipe()
+    control, supervisor_end = socket.socketpair()
     try:
-        command = confinement.command(argv, cwd, executable, peers, write_fd)
-        process = await _open(command, cwd, env, write_fd)
+        command = confinement.command(
+            argv, cwd, executable, peers, write_fd, supervisor_end.fileno()
+        )
+        process = await _open(command, cwd, env, (write_fd, supervisor_end.fileno()))
+    except BaseException:
+        control.close()
+        raise
     finally:
         os.close(write_fd)
-    confinement.attach(process.pid)
+        supervisor_end.close()
+    confinement.attach(process.pid, control)
     status = trio.lowlevel.FdStream(read_fd)
     try:
         report = await _read_report(status, confinement.sandboxed)
@@ -102,7 +110,9 @@ async def _stderr_text(process: trio.Process) -> str:
     return data[:STDERR_SHOWN].decode(errors="replace").strip()
 
 
-async def _open(command: list[str], cwd: Path, env: Mapping[str, str], fd: int) -> trio.Process:
+async def _open(
+    command: list[str], cwd: Path, env: Mapping[str, str], fds: tuple[int, ...]
+) -> trio.Process:
     try:
         return await trio.lowlevel.open_process(
             command,
@@ -112,7 +122,7 @@ async def _open(command: list[str], cwd: Path, env: Mapping[str, str], fd: int) 
             cwd=cwd,
             env=dict(env),
             start_new_session=True,
-            pass_fds=(fd,),
+            pass_fds=fds,
         )
     except OSError as exc:
         name = errno.errorcode.get(exc.errno or 0, "error")

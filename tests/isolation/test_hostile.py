@@ -17,7 +17,10 @@ import trio
 from protocols.base import Reason, Side
 from referee.bot import open_bot
 from referee.isolation.levels import Feature, IsolationSettings, choose
-from tests.isolation.arena import MOVES, Arena, has, needs_any
+from referee.isolation.proctree import process_cpu_seconds
+from referee.match import Match, PlayerSpec
+from referee.records import Ply
+from tests.isolation.arena import MOVES, Arena, has, leftover_processes, needs_any
 
 BLUE, ORANGE = Side.BLUE, Side.ORANGE
 
@@ -161,18 +164,15 @@ async def test_child_holding_the_pipe_after_the_bot_exits(arena: Arena) -> None:
         os._exit(0)
     """)
     record = await arena.play(hostile, arena.opponent())
-    # The child still holds stdout, so there is no end of input: the bot times out.
-    assert verdict(record) == (ORANGE, Reason.TIMEOUT)
+    # The child still holds stdout, but the supervisor ends the bot's tree when the bot exits.
+    assert verdict(record) == (ORANGE, Reason.CRASH)
+    assert record.result is not None
+    assert record.result.detail == "blue: closed its output: exited with code 0"
     arena.assert_nothing_left()
 
 
-@needs_any(
-    Feature.SANDBOX,
-    Feature.USERS,
-    Feature.CGROUP,
-    why="the basic level cannot follow a process that left both its group and its parent",
-)
 async def test_grandchild_that_leaves_the_process_group(arena: Arena) -> None:
+    # A double fork with setsid: the supervisor (a subreaper) still has it in the bot's tree.
     hostile = arena.hostile("""
         start(); hear()
         if os.fork() == 0:
@@ -185,6 +185,42 @@ async def test_grandchild_that_leaves_the_process_group(arena: Arena) -> None:
     """)
     record = await arena.play(hostile, arena.opponent())
     assert verdict(record) == (ORANGE, Reason.TIMEOUT)
+    arena.assert_nothing_left()
+
+
+async def test_child_that_leaves_the_group_is_frozen_and_killed(arena: Arena) -> None:
+    # setpgid(0, 0) alone (no setsid): the child spins while its parent plays on. Whenever blue
+    # is not on move, its whole tree is frozen: the child gets no CPU on orange's time.
+    hostile = arena.hostile("""
+        if os.fork() == 0:
+            os.setpgid(0, 0)
+            while True:
+                pass
+        start()
+        while True:
+            turn()
+    """)
+    slow_orange = arena.opponent(body=SLOW_OPPONENT)
+    marks: list[float] = []
+
+    def on_line(line: object) -> None:
+        if isinstance(line, Ply):
+            marks.append(sum(process_cpu_seconds(p) for p in leftover_processes([hostile[1]])))
+
+    settings = arena.settings(move_timeout=5.0)
+    match = Match(
+        "lasker-morris",
+        PlayerSpec(name="blue-bot", command=hostile[0], cwd=hostile[1]),
+        PlayerSpec(name="orange-bot", command=slow_orange[0], cwd=slow_orange[1]),
+        settings=settings.model_copy(update={"random_assignment": False}),
+        listener=on_line,
+    )
+    record = await match.play()
+    assert record.result is not None and len(record.plies) >= 4
+    # marks[i] is taken right after ply i+1: blue's plies are the odd ones, so between marks[0]
+    # (blue just moved, its tree frozen) and marks[1] (orange answered after 0.5 s), blue's
+    # tree used no CPU.
+    assert marks[1] - marks[0] < 0.05, marks
     arena.assert_nothing_left()
 
 

@@ -222,8 +222,10 @@ async def test_forked_grandchild_holding_the_pipe_is_killed(harness: Harness) ->
     async with harness.open(cmd) as bot:
         harness.pgids.append(bot.pid)
         fault = await expect_fault(bot, "blue", 1.0)
-    # The child still holds stdout, so there is no end of input: the bot times out.
-    assert fault.reason is Reason.TIMEOUT
+    # The child still holds stdout, but the bot's supervisor ends the whole tree when the bot
+    # itself exits: the output ends, and the verdict says the bot exited.
+    assert fault.reason is Reason.CRASH
+    assert fault.detail == "closed its output: exited with code 0"
     assert len(harness.pids()) == 2
     harness.assert_nothing_left()
 

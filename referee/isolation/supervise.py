@@ -1,0 +1,204 @@
+"""The supervisor: one small process per bot that owns the bot's whole process tree.
+
+Run as a script, never imported by the referee:
+`python -I -S supervise.py CONTROL_FD SPEC -- COMMAND...` (COMMAND is the launcher that becomes
+the bot). It uses the standard library only and starts in a few milliseconds.
+
+Why it exists: a bot may leave its process group (`setpgid`, `setsid`, a double fork), so
+neither the group nor the parent links from the referee find everything it started. The
+supervisor marks itself a child subreaper (`PR_SET_CHILD_SUBREAPER`): every process the bot
+orphans is re-parented to it, so its descendants are always the bot's whole tree. And the
+referee may die (even by SIGKILL): the supervisor holds one end of a socket whose other end only
+the referee holds; when that end closes, for whatever reason, the supervisor kills the whole tree
+and exits, so no bot outlives its referee, frozen or not.
+
+What it does, in order:
+1. becomes a subreaper, forks the bot (which gets a process group of its own and none of the
+   supervisor's descriptors but its standard streams and the launcher's status pipe), then lets
+   go of the bot's standard streams, so the bot's end of output is seen when the bot closes it;
+2. reaps every child that ends (the bot's orphans included);
+3. when the bot's first process ends, or the control socket says `kill` or reaches its end, it
+   thaws what SPEC says is frozen, kills every descendant until none is left, and exits with the
+   bot's own status (the same exit code, or the same signal), so the referee sees the bot's exit.
+
+SPEC is JSON: {"thaw": [[path, value], ...]}: files to write before killing (a frozen cgroup's
+processes do not die until thawed).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import ctypes
+import json
+import os
+import resource
+import select
+import signal
+import sys
+import time
+from typing import Any, NoReturn
+
+PR_SET_CHILD_SUBREAPER = 36
+KILL_ROUNDS_LIMIT = 10.0  # seconds; a tree that cannot be killed in that time is left to init
+
+
+def become_subreaper() -> None:
+    libc = ctypes.CDLL(None, use_errno=True)
+    if libc.prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) != 0:
+        os.write(2, b"referee-supervise: cannot become a subreaper\n")
+
+
+def children(pid: int) -> list[int]:
+    found: list[int] = []
+    try:
+        tasks = os.listdir(f"/proc/{pid}/task")
+    except OSError:
+        return found
+    for task in tasks:
+        try:
+            with open(f"/proc/{pid}/task/{task}/children") as f:
+                found += [int(c) for c in f.read().split()]
+        except OSError:
+            continue
+    return found
+
+
+def descendants(pid: int) -> list[int]:
+    seen: list[int] = []
+    todo = children(pid)
+    while todo:
+        current = todo.pop()
+        if current not in seen:
+            seen.append(current)
+            todo += children(current)
+    return seen
+
+
+def reap() -> list[tuple[int, int]]:
+    """Every child that has ended, as (pid, wait status)."""
+    ended: list[tuple[int, int]] = []
+    while True:
+        try:
+            pid, status = os.waitpid(-1, os.WNOHANG)
+        except ChildProcessError:
+            return ended
+        if pid == 0:
+            return ended
+        ended.append((pid, status))
+
+
+def thaw(files: list[list[str]]) -> None:
+    for path, value in files:
+        try:
+            with open(path, "w") as f:
+                f.write(value)
+        except OSError:
+            continue
+
+
+def kill_tree(spec: dict[str, Any]) -> list[tuple[int, int]]:
+    """SIGKILL every descendant until none is left (a killed process cannot fork any more, and
+    what it orphans comes to us, so this converges); returns what was reaped meanwhile."""
+    thaw(spec.get("thaw", []))
+    reaped: list[tuple[int, int]] = []
+    deadline = time.monotonic() + KILL_ROUNDS_LIMIT
+    while time.monotonic() < deadline:
+        tree = descendants(os.getpid())
+        reaped += reap()
+        if not tree:
+            break
+        for pid in tree:
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except OSError:
+                continue
+        time.sleep(0.001)
+    return reaped + reap()
+
+
+def start_bot(command: list[str], control_fd: int) -> int:
+    pid = os.fork()
+    if pid:
+        return pid
+    try:
+        os.close(control_fd)
+        os.setpgid(0, 0)  # the freezer's and the referee's signals go to the bot, not to us
+        signal.set_wakeup_fd(-1)
+        for number in (signal.SIGCHLD, signal.SIGPIPE):
+            signal.signal(number, signal.SIG_DFL)
+        os.execvp(command[0], command)
+    except OSError as exc:
+        os.write(2, f"referee-supervise: cannot execute {command[0]}: {exc}\n".encode())
+    os._exit(127)
+
+
+def let_go_of_descriptors(keep: set[int]) -> None:
+    """Drop the bot's standard streams and the launcher's status pipe: only the bot holds them."""
+    null = os.open(os.devnull, os.O_RDWR)
+    for std in (0, 1, 2):
+        os.dup2(null, std)
+    os.close(null)
+    for fd in map(int, os.listdir("/proc/self/fd")):
+        if fd > 2 and fd not in keep:
+            try:
+                os.close(fd)
+            except OSError:
+                continue
+
+
+def exit_like(status: int | None) -> NoReturn:
+    """Exit with the bot's wait status: its exit code, or death by its signal (no core file)."""
+    if status is None:
+        os._exit(0)
+    if os.WIFSIGNALED(status):
+        number = os.WTERMSIG(status)
+        resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+        if number not in (signal.SIGKILL, signal.SIGSTOP):  # those cannot be caught anyway
+            signal.signal(number, signal.SIG_DFL)
+            signal.pthread_sigmask(signal.SIG_UNBLOCK, [number])
+        os.kill(os.getpid(), number)
+        os._exit(128 + number)
+    os._exit(os.waitstatus_to_exitcode(status))
+
+
+def supervise(control_fd: int, spec: dict[str, Any], command: list[str]) -> NoReturn:
+    become_subreaper()
+    wake_read, wake_write = os.pipe2(os.O_NONBLOCK | os.O_CLOEXEC)
+    signal.set_wakeup_fd(wake_write)
+    signal.signal(signal.SIGCHLD, lambda *_: None)
+    signal.signal(signal.SIGPIPE, signal.SIG_IGN)
+    for number in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
+        signal.signal(number, signal.SIG_IGN)  # only the control socket ends a supervisor
+    bot = start_bot(command, control_fd)
+    let_go_of_descriptors({control_fd, wake_read, wake_write})
+    status: int | None = None
+    while status is None:
+        ready, _, _ = select.select([control_fd, wake_read], [], [])
+        if wake_read in ready:
+            with contextlib.suppress(BlockingIOError):
+                os.read(wake_read, 4096)  # only a wake-up: what ended is asked of waitpid
+        for pid, ended in reap():
+            if pid == bot:
+                status = ended
+        if control_fd in ready and status is None:
+            try:
+                said = os.read(control_fd, 64)
+            except OSError:
+                said = b""
+            if not said or b"kill" in said:
+                break
+    for pid, ended in kill_tree(spec):
+        if pid == bot and status is None:
+            status = ended
+    exit_like(status)
+
+
+def main() -> NoReturn:
+    if len(sys.argv) < 5 or sys.argv[3] != "--":
+        os.write(2, b"usage: supervise.py CONTROL_FD SPEC -- COMMAND...\n")
+        os._exit(2)
+    supervise(int(sys.argv[1]), json.loads(sys.argv[2]), sys.argv[4:])
+
+
+if __name__ == "__main__":
+    main()

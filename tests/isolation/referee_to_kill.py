@@ -1,0 +1,37 @@
+"""A referee playing one game, to be killed with SIGKILL by a test.
+
+Run as `python referee_to_kill.py LEVEL RECORD BLUE_CMD BLUE_DIR ORANGE_CMD ORANGE_DIR`.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import trio
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+
+from referee.isolation import IsolationSettings
+from referee.match import Match, MatchSettings, PlayerSpec
+
+
+def main() -> None:
+    level, record, blue, blue_dir, orange, orange_dir = sys.argv[1:7]
+    settings = MatchSettings(
+        move_timeout=600.0,
+        random_assignment=False,
+        isolation=IsolationSettings(level=level),
+    )
+    match = Match(
+        "lasker-morris",
+        PlayerSpec(name="blue", command=blue, cwd=Path(blue_dir)),
+        PlayerSpec(name="orange", command=orange, cwd=Path(orange_dir)),
+        settings=settings,
+        record_path=Path(record),
+    )
+    trio.run(match.play)
+
+
+if __name__ == "__main__":
+    main()
