@@ -9,16 +9,18 @@ UTF-8 (which includes ASCII). After an error, or after the end of input, the fra
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 DEFAULT_MAX_LINE_BYTES = 4096
 
 
 @dataclass(frozen=True, slots=True)
 class Line:
-    """One complete line, decoded, without its terminator."""
+    """One complete line, decoded, without its terminator; `end` is the stream offset just
+    after its newline (how many bytes the writer had written once the line was complete)."""
 
     text: str
+    end: int = field(default=0, compare=False)  # where it is, not what it is
 
 
 @dataclass(frozen=True, slots=True)
@@ -56,6 +58,7 @@ class LineFramer:
         self.max_line_bytes = max_line_bytes
         self._buffer = bytearray()
         self._closed = False
+        self.fed = 0  # bytes fed so far: the stream offset of the next byte
 
     @property
     def closed(self) -> bool:
@@ -68,13 +71,15 @@ class LineFramer:
             return []
         events: list[FramingEvent] = []
         start = 0
+        base = self.fed
+        self.fed += len(data)
         while True:
             newline = data.find(b"\n", start)
             if newline < 0:
                 break
             self._append(data, start, newline)
             start = newline + 1
-            event = self._complete_line()
+            event = self._complete_line(base + start)
             events.append(event)
             if self._closed:
                 return events
@@ -94,7 +99,7 @@ class LineFramer:
         room = self.max_line_bytes + 2 - len(self._buffer)
         self._buffer += data[start : min(end, start + max(room, 0))]
 
-    def _complete_line(self) -> FramingEvent:
+    def _complete_line(self, end: int) -> FramingEvent:
         raw = bytes(self._buffer)
         self._buffer.clear()
         if raw.endswith(b"\r"):
@@ -102,7 +107,7 @@ class LineFramer:
         if len(raw) > self.max_line_bytes:
             return self._fail(LineTooLong(self.max_line_bytes, len(raw)))
         try:
-            return Line(raw.decode("utf-8"))
+            return Line(raw.decode("utf-8"), end)
         except UnicodeDecodeError as exc:
             return self._fail(BadEncoding(raw, str(exc)))
 

@@ -19,8 +19,11 @@ and the CPU time of each answer is measured (`last_cpu_ms`).
 
 from __future__ import annotations
 
+import fcntl
 import shlex
 import signal
+import struct
+import termios
 from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
@@ -112,6 +115,18 @@ class TailBuffer:
         return self._data.decode("utf-8", "backslashreplace")
 
 
+def unread_bytes(stream: object) -> int:
+    """Bytes waiting in a pipe that nobody has read yet (0 if that cannot be told)."""
+    fileno = getattr(stream, "fileno", None)
+    if fileno is None:
+        return 0
+    try:
+        raw = fcntl.ioctl(fileno(), termios.FIONREAD, b"\0\0\0\0")
+    except OSError:
+        return 0
+    return int(struct.unpack("i", raw)[0])
+
+
 def split_command(command: str) -> list[str]:
     """Split a shell-style command string into argv (quotes honoured, no shell involved)."""
     try:
@@ -149,6 +164,7 @@ class BotProcess:
         self.exit: BotExit | None = None
         self._framer = LineFramer(max_line_bytes)
         self._asked = False
+        self._asked_from = 0  # stream offset of the bot's output when it was last asked
         self._reply: str | None = None
         self._reply_event = trio.Event()
         self._closing = False
@@ -158,6 +174,11 @@ class BotProcess:
     @property
     def pid(self) -> int:
         return self.process.pid
+
+    @property
+    def isolation_level(self) -> str:
+        """The isolation level this bot actually runs under (what a record reports)."""
+        return self.confinement.level
 
     async def send_line(self, line: str) -> None:
         """Write one line to the bot (for lines it does not answer: colours, `END`)."""
@@ -188,8 +209,13 @@ class BotProcess:
         The deadline is on trio's clock (`trio.current_time()`); the bot is "asked" from before
         the write, so an answer racing the end of our write is still taken as the answer.
         Returns None if `interrupt()` stopped the wait.
+
+        A line the bot completed before it was asked is out of turn, however soon the ask
+        follows: what the bot had written by now is what the reader has taken from the pipe plus
+        what is still unread in it, and only a line ending after that offset can be the answer.
         """
         self._raise_fault()
+        self._asked_from = self._framer.fed + unread_bytes(self.process.stdout)
         self._asked = True
         self._reply = None
         self._reply_event = trio.Event()
@@ -279,7 +305,7 @@ class BotProcess:
         if self._closing:
             return
         if isinstance(event, Line):
-            if self._asked and self._reply is None:
+            if self._asked and self._reply is None and event.end > self._asked_from:
                 self._reply = event.text
                 self._reply_event.set()
             else:

@@ -116,3 +116,15 @@ def test_limit_is_exact_for_any_split(size: int, cuts: list[int]) -> None:
         assert events == [Line("z" * size), EndOfInput(0)]
     else:
         assert len(events) == 1 and isinstance(events[0], LineTooLong)
+
+
+def test_each_line_knows_where_it_ends_in_the_stream() -> None:
+    framer = LineFramer(16)
+    first = framer.feed(b"ab\ncd")
+    second = framer.feed(b"\r\n\nxyz")
+    assert [(e.text, e.end) for e in [*first, *second] if isinstance(e, Line)] == [
+        ("ab", 3),
+        ("cd", 7),
+        ("", 8),
+    ]
+    assert framer.fed == 11

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 
 import pytest
@@ -139,6 +140,28 @@ async def test_output_out_of_turn_is_reported_at_once(harness: Harness) -> None:
         assert harness.idle_faults == [bot]
         assert bot.fault is not None and bot.fault.reason is Reason.OUT_OF_TURN
         assert bot.fault.line == "h2 a1 r0"
+    harness.assert_nothing_left()
+
+
+async def test_a_line_written_before_the_ask_is_out_of_turn_however_close(
+    harness: Harness, tmp_path: Path
+) -> None:
+    # The bot writes its line as soon as it starts. The referee's loop is held (a blocking
+    # sleep, no checkpoint) until the line is surely in the pipe, then asks at once: the reader
+    # sees the line only after the ask began, but it was written before, so it is out of turn.
+    ready = tmp_path / "written"
+    cmd = harness.command(f"""
+        say("h1 d1 r0"); open({str(ready)!r}, "w").close(); time.sleep(600)
+    """)
+    async with harness.open(cmd) as bot:
+        harness.pgids.append(bot.pid)
+        with trio.fail_after(10):
+            while not ready.exists():
+                time.sleep(0.01)  # no checkpoint: the reader task cannot run meanwhile
+        with pytest.raises(BotFault) as caught:
+            await bot.ask("blue", deadline(10))
+        assert caught.value.reason is Reason.OUT_OF_TURN
+        assert caught.value.line == "h1 d1 r0"
     harness.assert_nothing_left()
 
 
