@@ -1,12 +1,12 @@
 """Perfect play from solved tables: the L game always, Alak on boards small enough to solve.
 
-The L game table (`protocols.l_game_solver`) is built at start-up in a fraction of a second. The
+The L game table (`bots.solvers.l_game`) is built at start-up in a fraction of a second. The
 bot wins every won position by the fastest route, keeps every drawn one drawn and, when lost,
 holds out as long as possible. Among equally good moves it prefers the one that leaves the
 opponent the most replies that would throw the result away (a drawing move after which many
 replies lose is a trap for a weaker player), then the seed decides.
 
-Alak is solved at start-up for the board size in the options (`protocols.alak_solver`: about
+Alak is solved at start-up for the board size in the options (`bots.solvers.alak`: about
 0.5 s for 10 points, a few seconds and 100 MB for 11); the same preferences apply.
 """
 
@@ -19,13 +19,14 @@ from typing import Any
 from bots.clock import MoveClock
 from bots.config import MAX_PERFECT_ALAK, BotConfig
 from bots.player import Chooser
-from protocols.alak import AlakMove, AlakState, rules_for
-from protocols.alak_solver import Solution, children, state_key
-from protocols.alak_solver import Value as AlakValue
-from protocols.alak_solver import solve as solve_alak
+from bots.solvers.alak import Solution, children, state_key
+from bots.solvers.alak import Value as AlakValue
+from bots.solvers.alak import solve as solve_alak
+from bots.solvers.l_game import Table, Value, arrangement, best_moves, index, solve
+from protocols.alak import AlakState, rules_for
+from protocols.alak import Move as AlakMove
 from protocols.base import Game
 from protocols.l_game import FULL, MASKS, LGameState, Move, fitting, squares_of
-from protocols.l_game_solver import Table, Value, arrangement, best_moves, index, solve
 
 
 def _neutral_moves(neutrals: int, occupied: int) -> list[int]:

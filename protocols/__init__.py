@@ -1,25 +1,32 @@
 """The games and their wire formats: pure rules, no I/O.
 
-The registry below is the one explicit list of games. Modules are imported on first use, so a
-bot that plays one game loads only that game's rules.
+The registry below is the one explicit list of games: each entry names the module that holds the
+game and the other spellings the command line accepts. Modules are imported on first use, so a
+bot that plays one game loads only that game's rules. Aliases live here, not on the game classes:
+resolving a name must not import every game to read them.
 """
 
 from __future__ import annotations
 
 import importlib
-from typing import Any
+from typing import Any, NamedTuple
 
 from protocols.base import Game
 
-# Canonical name -> (module, aliases). The module exposes its game object as `GAME`.
-_GAMES: dict[str, tuple[str, tuple[str, ...]]] = {
-    "lasker-morris": ("protocols.lasker_morris", ("laskermorris",)),
-    "lielow": ("protocols.lielow", ()),
-    "legionnaires": ("protocols.legionnaires", ()),
-    "l-game": ("protocols.l_game", ("lgame",)),
-    "alak": ("protocols.alak", ()),
+
+class _Entry(NamedTuple):
+    module: str  # exposes its game object as `GAME`
+    aliases: tuple[str, ...] = ()
+
+
+_GAMES: dict[str, _Entry] = {
+    "lasker-morris": _Entry("protocols.lasker_morris", ("laskermorris",)),
+    "lielow": _Entry("protocols.lielow"),
+    "legionnaires": _Entry("protocols.legionnaires"),
+    "l-game": _Entry("protocols.l_game", ("lgame",)),
+    "alak": _Entry("protocols.alak"),
 }
-_ALIASES = {alias: name for name, (_, aliases) in _GAMES.items() for alias in aliases}
+_ALIASES = {alias: name for name, entry in _GAMES.items() for alias in entry.aliases}
 
 
 class UnknownGame(ValueError):
@@ -29,6 +36,11 @@ class UnknownGame(ValueError):
 def game_names() -> list[str]:
     """The canonical names of all games, in registry order."""
     return list(_GAMES)
+
+
+def aliases(name: str) -> tuple[str, ...]:
+    """The other spellings of a game (e.g. `laskermorris`), for a canonical name or an alias."""
+    return _GAMES[canonical_name(name)].aliases
 
 
 def canonical_name(name: str) -> str:
@@ -43,6 +55,6 @@ def canonical_name(name: str) -> str:
 
 def get_game(name: str) -> Game[Any, Any, Any]:
     """The game object for a canonical name or alias."""
-    module = importlib.import_module(_GAMES[canonical_name(name)][0])
+    module = importlib.import_module(_GAMES[canonical_name(name)].module)
     game: Game[Any, Any, Any] = module.GAME
     return game

@@ -3,8 +3,9 @@
 A line of points `a`, `b`, ... left to right, empty at the start; blue moves first. A move places
 one stone on an empty point and captures each enemy run touching it that has no empty neighbour
 left (the board ends are walls). A player may not place on a point where one of his stones was
-captured by the opponent's last move. The player to move with no legal placement ends the game:
-more stones wins, equal is a draw. Draw rules: third occurrence of a state, 200 plies.
+captured by the opponent's last move. The player to move with no legal placement ends the game
+(this game's own ending, `stone-count`): more stones wins, equal is a draw. Draw rules: third
+occurrence of a state, 200 plies.
 
 Representation: the board is two bit masks (bit i is point `chr(ord('a') + i)`), plus the mask
 of points banned for the player to move. In pbmserv's notation `X` is blue (Black, first player)
@@ -42,11 +43,13 @@ from protocols.base import (
     Reason,
     RepetitionCount,
     Side,
+    Touched,
     split_tokens,
 )
 
 MAX_SIZE = 26  # one letter per point
 MIN_TOURNAMENT_SIZE = 5
+STONE_COUNT = "stone-count"  # this game's own ending (`Reason.GAME_ENDING`)
 LETTERS = "abcdefghijklmnopqrstuvwxyz"
 _ORDINALS = {2: "second", 3: "third", 4: "fourth", 5: "fifth"}
 
@@ -126,19 +129,19 @@ def place(rules: AlakRules, own: int, enemy: int, point: int) -> tuple[int, int,
     return own, enemy & ~captured, captured
 
 
-class AlakMove(NamedTuple):
+class Move(NamedTuple):
     """A placement on one point (0 = `a`)."""
 
     point: int
 
 
-_MOVES = tuple(AlakMove(i) for i in range(MAX_SIZE))
+_MOVES = tuple(Move(i) for i in range(MAX_SIZE))
 _HALF = 13  # legal-move lists come from two tables indexed by 13-bit halves of the free mask
 
 
-def _move_table(offset: int) -> tuple[tuple[AlakMove, ...], ...]:
+def _move_table(offset: int) -> tuple[tuple[Move, ...], ...]:
     """table[mask]: the moves on the points `offset + i` for the set bits i of mask, in order."""
-    table: list[tuple[AlakMove, ...]] = [()]
+    table: list[tuple[Move, ...]] = [()]
     for i in range(_HALF):
         table += [(*moves, _MOVES[offset + i]) for moves in table]
     return tuple(table)
@@ -237,17 +240,20 @@ def _letters(mask: int) -> list[str]:
     return [LETTERS[i] for i in range(mask.bit_length()) if mask >> i & 1]
 
 
-class AlakGame(Game[AlakState, AlakMove, AlakOptions]):
+class Alak(Game[AlakState, Move, AlakOptions]):
     """Alak with Baljeu's rules on a line of 5..26 points."""
 
     name: ClassVar[str] = "alak"
     options_model: ClassVar[type[GameOptions]] = AlakOptions
+    endings: ClassVar[Mapping[str, str]] = {
+        STONE_COUNT: "the player to move cannot place: more stones wins, equal stones draw"
+    }
 
     def initial_state(self, options: AlakOptions | None = None) -> AlakState:
         opts = options or AlakOptions()
         return start_position(opts.size, repetition=opts.repetition, ply_limit=opts.ply_limit)
 
-    def legal_moves(self, state: AlakState) -> Sequence[AlakMove]:
+    def legal_moves(self, state: AlakState) -> Sequence[Move]:
         if self._draw_reached(state):
             return ()
         free = state.rules.full & ~(state.blue | state.orange | state.banned)
@@ -256,7 +262,7 @@ class AlakGame(Game[AlakState, AlakMove, AlakOptions]):
             return _LOW_MOVES[free & _LOW_MASK] + _HIGH_MOVES[high]
         return _LOW_MOVES[free]
 
-    def apply(self, state: AlakState, move: AlakMove) -> AlakState:
+    def apply(self, state: AlakState, move: Move) -> AlakState:
         rules = state.rules
         if state.to_move is _BLUE:
             blue, orange, captured = place(rules, state.blue, state.orange, move.point)
@@ -293,7 +299,7 @@ class AlakGame(Game[AlakState, AlakMove, AlakOptions]):
             or (rules.ply_limit and state.ply >= rules.ply_limit)
         )
 
-    def parse_move(self, state: AlakState, line: str) -> AlakMove:
+    def parse_move(self, state: AlakState, line: str) -> Move:
         tokens = split_tokens(line)
         size = state.rules.size
         last = LETTERS[size - 1]
@@ -314,8 +320,16 @@ class AlakGame(Game[AlakState, AlakMove, AlakOptions]):
             )
         return _MOVES[index]
 
-    def format_move(self, move: AlakMove) -> str:
+    def format_move(self, move: Move) -> str:
         return LETTERS[move.point]
+
+    def squares(self, state: AlakState) -> Sequence[str]:
+        return tuple(LETTERS[: state.rules.size])
+
+    def touched(self, state: AlakState, move: Move) -> Touched:
+        own, enemy = _sides(state)
+        _, _, captured = place(state.rules, own, enemy, move.point)
+        return Touched(to=(LETTERS[move.point],), removed=tuple(_letters(captured)))
 
     def render_text(self, state: AlakState) -> str:
         size = state.rules.size
@@ -344,9 +358,15 @@ class AlakGame(Game[AlakState, AlakMove, AlakOptions]):
 def _count_stones(state: AlakState) -> Outcome:
     blue, orange = state.blue.bit_count(), state.orange.bit_count()
     winner = Side.BLUE if blue > orange else Side.ORANGE if orange > blue else None
-    return Outcome(
-        winner, Reason.STONE_COUNT, f"{state.to_move} cannot place: blue {blue}, orange {orange}"
-    )
+    detail = f"{state.to_move} cannot place: blue {blue}, orange {orange}"
+    return Outcome(winner, Reason.GAME_ENDING, detail, STONE_COUNT)
 
 
-GAME = AlakGame()
+def _sides(state: AlakState) -> tuple[int, int]:
+    """(mover's stones, opponent's stones)."""
+    if state.to_move is _BLUE:
+        return state.blue, state.orange
+    return state.orange, state.blue
+
+
+GAME = Alak()

@@ -10,6 +10,7 @@ import abc
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
+from types import MappingProxyType
 from typing import Annotated, Any, ClassVar, Generic, Protocol, TypeVar
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field
@@ -30,17 +31,17 @@ class Reason(StrEnum):
     """Every way a game can end, as recorded in a game record.
 
     The first group are endings by the rules of a game; the second are faults of a bot (the bot
-    loses); the last are faults that void the game (nobody is blamed).
+    loses); the last are faults that void the game (nobody is blamed). An ending that belongs to
+    one game alone is `GAME_ENDING`, and the game names it in `Outcome.ending` from its own
+    `Game.endings`, so a new game never has to add a member here.
     """
 
     # Rule endings.
     NO_LEGAL_MOVE = "no-legal-move"  # the player to move cannot move and loses
-    TOO_FEW_STONES = "too-few-stones"  # Lasker Morris: fewer than 3 stones after a move
     NO_CAPTURE_LIMIT = "no-capture-limit"  # draw: too many plies without a capture/removal
     REPETITION = "repetition"  # draw: the same position for the n-th time
     PLY_LIMIT = "ply-limit"  # draw: the game's length cap
-    KING_LOST = "king-lost"  # Lielow: a player's king was removed
-    STONE_COUNT = "stone-count"  # Alak: no legal placement; the stone count decides
+    GAME_ENDING = "game-ending"  # an ending of the game's own, named by `Outcome.ending`
     # Bot faults: the offending bot loses.
     ILLEGAL_MOVE = "illegal-move"
     BAD_SYNTAX = "bad-syntax"
@@ -80,13 +81,49 @@ _BOT_FAULTS = frozenset(
 )
 
 
+def why_ended(reason: Reason, ending: str | None) -> str:
+    """What people read after "by": the game's own ending when there is one, else the reason."""
+    return ending or reason.value
+
+
 @dataclass(frozen=True, slots=True)
 class Outcome:
-    """How a game ended by its rules: `winner` is None for a draw."""
+    """How a game ended by its rules: `winner` is None for a draw.
+
+    `ending` is the game's own code (one of its `Game.endings`) exactly when `reason` is
+    `GAME_ENDING`, e.g. `Outcome(Side.BLUE, Reason.GAME_ENDING, "...", "king-lost")`.
+    """
 
     winner: Side | None
     reason: Reason
     detail: str = ""
+    ending: str | None = None
+
+    def __post_init__(self) -> None:
+        if (self.reason is Reason.GAME_ENDING) != (self.ending is not None):
+            raise ValueError(
+                f"reason {self.reason} with ending {self.ending!r}: an ending code "
+                "goes with reason game-ending and only with it"
+            )
+
+    @property
+    def why(self) -> str:
+        """What ended the game as people read it ("by king-lost", "by repetition")."""
+        return why_ended(self.reason, self.ending)
+
+
+@dataclass(frozen=True, slots=True)
+class Touched:
+    """The squares one move touched, as the game's square ids (`Game.squares`), so that every
+    view marks the last move the same way.
+
+    `from_`: squares a piece left; `to`: squares a piece arrived on; `removed`: squares whose
+    enemy piece the move took away (a capture may also be a `to` square).
+    """
+
+    from_: tuple[str, ...] = ()
+    to: tuple[str, ...] = ()
+    removed: tuple[str, ...] = ()
 
 
 class IllegalMove(Exception):
@@ -147,8 +184,9 @@ class Game(abc.ABC, Generic[S, M, Opt]):
     """
 
     name: ClassVar[str]
-    aliases: ClassVar[tuple[str, ...]] = ()
     options_model: ClassVar[type[GameOptions]]
+    # The game's own endings (`Reason.GAME_ENDING`): code -> what it means, in one line.
+    endings: ClassVar[Mapping[str, str]] = MappingProxyType({})
 
     @abc.abstractmethod
     def initial_state(self, options: Opt | None = None) -> S: ...
@@ -167,6 +205,14 @@ class Game(abc.ABC, Generic[S, M, Opt]):
 
     @abc.abstractmethod
     def format_move(self, move: M) -> str: ...
+
+    @abc.abstractmethod
+    def squares(self, state: S) -> Sequence[str]:
+        """The ids of every square of the board, as `touched` names them (and the web views)."""
+
+    @abc.abstractmethod
+    def touched(self, state: S, move: M) -> Touched:
+        """The squares `move`, legal in `state` (the position before it), touches."""
 
     @abc.abstractmethod
     def render_text(self, state: S) -> str:

@@ -17,7 +17,8 @@ drawn on the n-th occurrence of a position (default third) and after a ply limit
      "blue": [[2, 1], [3, 1], [3, 2], [3, 3]], "orange": [[2, 2], [2, 3], [2, 4], [3, 4]],
      "neutrals": [[1, 1], [4, 4]], "blue_name": "3 1 W", "orange_name": "2 4 E"}
 
-with squares as [x, y] pairs in the spec's coordinates, each list in ascending square order.
+with squares as [x, y] pairs in the spec's coordinates, each list in ascending square order. The
+views name a square `"x,y"` (`square_id`, and `touched`).
 Use `make_state` to build any position (for tests, puzzles and the solver).
 """
 
@@ -38,6 +39,7 @@ from protocols.base import (
     Reason,
     RepetitionCount,
     Side,
+    Touched,
     split_tokens,
 )
 
@@ -211,6 +213,12 @@ def _coordinate(token: str, what: str) -> int:
     return int(token)
 
 
+def square_id(sq: int) -> str:
+    """The id views give a square: `"x,y"` in the spec's coordinates."""
+    x, y = coords(sq)
+    return f"{x},{y}"
+
+
 def _describe(sq: int) -> str:
     x, y = coords(sq)
     return f"({x},{y})"
@@ -220,7 +228,6 @@ class LGame(Game[LGameState, Move, LGameOptions]):
     """The L game on the wire: `x y D` or `x y D x1 y1 x2 y2`."""
 
     name: ClassVar[str] = "l-game"
-    aliases: ClassVar[tuple[str, ...]] = ("lgame",)
     options_model: ClassVar[type[GameOptions]] = LGameOptions
 
     def initial_state(self, options: LGameOptions | None = None) -> LGameState:
@@ -326,6 +333,18 @@ class LGame(Game[LGameState, Move, LGameOptions]):
         (x1, y1), (x2, y2) = coords(move.src), coords(move.dst)
         return f"{name} {x1} {y1} {x2} {y2}"
 
+    def squares(self, state: LGameState) -> Sequence[str]:
+        return _SQUARE_IDS
+
+    def touched(self, state: LGameState, move: Move) -> Touched:
+        old, new = MASKS[state.mover], MASKS[move.placement]
+        left = [square_id(s) for s in squares_of(old & ~new)]
+        arrived = [square_id(s) for s in squares_of(new)]
+        if move.src != NO_SQUARE:
+            left.append(square_id(move.src))
+            arrived.append(square_id(move.dst))
+        return Touched(from_=tuple(left), to=tuple(arrived))
+
     def render_text(self, state: LGameState) -> str:
         marks = ["."] * SQUARES
         for s in CELLS[state.blue]:
@@ -353,6 +372,9 @@ class LGame(Game[LGameState, Move, LGameOptions]):
             "blue_name": NAMES[state.blue],
             "orange_name": NAMES[state.orange],
         }
+
+
+_SQUARE_IDS = tuple(square_id(s) for s in range(SQUARES))
 
 
 def _nth(n: int) -> str:

@@ -7,8 +7,9 @@ may fly to any empty point. A move whose target completes a mill removes one opp
 named in the line (a stone in an opponent mill only if all of the opponent's stones stand in
 mills); otherwise the line ends in `r0`. Endings, in the order checked after each legal move: a
 draw after `no_capture_limit` (20) plies without a removal, a loss for a player left with fewer
-than 3 stones, a draw on the `repetition`-th (3rd) occurrence of a position; then, before the next
-move, a loss for the player to move who has no legal move.
+than 3 stones (this game's own ending, `too-few-stones`), a draw on the `repetition`-th (3rd)
+occurrence of a position; then, before the next move, a loss for the player to move who has no
+legal move.
 
 Representation: a side's stones are a 24-bit mask; bit i is `POINTS[i]`. Moves are named tuples
 of the three wire tokens, e.g. `Move("h1", "d3", "a4")`, so they read like the lines they are.
@@ -50,12 +51,14 @@ from protocols.base import (
     Reason,
     RepetitionCount,
     Side,
+    Touched,
     split_tokens,
 )
 
 STONES_PER_SIDE = 10
 FLYING_MAX = 3  # a player with this many stones or fewer (board plus hand) may fly
 MIN_STONES = 3  # a player left with fewer loses
+TOO_FEW_STONES = "too-few-stones"  # this game's own ending (`Reason.GAME_ENDING`)
 NO_REMOVAL = "r0"
 HAND = {Side.BLUE: "h1", Side.ORANGE: "h2"}
 _HAND_OWNER = {token: side for side, token in HAND.items()}
@@ -210,8 +213,10 @@ class LaskerMorris(Game[LaskerMorrisState, Move, LaskerMorrisOptions]):
     """Lasker Morris as the spec (section 2) and the course referee define it."""
 
     name: ClassVar[str] = "lasker-morris"
-    aliases: ClassVar[tuple[str, ...]] = ("laskermorris",)
     options_model: ClassVar[type[GameOptions]] = LaskerMorrisOptions
+    endings: ClassVar[Mapping[str, str]] = {
+        TOO_FEW_STONES: "a player left with fewer than 3 stones (board plus hand) loses"
+    }
 
     def initial_state(self, options: LaskerMorrisOptions | None = None) -> LaskerMorrisState:
         return self.state_from_position(
@@ -379,7 +384,7 @@ class LaskerMorris(Game[LaskerMorrisState, Move, LaskerMorrisOptions]):
                 left = stones_left(state, side)
                 if left < MIN_STONES:
                     detail = f"{side} has {left} stones left (board plus hand)"
-                    return Outcome(side.other, Reason.TOO_FEW_STONES, detail)
+                    return Outcome(side.other, Reason.GAME_ENDING, detail, TOO_FEW_STONES)
         history = state.history
         if state.repetition and history.count(history[-1]) >= state.repetition:
             nth = _ORDINALS.get(state.repetition, f"{state.repetition}th")
@@ -402,6 +407,16 @@ class LaskerMorris(Game[LaskerMorrisState, Move, LaskerMorrisOptions]):
         return move
 
     # --- views -----------------------------------------------------------------------------
+
+    def squares(self, state: LaskerMorrisState) -> Sequence[str]:
+        return POINTS
+
+    def touched(self, state: LaskerMorrisState, move: Move) -> Touched:
+        return Touched(
+            from_=() if move.source in _HAND_OWNER else (move.source,),
+            to=(move.target,),
+            removed=() if move.remove == NO_REMOVAL else (move.remove,),
+        )
 
     def render_text(self, state: LaskerMorrisState) -> str:
         cells = {p: "." for p in POINTS}

@@ -42,6 +42,7 @@ from protocols.base import (
     Outcome,
     Reason,
     Side,
+    Touched,
     split_tokens,
 )
 
@@ -303,6 +304,13 @@ class Legionnaires(Game[LegionnairesState, Move, LegionnairesOptions]):
 
     def format_move(self, move: Move) -> str:
         return f"{move.frm} {move.to}"
+
+    def squares(self, state: LegionnairesState) -> Sequence[str]:
+        return state.board.names
+
+    def touched(self, state: LegionnairesState, move: Move) -> Touched:
+        # The pawn ends where it captured; the slide square between is not part of the move.
+        return Touched(from_=(move.frm,), to=(move.to,), removed=(move.to,))
 
     def render_text(self, state: LegionnairesState) -> str:
         board = state.board

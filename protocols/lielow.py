@@ -13,7 +13,7 @@ Crown resolution (how this module reads the spec, in this order, after every mov
 
 1. The moved stack carries its crown with it. If the mover's king moved off the board, the mover's
    king is removed; if the mover captured the enemy king, the enemy king is removed. The player
-   whose king was removed loses at once (`Reason.KING_LOST`), whatever the crown rule would say
+   whose king was removed loses at once (`king-lost`), whatever the crown rule would say
    next: capturing the crowned one of two equally tall stacks loses, even though the other one is
    now uniquely tallest.
 2. Otherwise, for each player separately: if he has a unique tallest stack, the crown goes to (or
@@ -26,7 +26,8 @@ Crown resolution (how this module reads the spec, in this order, after every mov
 
 Endings, checked in this order (spec section 1.8: the game's own endings before the draw rules):
 
-1. `KING_LOST`: the player whose king was removed by the last move loses.
+1. `king-lost` (this game's own ending, `Reason.GAME_ENDING`): the player whose king was removed
+   by the last move loses.
 2. `NO_LEGAL_MOVE`: the player to move has no legal move and loses. Only a player with no stack
    at all can be in that state (a player's stack that is furthest east can always move east:
    to an empty square, a capture, or off the board), and a player reduced to one stack has it as a
@@ -67,6 +68,7 @@ from protocols.base import (
     Outcome,
     Reason,
     Side,
+    Touched,
     split_tokens,
 )
 
@@ -79,10 +81,11 @@ SQUARE_INDEX: dict[str, int] = {name: i for i, name in enumerate(SQUARE_NAMES)}
 # Queen directions as (file step, rank step); this order fixes the order of legal_moves.
 DIRECTIONS = ((0, 1), (1, 1), (1, 0), (1, -1), (0, -1), (-1, -1), (-1, 0), (-1, 1))
 DEFAULT_PLY_LIMIT = 1000
+KING_LOST = "king-lost"  # this game's own ending (`Reason.GAME_ENDING`)
 _SYNTAX = "expected '<from> <to>' or '<from> off', e.g. 'e2 e3' or 'a2 off'"
 
 
-class LielowMove(NamedTuple):
+class Move(NamedTuple):
     """Move the stack on square index `src` to `dst` (0 = a1 … 63 = h8) or off the board (OFF)."""
 
     src: int
@@ -110,16 +113,16 @@ for _sq in range(SIZE**2):
     for _h in range(1, MAX_HEIGHT + 1):
         _LANDINGS[_sq * 9 + _h], _LEAVES[_sq * 9 + _h] = _targets(_sq, _h)
 # One shared move object per (src, dst), so generating moves allocates nothing but the list.
-_MOVES: tuple[tuple[LielowMove, ...], ...] = tuple(
-    tuple(LielowMove(s, d) for d in range(SIZE**2)) for s in range(SIZE**2)
+_MOVES: tuple[tuple[Move, ...], ...] = tuple(
+    tuple(Move(s, d) for d in range(SIZE**2)) for s in range(SIZE**2)
 )
-_OFF_MOVES: tuple[LielowMove, ...] = tuple(LielowMove(s, OFF) for s in range(SIZE**2))
+_OFF_MOVES: tuple[Move, ...] = tuple(Move(s, OFF) for s in range(SIZE**2))
 # (landing square, move) pairs per square * 9 + height: no friendly stack check yet.
-_STEPS: list[tuple[tuple[int, LielowMove], ...]] = [
+_STEPS: list[tuple[tuple[int, Move], ...]] = [
     tuple((dst, _MOVES[key // 9][dst]) for dst in landings)
     for key, landings in enumerate(_LANDINGS)
 ]
-_LINES: dict[LielowMove, str] = {
+_LINES: dict[Move, str] = {
     m: f"{SQUARE_NAMES[m.src]} {SQUARE_NAMES[m.dst]}" for r in _MOVES for m in r
 }
 _LINES.update({m: f"{SQUARE_NAMES[m.src]} off" for m in _OFF_MOVES})
@@ -168,11 +171,14 @@ def _owner(value: int) -> Side:
     return Side.BLUE if value > 0 else Side.ORANGE
 
 
-class Lielow(Game[LielowState, LielowMove, LielowOptions]):
+class Lielow(Game[LielowState, Move, LielowOptions]):
     """The Lielow rules and wire format."""
 
     name: ClassVar[str] = "lielow"
     options_model: ClassVar[type[GameOptions]] = LielowOptions
+    endings: ClassVar[Mapping[str, str]] = {
+        KING_LOST: "a player whose king was removed (captured, or moved off the board) loses"
+    }
 
     def initial_state(self, options: LielowOptions | None = None) -> LielowState:
         options = options or LielowOptions()
@@ -225,11 +231,11 @@ class Lielow(Game[LielowState, LielowMove, LielowOptions]):
         limit = (options or LielowOptions()).ply_limit
         return LielowState(tuple(board), Side(to_move), ply, (crowns[0], crowns[1]), None, limit)
 
-    def legal_moves(self, state: LielowState) -> Sequence[LielowMove]:
+    def legal_moves(self, state: LielowState) -> Sequence[Move]:
         if state.lost is not None or 0 < state.ply_limit <= state.ply:
             return ()
         board = state.board
-        moves: list[LielowMove] = []
+        moves: list[Move] = []
         add = moves.append
         # Two copies of one loop, so the hot path compares signs without multiplying.
         if state.to_move is Side.BLUE:
@@ -252,7 +258,7 @@ class Lielow(Game[LielowState, LielowMove, LielowOptions]):
                         add(_OFF_MOVES[src])
         return moves
 
-    def apply(self, state: LielowState, move: LielowMove) -> LielowState:
+    def apply(self, state: LielowState, move: Move) -> LielowState:
         board = list(state.board)
         src, dst = move
         height = board[src]
@@ -289,7 +295,7 @@ class Lielow(Game[LielowState, LielowMove, LielowOptions]):
                 detail = f"{mover} moved its own king off the board"
             else:
                 detail = f"{mover} captured {state.lost}'s king"
-            return Outcome(state.lost.other, Reason.KING_LOST, detail)
+            return Outcome(state.lost.other, Reason.GAME_ENDING, detail, KING_LOST)
         if (max(state.board) if state.to_move is Side.BLUE else -min(state.board)) <= 0:
             return Outcome(
                 state.to_move.other, Reason.NO_LEGAL_MOVE, f"{state.to_move} has no legal move"
@@ -300,7 +306,7 @@ class Lielow(Game[LielowState, LielowMove, LielowOptions]):
             )
         return None
 
-    def parse_move(self, state: LielowState, line: str) -> LielowMove:
+    def parse_move(self, state: LielowState, line: str) -> Move:
         tokens = split_tokens(line)
         if len(tokens) != 2:
             got = "a blank line" if not tokens else f"{len(tokens)} token" + "s" * (len(tokens) > 1)
@@ -317,7 +323,7 @@ class Lielow(Game[LielowState, LielowMove, LielowOptions]):
             raise IllegalMove(f"{first} {second}: {problem}")
         return move
 
-    def _problem(self, state: LielowState, move: LielowMove) -> str:
+    def _problem(self, state: LielowState, move: Move) -> str:
         """Why `move` is illegal in `state`, or "" when it is legal."""
         ended = self.outcome(state)
         if ended is not None:
@@ -348,8 +354,19 @@ class Lielow(Game[LielowState, LielowMove, LielowOptions]):
             return "cannot land on your own stack"
         return ""
 
-    def format_move(self, move: LielowMove) -> str:
+    def format_move(self, move: Move) -> str:
         return _LINES[move]
+
+    def squares(self, state: LielowState) -> Sequence[str]:
+        return SQUARE_NAMES
+
+    def touched(self, state: LielowState, move: Move) -> Touched:
+        src, dst = move
+        if dst == OFF:
+            return Touched(from_=(SQUARE_NAMES[src],))
+        # A legal move lands on an empty square or on an enemy stack, which it removes.
+        captured = (SQUARE_NAMES[dst],) if state.board[dst] else ()
+        return Touched(from_=(SQUARE_NAMES[src],), to=(SQUARE_NAMES[dst],), removed=captured)
 
     def render_text(self, state: LielowState) -> str:
         files = ("    " + "".join(f"  {f} " for f in FILES)).rstrip()

@@ -14,18 +14,18 @@ import shlex
 import sys
 from collections import deque
 from collections.abc import Callable
-from contextlib import AsyncExitStack
+from contextlib import AbstractAsyncContextManager, AsyncExitStack
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, Protocol
 
 import trio
 from pydantic import BaseModel, ConfigDict, Field
 
 from protocols import get_game
 from protocols.base import Game, GameOptions, IllegalMove, Outcome, Reason, Side
-from referee.bot import BotFault, BotInfrastructureError, BotProcess, BotStartError, open_bot
+from referee.bot import BotExit, BotFault, BotInfrastructureError, BotStartError, open_bot
 from referee.isolation.confinement import player_directories
-from referee.isolation.levels import IsolationSettings, IsolationUnavailable, choose
+from referee.isolation.levels import Isolation, IsolationSettings, IsolationUnavailable, choose
 from referee.isolation.limits import Limits
 from referee.records import (
     BotReport,
@@ -72,32 +72,109 @@ class PlayerSpec(BaseModel):
     limits: Limits | None = None  # this player's own resource limits; None: the match's
 
 
-class MatchSettings(BaseModel):
-    """How a match is refereed; the defaults are the course referee's."""
+class TimeSettings(TimeControl):
+    """The time control, and how a timeout is judged when the referee itself lagged: a
+    tournament's `[time_control]` table."""
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
-    move_timeout: float = Field(5.0, gt=0, description="seconds per move")
-    grace: float = Field(0.5, ge=0, description="extra seconds tolerated on every move")
-    startup_allowance: float = Field(
-        5.0, ge=0, description="extra seconds on each player's first move (interpreter start-up)"
-    )
-    exit_grace: float = Field(1.0, ge=0, description="seconds a bot may take to exit after END")
-    max_line_bytes: int = Field(4096, ge=16)
-    random_assignment: bool = True
-    # A game clock replaces the per-move limit: each side has `clock_total` seconds for the
-    # whole game, plus `clock_increment` after each of its moves (grace and start-up as above).
-    clock_total: float | None = Field(None, gt=0, description="seconds per side for the game")
-    clock_increment: float = Field(0.0, ge=0, description="seconds added after each move")
     overload_threshold: float = Field(
         0.25, gt=0, description="referee lag (seconds) during a move that voids its timeout"
     )
-    # Untrusted bots: resource limits, the isolation level (referee/isolation.py), fair CPU. The
+
+
+class MatchSettings(TimeSettings):
+    """How a match is refereed; the defaults are the course referee's."""
+
+    exit_grace: float = Field(1.0, ge=0, description="seconds a bot may take to exit after END")
+    max_line_bytes: int = Field(4096, ge=16)
+    random_assignment: bool = True
+    # Untrusted bots: resource limits, the isolation level (referee/isolation/), fair CPU. The
     # level defaults to basic so that a single game runs any bot as the course referee did;
     # tournaments and `referee check` ask for `auto`.
     limits: Limits = Field(default_factory=Limits)
     isolation: IsolationSettings = Field(default_factory=lambda: IsolationSettings(level="basic"))
     freeze: bool = Field(True, description="freeze the bot that is not on move")
+
+
+# -- the seam: what a match needs of a player --------------------------------------------------
+# Declared here, by its only user, rather than in referee/bot.py: the protocol is the match's
+# view of a player, and `BotProcess` satisfies it structurally without knowing about it. Tests
+# put an in-memory player behind it (tests/match/fake_player.py) to check time control on a
+# virtual clock.
+
+
+class Player(Protocol):
+    """One side of a match: lines in and out under deadlines, and how it ended."""
+
+    @property
+    def fault(self) -> BotFault | None:
+        """What it did wrong so far, kept until the match judges it."""
+
+    @property
+    def last_cpu_ms(self) -> float | None:
+        """CPU time of its last answer, where measured."""
+
+    @property
+    def exit(self) -> BotExit | None:
+        """How it ended; set once it is closed."""
+
+    @property
+    def isolation_level(self) -> str | None:
+        """The isolation level it actually ran under, for the record."""
+
+    async def ask(self, line: str | None, deadline: float) -> str | None:
+        """Write `line`, return the one-line answer by `deadline` (None if interrupted)."""
+
+    async def notify(self, line: str, timeout: float) -> bool:
+        """Best-effort write at the end of a game; whether the line was written."""
+
+    async def send_line(self, line: str) -> None:
+        """Write a line it does not answer (its colour)."""
+
+    def interrupt(self) -> None:
+        """Stop a pending `ask`: the game ended for another reason."""
+
+
+FaultCallback = Callable[[Player], None]
+
+
+class OpenPlayer(Protocol):
+    """Opens one side for a match: `(player, opponent, settings, isolation, on_fault)`.
+
+    `on_fault` is called at once when the player does something wrong while not being asked.
+    Raises `BotStartError` (the player's fault) or `BotInfrastructureError` (void) on entry.
+    """
+
+    def __call__(
+        self,
+        player: PlayerSpec,
+        opponent: PlayerSpec,
+        settings: MatchSettings,
+        isolation: Isolation,
+        on_fault: FaultCallback,
+        /,
+    ) -> AbstractAsyncContextManager[Player]: ...
+
+
+def open_bot_player(
+    player: PlayerSpec,
+    opponent: PlayerSpec,
+    settings: MatchSettings,
+    isolation: Isolation,
+    on_fault: FaultCallback,
+) -> AbstractAsyncContextManager[Player]:
+    """The real player: its program in a confined process, hidden from the opponent's files."""
+    return open_bot(
+        player.command,
+        name=player.name,
+        cwd=player.cwd,
+        max_line_bytes=settings.max_line_bytes,
+        exit_grace=settings.exit_grace,
+        on_fault=on_fault,
+        limits=player.limits or settings.limits,
+        isolation=isolation,
+        freeze=settings.freeze,
+        hide=player_directories(opponent.command, opponent.cwd),
+    )
 
 
 Listener = Callable[[Header | Ply | Result], None]
@@ -110,6 +187,7 @@ class Verdict(NamedTuple):
     reason: Reason
     detail: str
     line: str | None = None  # the offending line, for bot faults
+    ending: str | None = None  # the game's own ending, with reason game-ending
 
 
 def fault_verdict(side: Side, fault: BotFault) -> Verdict:
@@ -152,9 +230,10 @@ class LagMonitor:
             meant = self._last_tick + self.interval
             await trio.sleep_until(meant)
             now = trio.current_time()
-            self._record(now, now - meant)
+            self.record(now, now - meant)
 
-    def _record(self, now: float, lag: float) -> None:
+    def record(self, now: float, lag: float) -> None:
+        """The loop woke up at `now`, `lag` seconds late (public so tests can feed samples)."""
         if lag >= MIN_RECORDED_LAG:
             self._samples.append((now, lag))
             self.max_lag = max(self.max_lag, lag)
@@ -201,6 +280,7 @@ class Match:
         record_path: Path | None = None,
         listener: Listener | None = None,
         lag_monitor: LagMonitor | None = None,
+        open_player: OpenPlayer = open_bot_player,
     ) -> None:
         self.game: Game[Any, Any, Any] = get_game(game_name)
         self.options = self.game.parse_options(options)
@@ -211,7 +291,8 @@ class Match:
         self.listener = listener
         self.state: Any = self.game.initial_state(self.options)
         self.plies: list[Ply] = []
-        self.bots: dict[Side, BotProcess] = {}
+        self.bots: dict[Side, Player] = {}
+        self._open_player = open_player
         self._writer: RecordWriter | None = None
         self._header: Header | None = None
         self._first_move_done: set[Side] = set()
@@ -248,13 +329,7 @@ class Match:
                 )
                 for side, p in self.players.items()
             },
-            time_control=TimeControl(
-                move_timeout=s.move_timeout,
-                grace=s.grace,
-                startup_allowance=s.startup_allowance,
-                clock_total=s.clock_total,
-                clock_increment=s.clock_increment,
-            ),
+            time_control=TimeControl.of(s),
             started_at=utc_now(),
             confinement={
                 "isolation": s.isolation.level,
@@ -281,14 +356,21 @@ class Match:
         assert self._header is not None
         return GameRecord(header=self._header, plies=self.plies, result=result)
 
-    def _finish(self, winner: Side | None, reason: Reason, detail: str, line: str | None) -> Result:
+    def _finish(
+        self,
+        winner: Side | None,
+        reason: Reason,
+        detail: str,
+        line: str | None,
+        ending: str | None = None,
+    ) -> Result:
         reports = {
             side: BotReport(
                 exit_code=bot.exit.returncode,
                 killed=bot.exit.killed_by_referee,
                 stderr_tail=bot.exit.stderr_tail,
                 stderr_bytes=bot.exit.stderr_bytes,
-                isolation=bot.confinement.level,
+                isolation=bot.isolation_level,
             )
             for side, bot in self.bots.items()
             if bot.exit is not None
@@ -296,6 +378,7 @@ class Match:
         result = Result(
             winner=winner,
             reason=reason,
+            ending=ending,
             detail=detail,
             loser_line=line,
             plies=len(self.plies),
@@ -319,17 +402,8 @@ class Match:
                 opponent = self.players[side.other]
                 try:
                     self.bots[side] = await stack.enter_async_context(
-                        open_bot(
-                            player.command,
-                            name=player.name,
-                            cwd=player.cwd,
-                            max_line_bytes=self.settings.max_line_bytes,
-                            exit_grace=self.settings.exit_grace,
-                            on_fault=self._on_idle_fault,
-                            limits=player.limits or self.settings.limits,
-                            isolation=isolation,
-                            freeze=self.settings.freeze,
-                            hide=player_directories(opponent.command, opponent.cwd),
+                        self._open_player(
+                            player, opponent, self.settings, isolation, self._on_idle_fault
                         )
                     )
                 except BotStartError as exc:
@@ -350,7 +424,7 @@ class Match:
         side, exc = failed[0]
         return Verdict(side.other, Reason.CRASH, f"{side}: {exc.detail}")
 
-    def _on_idle_fault(self, bot: BotProcess) -> None:
+    def _on_idle_fault(self, bot: Player) -> None:
         # The bot that is not on move did something wrong: stop waiting for the mover.
         for other in self.bots.values():
             if other is not bot:
@@ -392,7 +466,7 @@ class Match:
         # The final legal move is still forwarded before END (spec 1.4).
         if self.plies:
             await self._forward_final(self.state.to_move, to_send)
-        return Verdict(outcome.winner, outcome.reason, outcome.detail, None)
+        return Verdict(outcome.winner, outcome.reason, outcome.detail, None, outcome.ending)
 
     async def _ask(self, side: Side, line: str) -> tuple[str | None, float]:
         s = self.settings

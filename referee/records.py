@@ -11,11 +11,11 @@ from __future__ import annotations
 import json
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Annotated, Any, Literal, TextIO
+from typing import Annotated, Any, Literal, Self, TextIO
 
-from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError, model_validator
 
-from protocols.base import Reason, Side
+from protocols.base import Reason, Side, why_ended
 
 SCHEMA_VERSION = 1
 
@@ -34,14 +34,24 @@ class PlayerInfo(_Model):
 
 
 class TimeControl(_Model):
-    """The limits a game was played under (seconds); a game clock, if set, replaces the
-    per-move limit."""
+    """The limits a game is played under (seconds); a game clock, if set, replaces the per-move
+    limit. The one declaration of these fields: the match settings and a tournament's
+    `[time_control]` table extend it, and a record's header holds it as is."""
 
-    move_timeout: float
-    grace: float
-    startup_allowance: float
-    clock_total: float | None = None
-    clock_increment: float = 0.0
+    move_timeout: float = Field(5.0, gt=0, description="seconds per move")
+    grace: float = Field(0.5, ge=0, description="extra seconds tolerated on every move")
+    startup_allowance: float = Field(
+        5.0, ge=0, description="extra seconds on each player's first move (interpreter start-up)"
+    )
+    # A game clock: each side has `clock_total` seconds for the whole game, plus
+    # `clock_increment` after each of its moves (grace and start-up allowance as above).
+    clock_total: float | None = Field(None, gt=0, description="seconds per side for the game")
+    clock_increment: float = Field(0.0, ge=0, description="seconds added after each move")
+
+    @classmethod
+    def of(cls, model: TimeControl) -> Self:
+        """Only this model's fields of `model` (a subclass: say, match settings), for a header."""
+        return cls.model_validate({name: getattr(model, name) for name in cls.model_fields})
 
 
 class Header(_Model):
@@ -77,16 +87,41 @@ class BotReport(_Model):
     isolation: str | None = None  # the isolation level this bot actually ran under
 
 
+# Reasons that records written before games named their own endings used for those endings.
+_LEGACY_ENDINGS = frozenset({"too-few-stones", "king-lost", "stone-count"})
+
+
 class Result(_Model):
     type: Literal["result"] = "result"
     winner: Side | None
     reason: Reason
+    # The game's own ending (a code of its `Game.endings`), exactly when reason is game-ending.
+    ending: str | None = Field(None, min_length=1)
     detail: str
     loser_line: str | None = None  # the offending line, for bot faults
     plies: int
     void: bool = False
     finished_at: datetime
     bots: dict[Side, BotReport] = Field(default_factory=dict)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _read_legacy_ending(cls, data: Any) -> Any:
+        """An older record's reason `king-lost` reads as reason game-ending, ending king-lost."""
+        if isinstance(data, dict) and data.get("reason") in _LEGACY_ENDINGS:
+            return {**data, "reason": Reason.GAME_ENDING.value, "ending": data["reason"]}
+        return data
+
+    @model_validator(mode="after")
+    def _ending_goes_with_game_ending(self) -> Result:
+        if (self.reason is Reason.GAME_ENDING) != (self.ending is not None):
+            raise ValueError("an ending is given exactly when the reason is game-ending")
+        return self
+
+    @property
+    def why(self) -> str:
+        """What ended the game as people read it ("by king-lost", "by timeout")."""
+        return why_ended(self.reason, self.ending)
 
 
 RecordLine = Annotated[Header | Ply | Result, Field(discriminator="type")]

@@ -1,7 +1,8 @@
 """A game record replayed through the rules into frames: the one JSON every view draws.
 
 `build_replay(record)` re-verifies the record (referee.verify) and turns each position into a
-frame: the game's own `state_json` plus the squares the move into it touched. The terminal
+frame: the game's own `state_json` plus the squares the move into it touched (`Game.touched`, as
+marks: `{"from": [...], "to": [...], "removed": [...]}` of the game's square ids). The terminal
 replay, the web view and the HTML export all draw these frames, and a live game grows the same
 structure one ply at a time (`FrameBuilder`). A record whose moves break the rules still replays
 up to the last legal position; `problems` says where and why it stops.
@@ -15,10 +16,16 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict
 
 from protocols import get_game
-from protocols.base import Game
-from referee.marks import Marks, move_marks, no_marks
+from protocols.base import Game, Touched
 from referee.records import GameRecord, Header, Ply, Result, read_record
 from referee.verify import verify_record
+
+# The squares a move touched, as every view reads them (the web renderers' SVG ids are the same).
+Marks = dict[str, list[str]]
+
+
+def marks_of(touched: Touched) -> Marks:
+    return {"from": list(touched.from_), "to": list(touched.to), "removed": list(touched.removed)}
 
 
 class Frame(BaseModel):
@@ -47,13 +54,11 @@ class Replay(BaseModel):
         return not self.problems
 
 
-def make_frame(game: Game[Any, Any, Any], move: str | None, before: Any, after: Any) -> Frame:
-    """The frame of `after`, with `move` (canonical) from `before` marked; no marks at the start."""
-    state = dict(game.state_json(after))
-    if move is None:
-        return Frame(state=state, marks=no_marks())
-    marks = move_marks(game.name, move, game.state_json(before), state)
-    return Frame(state=state, marks=marks)
+def make_frame(game: Game[Any, Any, Any], move: Any, before: Any, after: Any) -> Frame:
+    """The frame of `after`, with `move` (as the rules parsed it) from `before` marked; no marks
+    at the start (`move` None)."""
+    touched = Touched() if move is None else game.touched(before, move)
+    return Frame(state=dict(game.state_json(after)), marks=marks_of(touched))
 
 
 def build_replay(record: GameRecord) -> Replay:
@@ -64,8 +69,8 @@ def build_replay(record: GameRecord) -> Replay:
         game = get_game(record.header.game)
         states = verification.states
         frames.append(make_frame(game, None, None, states[0]))
-        for ply, before, after in zip(record.plies, states, states[1:], strict=False):
-            frames.append(make_frame(game, ply.move, before, after))
+        for move, before, after in zip(verification.moves, states, states[1:], strict=False):
+            frames.append(make_frame(game, move, before, after))
     return Replay(
         game=record.header.game,
         header=record.header,
@@ -94,4 +99,4 @@ class FrameBuilder:
         before = self.state
         parsed = self.game.parse_move(before, move)
         self.state = self.game.apply(before, parsed)
-        return make_frame(self.game, self.game.format_move(parsed), before, self.state)
+        return make_frame(self.game, parsed, before, self.state)

@@ -19,6 +19,7 @@ class Verification:
     """What replaying a record found: `problems` is empty for a consistent record."""
 
     states: list[Any] = field(default_factory=list)  # state before each ply, then the final one
+    moves: list[Any] = field(default_factory=list)  # each legal ply's move, as the rules parsed it
     problems: list[str] = field(default_factory=list)
     outcome: Outcome | None = None  # the rules' ending of the final position, if any
 
@@ -58,6 +59,7 @@ def verify_record(record: GameRecord) -> Verification:
         if game.format_move(move) != ply.move:
             found.problems.append(f"ply {ply.ply}: canonical form is {game.format_move(move)!r}")
         state = game.apply(state, move)
+        found.moves.append(move)
         found.states.append(state)
     found.outcome = game.outcome(state)
     _check_result(record, found)
@@ -77,18 +79,19 @@ def _check_result(record: GameRecord, found: Verification) -> None:
     if result.reason.is_bot_fault or result.reason.voids_game:
         if outcome is not None:
             found.problems.append(
-                f"{where}: the rules ended the game ({outcome.reason}) before the recorded "
-                f"{result.reason}"
+                f"{where}: the rules ended the game ({outcome.why}) before the recorded "
+                f"{result.why}"
             )
         elif result.reason.is_bot_fault and result.winner is not None:
             mover = found.states[-1].to_move
             if result.winner is mover and result.reason in _MOVER_ONLY_FAULTS:
                 found.problems.append(f"{where}: {result.winner} was to move and cannot win by it")
         return
+    recorded = (result.winner, result.reason, result.ending)
     if outcome is None:
-        found.problems.append(f"{where}: recorded {result.reason}, but the game is not over")
-    elif (outcome.winner, outcome.reason) != (result.winner, result.reason):
+        found.problems.append(f"{where}: recorded {result.why}, but the game is not over")
+    elif (outcome.winner, outcome.reason, outcome.ending) != recorded:
         found.problems.append(
-            f"{where}: recorded {result.winner or 'draw'} by {result.reason}, "
-            f"the rules say {outcome.winner or 'draw'} by {outcome.reason}"
+            f"{where}: recorded {result.winner or 'draw'} by {result.why}, "
+            f"the rules say {outcome.winner or 'draw'} by {outcome.why}"
         )

@@ -1,7 +1,7 @@
 """Solve Alak on small boards, print perfect-play results: `python scripts/solve_alak.py [LO [HI]]`.
 
 For each size from LO to HI (default 2..7) it explores every state reachable from the empty board,
-runs the retrograde analysis of `protocols.alak_solver` (endless play counts as a draw; the
+runs the retrograde analysis of `bots.solvers.alak` (endless play counts as a draw; the
 repetition and ply-limit counters are ignored) and prints the result for the first player (blue),
 the length of the game under perfect play, the value of each opening move, and the time taken.
 """
@@ -11,8 +11,8 @@ from __future__ import annotations
 import argparse
 import time
 
+from bots.solvers.alak import Solution, Value, solve
 from protocols.alak import GAME, LETTERS, start_position
-from protocols.alak_solver import Solution, Value, solve
 
 # An opening move's value is the opponent's value after it, seen from the first player.
 _FOR_FIRST = {Value.LOSS: "win", Value.DRAW: "draw", Value.WIN: "loss"}

@@ -11,9 +11,9 @@ from __future__ import annotations
 import argparse
 import time
 
+from bots.solvers.l_game import Value, best_moves, solve, summarize
 from protocols.base import Side
 from protocols.l_game import GAME, make_state
-from protocols.l_game_solver import Value, best_moves, solve, summarize
 
 
 def main() -> None:

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from bots.search.model import RulesModel
-from protocols.alak import GAME, AlakMove, AlakState, place
+from protocols.alak import GAME, AlakState, Move, place
 from protocols.base import Side
 
 STONE = 100
@@ -47,7 +47,7 @@ class AlakModel(RulesModel):
     def __init__(self) -> None:
         super().__init__(GAME)
 
-    def moves(self, pos: AlakState) -> tuple[Sequence[AlakMove], int]:
+    def moves(self, pos: AlakState) -> tuple[Sequence[Move], int]:
         moves = GAME.legal_moves(pos)
         rules = pos.rules
         own, enemy = (pos.blue, pos.orange) if pos.to_move is Side.BLUE else (pos.orange, pos.blue)

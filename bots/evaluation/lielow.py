@@ -15,7 +15,7 @@ from collections.abc import Sequence
 
 from bots.search.model import RulesModel
 from protocols.base import Side
-from protocols.lielow import DIRECTIONS, GAME, MAX_HEIGHT, OFF, SIZE, LielowMove, LielowState
+from protocols.lielow import DIRECTIONS, GAME, MAX_HEIGHT, OFF, SIZE, LielowState, Move
 
 SQUARES = SIZE * SIZE
 
@@ -106,7 +106,7 @@ class LielowModel(RulesModel):
     def __init__(self) -> None:
         super().__init__(GAME)
 
-    def moves(self, pos: LielowState) -> tuple[Sequence[LielowMove], int]:
+    def moves(self, pos: LielowState) -> tuple[Sequence[Move], int]:
         moves = GAME.legal_moves(pos)
         board = pos.board
         captures = [m for m in moves if m.dst != OFF and board[m.dst]]

@@ -138,12 +138,12 @@ def games_table(report: CheckReport) -> Table:
         if result is None:
             outcome, how = "unfinished", ""
         elif result.void:
-            outcome, how = "void", result.reason.value
+            outcome, how = "void", result.why
         else:
             outcome = (
                 "draw" if result.winner is None else "won" if result.winner is g.colour else "lost"
             )
-            how = result.reason.value
+            how = result.why
         style = "green" if g.clean else "red"
         row = [
             str(g.number),

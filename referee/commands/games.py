@@ -7,7 +7,7 @@ from typing import Any
 
 from rich.console import Console
 
-from protocols import game_names, get_game
+from protocols import aliases, game_names
 from referee.commands import EXIT_OK
 
 
@@ -18,7 +18,7 @@ def register(commands: Any) -> None:
 
 def run_games(args: argparse.Namespace, out: Console, err: Console) -> int:
     for name in game_names():
-        game = get_game(name)
-        aliases = f" (also: {', '.join(game.aliases)})" if game.aliases else ""
-        out.out(f"{name}{aliases}", highlight=False)
+        others = aliases(name)
+        also = f" (also: {', '.join(others)})" if others else ""
+        out.out(f"{name}{also}", highlight=False)
     return EXIT_OK

@@ -95,7 +95,7 @@ def print_verification(console: Console, replay: Replay) -> None:
         if result is None:
             verdict = "unfinished (no result line)"
         else:
-            verdict = f"{f'{result.winner} wins' if result.winner else 'draw'} by {result.reason}"
+            verdict = f"{f'{result.winner} wins' if result.winner else 'draw'} by {result.why}"
         console.print(
             f"[green]verified:[/green] {replay.game}, {plies} plies, {verdict}", highlight=False
         )

@@ -18,21 +18,13 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from protocols import UnknownGame, canonical_name, get_game
 from referee.isolation.limits import Limits
-from referee.match import MatchSettings, PlayerSpec, resolve_command
+from referee.match import MatchSettings, PlayerSpec, TimeSettings, resolve_command
 from referee.tournament.toml_lines import locate
 
 Loc = tuple[str | int, ...]
 SEED_PLACEHOLDER = "{seed}"  # in a player's command: replaced by each game's seed
 # Match settings that the config sets in [time_control], or that a tournament fixes.
-_NOT_IN_MATCH = {
-    "move_timeout",
-    "grace",
-    "startup_allowance",
-    "clock_total",
-    "clock_increment",
-    "overload_threshold",
-    "random_assignment",
-}
+_NOT_IN_MATCH = {*TimeSettings.model_fields, "random_assignment"}
 
 
 class _Model(BaseModel):
@@ -44,17 +36,6 @@ class PlayerConfig(_Model):
     command: str = Field(min_length=1)
     cwd: Path | None = None
     limits: Limits | None = None  # this player's own resource limits (default: [match.limits])
-
-
-class TimeControlConfig(_Model):
-    """Seconds; a game clock (`clock_total`, `clock_increment`) replaces the per-move limit."""
-
-    move_timeout: float = Field(5.0, gt=0)
-    grace: float = Field(0.5, ge=0)
-    startup_allowance: float = Field(5.0, ge=0)
-    clock_total: float | None = Field(None, gt=0)
-    clock_increment: float = Field(0.0, ge=0)
-    overload_threshold: float = Field(0.25, gt=0)
 
 
 class TournamentConfig(_Model):
@@ -69,7 +50,7 @@ class TournamentConfig(_Model):
     one_game_per_player: bool = False
     max_replays: int = Field(3, ge=0, le=100)
     directory: Path | None = None
-    time_control: TimeControlConfig = Field(default_factory=TimeControlConfig)
+    time_control: TimeSettings = Field(default_factory=TimeSettings)
     # Any other setting of the match (`MatchSettings`): line limit, exit grace, and the bots'
     # resource limits and isolation where the match offers them.
     match: dict[str, Any] = Field(default_factory=dict)

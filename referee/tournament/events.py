@@ -54,6 +54,7 @@ class GameFinished(_Event):
     result: ResultLabel
     winner: str | None  # the winner's name
     reason: Reason
+    ending: str | None = None  # the game's own ending, when reason is game-ending
     detail: str
     plies: int
     record: str

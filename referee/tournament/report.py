@@ -50,6 +50,7 @@ class GameLine(_Model):
     state: GameState
     winner: str | None
     reason: Reason | None
+    ending: str | None  # the game's own ending, when reason is game-ending
     detail: str | None
     plies: int | None
     attempts: int
@@ -126,6 +127,7 @@ def _game_line(view: StoreView, row: GameRow) -> GameLine:
         state=row.state,
         winner=row.winner_name,
         reason=row.reason,
+        ending=row.ending,
         detail=row.detail,
         plies=row.plies,
         attempts=row.attempts,

@@ -298,6 +298,7 @@ def finished_event(
         result=label,
         winner=winner,
         reason=result.reason,
+        ending=result.ending,
         detail=result.detail,
         plies=result.plies,
         record=running.record,

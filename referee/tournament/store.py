@@ -57,7 +57,7 @@ CREATE TABLE games (
     attempts INTEGER NOT NULL DEFAULT 0,   -- attempts started
     voids INTEGER NOT NULL DEFAULT 0,      -- attempts voided
     winner TEXT CHECK (winner IN ('blue', 'orange')),
-    reason TEXT,
+    reason TEXT,                           -- a Reason, or the game's own ending (Result.why)
     detail TEXT,
     plies INTEGER,
     record TEXT,                           -- relative to the tournament directory
@@ -68,7 +68,7 @@ CREATE TABLE attempts (
     number INTEGER NOT NULL REFERENCES games(number),
     attempt INTEGER NOT NULL,
     outcome TEXT NOT NULL CHECK (outcome IN ('finished', 'void', 'cut-short')),
-    reason TEXT,
+    reason TEXT,                           -- as in games
     detail TEXT,
     record TEXT NOT NULL,
     ended_at TEXT NOT NULL,
@@ -102,7 +102,8 @@ class TournamentInfo:
 
 @dataclass(frozen=True, slots=True)
 class GameRow:
-    """One scheduled game and, once played, its result (`winner` None: a draw)."""
+    """One scheduled game and, once played, its result (`winner` None: a draw; `ending` the
+    game's own ending when `reason` is game-ending)."""
 
     number: int
     round: int
@@ -114,6 +115,7 @@ class GameRow:
     voids: int
     winner: Side | None
     reason: Reason | None
+    ending: str | None
     detail: str | None
     plies: int | None
     record: str | None
@@ -132,7 +134,7 @@ class Attempt:
     number: int
     attempt: int
     outcome: str  # finished, void, cut-short (the referee stopped mid-game)
-    reason: str | None
+    reason: str | None  # as people read it: a reason, or the game's own ending
     detail: str | None
     record: str
     ended_at: str
@@ -186,8 +188,21 @@ def _game_row(r: sqlite3.Row | tuple[Any, ...]) -> GameRow:
     values = list(r)
     values[5] = GameState(values[5])
     values[8] = Side(values[8]) if values[8] else None
-    values[9] = Reason(values[9]) if values[9] else None
+    values[9:10] = _reason_and_ending(values[9])
     return GameRow(*values)
+
+
+_REASONS = frozenset(Reason)
+
+
+def _reason_and_ending(stored: str | None) -> tuple[Reason | None, str | None]:
+    """The `reason` column read back: a game's own ending is stored by its code alone (what
+    people read, and what stores written before games named their endings hold too)."""
+    if stored is None:
+        return None, None
+    if stored in _REASONS:
+        return Reason(stored), None
+    return Reason.GAME_ENDING, stored
 
 
 def open_view(directory: Path) -> StoreView:
@@ -298,7 +313,7 @@ class Store(StoreView):
                     state.value,
                     int(result.void),
                     winner,
-                    result.reason.value,
+                    result.why,
                     result.detail,
                     result.plies,
                     result.finished_at.isoformat(),
@@ -306,14 +321,14 @@ class Store(StoreView):
                 ),
             )
             record = record_name(number, attempt)
-            self._log_attempt(number, attempt, state.value, result.reason, result.detail, record)
+            self._log_attempt(number, attempt, state.value, result.why, result.detail, record)
         return state
 
     def release(self, number: int, attempt: int) -> None:
         """An attempt cut short by Ctrl-C: the game goes back to `pending` for the next run."""
         with self.db:
             record = record_name(number, attempt)
-            self._log_attempt(number, attempt, "cut-short", Reason.INTERRUPTED, None, record)
+            self._log_attempt(number, attempt, "cut-short", Reason.INTERRUPTED.value, None, record)
             self.db.execute(
                 "UPDATE games SET state = 'pending' WHERE number = ? AND state = 'running'",
                 (number,),
@@ -324,7 +339,7 @@ class Store(StoreView):
         number: int,
         attempt: int,
         outcome: str,
-        reason: Reason | None,
+        reason: str | None,
         detail: str | None,
         record: str,
     ) -> None:
@@ -334,7 +349,7 @@ class Store(StoreView):
                 number,
                 attempt,
                 outcome,
-                reason.value if reason else None,
+                reason,
                 detail,
                 record,
                 utc_now().isoformat(),

@@ -11,7 +11,7 @@ from typing import Any
 
 from rich.text import Text
 
-from referee.marks import Marks
+from referee.replay import Marks
 
 StateView = Mapping[str, Any]
 

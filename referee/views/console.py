@@ -38,7 +38,7 @@ def verdict_text(record: GameRecord) -> Text:
     else:
         name = record.header.players[result.winner].name
         head = Text(f"{result.winner.value} ({name}) wins ", style=SIDE_STYLE[result.winner])
-    head.append(f"by {result.reason.value}", style="italic")
+    head.append(f"by {result.why}", style="italic")
     if result.detail:
         head.append(f": {result.detail}")
     if result.loser_line is not None:

@@ -14,6 +14,7 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
+from protocols.base import why_ended
 from referee.tournament.events import GameFinished
 from referee.tournament.report import GameLine, Report, StandingRow, to_csv
 from referee.tournament.standings import Standing
@@ -77,7 +78,8 @@ def games_table(games: Iterable[GameLine], directory: str) -> Table:
         result = g.winner or ("draw" if g.state == "finished" else "")
         table.add_row(
             str(g.number), g.blue, g.orange, g.state.value, result,
-            g.reason.value if g.reason else "", str(g.plies or ""), _relative(g.record, directory),
+            why_ended(g.reason, g.ending) if g.reason else "", str(g.plies or ""),
+            _relative(g.record, directory),
         )  # fmt: skip
     return table
 
@@ -99,7 +101,7 @@ def finished_table(events: Iterable[GameFinished]) -> Table:
             result = "void, replayed later" if e.replay else "void"
         table.add_row(
             str(e.number), e.blue, e.orange, Text(result, style=RESULT_STYLE[e.result]),
-            e.reason.value, str(e.plies),
+            why_ended(e.reason, e.ending), str(e.plies),
         )  # fmt: skip
     return table
 

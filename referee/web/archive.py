@@ -123,5 +123,6 @@ def summarise_record(path: Path) -> dict[str, Any] | None:
         "finished": result is not None,
         "winner": result.get("winner") if result else None,
         "reason": result.get("reason") if result else None,
+        "ending": result.get("ending") if result else None,
         "plies": result.get("plies") if result else last.get("ply", 0),
     }

@@ -181,6 +181,7 @@ class LiveMatch:
             "finished": result is not None,
             "winner": result.winner.value if result and result.winner else None,
             "reason": result.reason.value if result else None,
+            "ending": result.ending if result else None,
         }
 
     def subscribe(self) -> tuple[str, trio.MemorySendChannel[str], trio.MemoryReceiveChannel[str]]:

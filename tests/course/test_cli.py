@@ -19,11 +19,11 @@ from referee.verify import verify_record
 from tests.commandline import referee
 
 COURSE_PLAYER = Path(__file__).with_name("course_player.py")
-RULE_ENDINGS = {
-    Reason.NO_CAPTURE_LIMIT,
-    Reason.TOO_FEW_STONES,
-    Reason.NO_LEGAL_MOVE,
-    Reason.REPETITION,
+RULE_ENDINGS = {  # (reason, ending)
+    (Reason.NO_CAPTURE_LIMIT, None),
+    (Reason.GAME_ENDING, "too-few-stones"),
+    (Reason.NO_LEGAL_MOVE, None),
+    (Reason.REPETITION, None),
 }
 RESULT_LINES = {"Game over! Winner: blue", "Game over! Winner: orange", "Game over! Draw!"}
 
@@ -55,7 +55,7 @@ def test_course_command_line_plays_course_bots_to_a_rule_ending(tmp_path: Path, 
     assert proc.stdout.strip().splitlines()[-1] in RESULT_LINES
     record = read_record(tmp_path / "game.jsonl")
     assert record.result is not None
-    assert record.result.reason in RULE_ENDINGS, record.result.detail
+    assert (record.result.reason, record.result.ending) in RULE_ENDINGS, record.result.detail
     verification = verify_record(record)
     assert verification.ok, verification.problems
     expected = {None: "Game over! Draw!"}.get(

@@ -1,4 +1,8 @@
-"""Whole matches between script bots, in process: verdicts, framing, records and voided games."""
+"""Whole matches between script bots, in process: verdicts, framing, records and voided games.
+
+Time control (limits, clocks, lag, output out of turn) is tested on a virtual clock with
+in-memory players in `test_time_control.py`.
+"""
 
 from __future__ import annotations
 
@@ -109,28 +113,6 @@ async def test_bad_lines_get_their_verdict(tmp_path: Path, line: str, reason: Re
 async def test_blank_line_is_bad_syntax(tmp_path: Path) -> None:
     record = await play(tmp_path, scripted(tmp_path, "b", [""]), scripted(tmp_path, "o", []))
     assert record.result is not None and record.result.reason is Reason.BAD_SYNTAX
-
-
-async def test_timeout_loses(tmp_path: Path) -> None:
-    settings = MatchSettings(move_timeout=0.3, grace=0.1, startup_allowance=2.0, exit_grace=0.2)
-    blue = scripted(tmp_path, "blue", ["h1 d1 r0", "h1 d2 r0"])
-    orange = scripted(tmp_path, "orange", ["h2 a1 r0"], after="time.sleep(600)")
-    record = await play(tmp_path, blue, orange, settings)
-    assert record.result is not None
-    assert record.result.plies == 3
-    assert (record.result.winner, record.result.reason) == (Side.BLUE, Reason.TIMEOUT)
-    assert record.result.bots[Side.ORANGE].killed
-
-
-async def test_idle_bot_writing_out_of_turn_loses_at_once(tmp_path: Path) -> None:
-    blue = script_bot(tmp_path, "slow", "hear(); time.sleep(600)")
-    orange = script_bot(tmp_path, "eager", 'hear(); say("h2 a1 r0"); time.sleep(600)')
-    settings = FAST.model_copy(update={"move_timeout": 60.0})
-    record = await play(tmp_path, blue, orange, settings)
-    assert record.result is not None
-    assert (record.result.winner, record.result.reason) == (Side.BLUE, Reason.OUT_OF_TURN)
-    assert record.result.loser_line == "h2 a1 r0"
-    assert record.plies == []
 
 
 async def test_crash_at_start_and_unstartable_commands(tmp_path: Path) -> None:

@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from protocols import get_game
-from protocols.base import Reason, Side
+from protocols.base import Outcome, Reason, Side
 from referee.records import (
     GameRecord,
     Header,
@@ -63,16 +63,15 @@ def record_lines(game_name: str, seed: int, max_plies: int = 400) -> list[Header
         )
     outcome = game.outcome(states[-1])
     if outcome is None:  # cut short: recorded as an interrupted (void) game
-        winner, reason, detail = None, Reason.INTERRUPTED, "cut short by the test"
-    else:
-        winner, reason, detail = outcome.winner, outcome.reason, outcome.detail
+        outcome = Outcome(None, Reason.INTERRUPTED, "cut short by the test")
     lines.append(
         Result(
-            winner=winner,
-            reason=reason,
-            detail=detail,
+            winner=outcome.winner,
+            reason=outcome.reason,
+            ending=outcome.ending,
+            detail=outcome.detail,
             plies=len(moves),
-            void=reason.voids_game,
+            void=outcome.reason.voids_game,
             finished_at=utc_now(),
         )
     )

@@ -6,9 +6,12 @@ import json
 from pathlib import Path
 
 import pytest
+from pydantic import ValidationError
 from rich.console import Console
 
 from protocols import get_game
+from protocols.base import Reason
+from referee.records import Result
 from referee.replay import FrameBuilder, build_replay, load_replay
 from referee.views.boards import draw_board
 from referee.views.console import replay_frame
@@ -104,6 +107,45 @@ def test_a_result_that_does_not_follow_is_a_mismatch(tmp_path: Path) -> None:
     proc = referee("replay", str(path), "--verify-only", cwd=tmp_path)
     assert proc.returncode == 1
     assert "the rules say" in proc.stdout
+
+
+def test_a_wrong_game_ending_is_a_mismatch(tmp_path: Path) -> None:
+    lines = record_lines("alak", 6)
+    result = lines[-1]
+    assert result.type == "result" and result.ending == "stone-count"
+    lines[-1] = result.model_copy(update={"ending": "king-lost"})
+    record = write_record(tmp_path / "wrong.jsonl", lines)
+    replay = build_replay(record)
+    assert len(replay.problems) == 1 and "by king-lost, the rules say" in replay.problems[0]
+    assert replay.problems[0].endswith("by stone-count")
+
+
+@pytest.mark.parametrize("ending", ["too-few-stones", "king-lost", "stone-count"])
+def test_a_result_written_before_game_endings_still_reads(ending: str) -> None:
+    """Older records gave a game's own ending as the reason itself."""
+    old = {"type": "result", "winner": "blue", "reason": ending, "detail": "", "plies": 9}
+    result = Result.model_validate({**old, "finished_at": "2026-01-01T00:00:00Z"})
+    assert (result.reason, result.ending, result.why) == (Reason.GAME_ENDING, ending, ending)
+
+
+@pytest.mark.parametrize(("reason", "ending"), [("game-ending", None), ("timeout", "king-lost")])
+def test_an_ending_goes_with_reason_game_ending_only(reason: str, ending: str | None) -> None:
+    line = {"type": "result", "winner": None, "reason": reason, "ending": ending, "detail": ""}
+    with pytest.raises(ValidationError, match="exactly when the reason is game-ending"):
+        Result.model_validate({**line, "plies": 3, "finished_at": "2026-01-01T00:00:00Z"})
+
+
+def test_an_older_record_replays_and_says_by_its_ending(tmp_path: Path) -> None:
+    random_record(tmp_path / "g.jsonl", "lielow", 2)
+    lines = (tmp_path / "g.jsonl").read_text().splitlines()
+    result = json.loads(lines[-1])
+    assert (result["reason"], result["ending"]) == ("game-ending", "king-lost")
+    del result["ending"]
+    lines[-1] = json.dumps({**result, "reason": "king-lost"})
+    (tmp_path / "g.jsonl").write_text("\n".join(lines) + "\n")
+    proc = referee("replay", "g.jsonl", "--verify-only", cwd=tmp_path)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "wins by king-lost" in proc.stdout
 
 
 def test_verify_only_accepts_a_consistent_record(tmp_path: Path) -> None:

@@ -7,6 +7,7 @@ import json
 import pytest
 from pydantic import ValidationError
 
+from bots.solvers.alak import Value, solve, state_key
 from protocols.alak import (
     GAME,
     AlakOptions,
@@ -15,7 +16,6 @@ from protocols.alak import (
     position,
     start_position,
 )
-from protocols.alak_solver import Value, solve, state_key
 from protocols.base import BadSyntax, IllegalMove, Outcome, Reason, Side
 
 # pbmserv's repetition example: from XX.XO.O with White (O, orange) to move these 28 plies
@@ -62,7 +62,7 @@ def test_one_stone_captures_two_groups_and_a_full_board_ends_the_game() -> None:
     end = play(after_g, "c")
     assert pbm_line(end) == "XXXXXOO"
     assert GAME.outcome(end) == Outcome(
-        Side.BLUE, Reason.STONE_COUNT, "orange cannot place: blue 5, orange 2"
+        Side.BLUE, Reason.GAME_ENDING, "orange cannot place: blue 5, orange 2", "stone-count"
     )
     assert legal(end) == []
     with pytest.raises(IllegalMove, match="over"):
@@ -99,7 +99,7 @@ def test_cycle_needs_orange_to_move() -> None:
     state = play(position("XX.XO.O", Side.BLUE), *CYCLE[:2])
     assert pbm_line(state) == "XXXXOOO"
     assert GAME.outcome(state) == Outcome(
-        Side.BLUE, Reason.STONE_COUNT, "blue cannot place: blue 4, orange 3"
+        Side.BLUE, Reason.GAME_ENDING, "blue cannot place: blue 4, orange 3", "stone-count"
     )
 
 
@@ -143,14 +143,14 @@ def test_a_player_with_only_banned_points_left_ends_the_game() -> None:
     assert pbm_line(state) == "XX...."
     assert legal(state) == []
     assert GAME.outcome(state) == Outcome(
-        Side.BLUE, Reason.STONE_COUNT, "orange cannot place: blue 2, orange 0"
+        Side.BLUE, Reason.GAME_ENDING, "orange cannot place: blue 2, orange 0", "stone-count"
     )
     state = position("OX.XXX", Side.ORANGE)
     state = play(state, "c")  # orange's c captures b and d..f
     assert pbm_line(state) == "O.O..."
     assert legal(state) == []
     assert GAME.outcome(state) == Outcome(
-        Side.ORANGE, Reason.STONE_COUNT, "blue cannot place: blue 0, orange 2"
+        Side.ORANGE, Reason.GAME_ENDING, "blue cannot place: blue 0, orange 2", "stone-count"
     )
 
 
@@ -158,12 +158,12 @@ def test_equal_stones_at_the_end_is_a_draw() -> None:
     full = play(position(".OXX", Side.ORANGE), "a")
     assert pbm_line(full) == "OOXX"
     assert GAME.outcome(full) == Outcome(
-        None, Reason.STONE_COUNT, "blue cannot place: blue 2, orange 2"
+        None, Reason.GAME_ENDING, "blue cannot place: blue 2, orange 2", "stone-count"
     )
     banned = play(position(".OXOO", Side.BLUE), "a")  # b dies; orange may not retake it
     assert pbm_line(banned) == "X.XOO"
     assert GAME.outcome(banned) == Outcome(
-        None, Reason.STONE_COUNT, "orange cannot place: blue 2, orange 2"
+        None, Reason.GAME_ENDING, "orange cannot place: blue 2, orange 2", "stone-count"
     )
 
 
@@ -174,7 +174,8 @@ def test_game_ending_is_checked_before_the_ply_limit() -> None:
     end = play(position("XX.XXOO", Side.BLUE, ply=199), "c")
     assert end.ply == 200
     outcome = GAME.outcome(end)
-    assert outcome is not None and outcome.reason is Reason.STONE_COUNT
+    assert outcome is not None
+    assert (outcome.reason, outcome.ending) == (Reason.GAME_ENDING, "stone-count")
 
 
 def test_ply_limit_draw() -> None:
@@ -283,7 +284,8 @@ def negamax(state: AlakState, memo: dict[int, tuple[Value, int]]) -> tuple[Value
     moves = GAME.legal_moves(state)
     if not moves:
         outcome = GAME.outcome(state)
-        assert outcome is not None and outcome.reason is Reason.STONE_COUNT
+        assert outcome is not None
+        assert (outcome.reason, outcome.ending) == (Reason.GAME_ENDING, "stone-count")
         won = {None: Value.DRAW, state.to_move: Value.WIN}.get(outcome.winner, Value.LOSS)
         memo[key] = (won, 0)
         return memo[key]
@@ -326,7 +328,8 @@ def test_perfect_play_by_both_sides_reaches_the_solved_result(size: int) -> None
     if value is Value.DRAW:
         assert outcome.winner is None
     else:
-        assert outcome.reason is Reason.STONE_COUNT and state.ply == plies
+        assert (outcome.reason, outcome.ending) == (Reason.GAME_ENDING, "stone-count")
+        assert state.ply == plies
         assert outcome.winner is (Side.BLUE if value is Value.WIN else Side.ORANGE)
 
 

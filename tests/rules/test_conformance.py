@@ -10,11 +10,13 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from protocols import game_names, get_game
-from protocols.base import BadSyntax, Game, IllegalMove, Outcome, Side
+from protocols import aliases, canonical_name, game_names, get_game
+from protocols.base import BadSyntax, Game, IllegalMove, Outcome, Reason, Side
 
 GAMES = game_names()
 MAX_PLIES = 2000  # far above every game's own limit: a game that runs this long never ends
+# Games in which a move may take a piece off the board without landing anywhere (`x off`).
+LEAVES_THE_BOARD = {"lielow"}
 
 
 def play_random(game: Game[Any, Any, Any], seed: int) -> tuple[list[Any], Outcome]:
@@ -36,8 +38,10 @@ def play_random(game: Game[Any, Any, Any], seed: int) -> tuple[list[Any], Outcom
 def test_registry_resolves_name_and_aliases(name: str) -> None:
     game = get_game(name)
     assert game.name == name
-    for alias in game.aliases:
+    for alias in aliases(name):
+        assert canonical_name(alias) == name
         assert get_game(alias) is game
+        assert aliases(alias) == aliases(name)
 
 
 @pytest.mark.parametrize("name", GAMES)
@@ -47,6 +51,8 @@ def test_random_games_round_trip_and_end(name: str, seed: int) -> None:
     game = get_game(name)
     states, outcome = play_random(game, seed)
     assert outcome.winner in (None, Side.BLUE, Side.ORANGE)
+    if outcome.reason is Reason.GAME_ENDING:
+        assert outcome.ending in game.endings, f"{outcome.ending!r} is not declared"
     for state in states[:-1]:
         assert state.to_move in (Side.BLUE, Side.ORANGE)
         for move in game.legal_moves(state):
@@ -103,3 +109,31 @@ def test_options_round_trip(name: str) -> None:
     dumped = options.model_dump(mode="json")
     assert game.parse_options(dumped) == options
     json.dumps(dumped)
+
+
+@pytest.mark.parametrize("name", GAMES)
+def test_endings_are_declared_once_and_read_well(name: str) -> None:
+    """A game's own ending codes are its own words: never a generic reason, each explained."""
+    game = get_game(name)
+    for code, meaning in game.endings.items():
+        assert code not in set(Reason), f"{code!r} is already a generic reason"
+        assert code == code.strip().lower() and " " not in code, f"{code!r}: write it-like-this"
+        assert meaning.strip(), f"{code!r} needs a one-line meaning"
+
+
+@pytest.mark.parametrize("name", GAMES)
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_touched_names_only_squares_of_the_board(name: str, seed: int) -> None:
+    game = get_game(name)
+    states, _ = play_random(game, seed)
+    for state in states[:-1]:
+        board = set(game.squares(state))
+        for move in game.legal_moves(state):
+            touched = game.touched(state, move)
+            line = game.format_move(move)
+            for kind in (touched.from_, touched.to, touched.removed):
+                assert set(kind) <= board, f"{line}: {sorted(set(kind) - board)} off the board"
+            if name in LEAVES_THE_BOARD:
+                assert touched.to or touched.from_, f"{line} touches nothing"
+            else:
+                assert touched.to, f"{line} lands nowhere"

@@ -9,6 +9,16 @@ from pathlib import Path
 import pytest
 from pydantic import ValidationError
 
+from bots.solvers.l_game import (
+    Value,
+    arrangements,
+    best_move,
+    best_moves,
+    canonical,
+    solve,
+    summarize,
+    symmetric_images,
+)
 from protocols import get_game
 from protocols.base import BadSyntax, IllegalMove, Reason, Side
 from protocols.l_game import (
@@ -20,16 +30,6 @@ from protocols.l_game import (
     Move,
     coords,
     make_state,
-)
-from protocols.l_game_solver import (
-    Value,
-    arrangements,
-    best_move,
-    best_moves,
-    canonical,
-    solve,
-    summarize,
-    symmetric_images,
 )
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -29,7 +29,7 @@ from protocols.lasker_morris import (
     stones,
     stones_left,
 )
-from protocols.perft import perft
+from scripts.perft import perft
 
 BLUE, ORANGE = Side.BLUE, Side.ORANGE
 
@@ -515,7 +515,11 @@ def test_player_left_with_fewer_than_three_stones_loses() -> None:
     after = play("h1 d3 b6", state=state)
     outcome = GAME.outcome(after)
     assert outcome is not None
-    assert (outcome.winner, outcome.reason) == (BLUE, Reason.TOO_FEW_STONES)
+    assert (outcome.winner, outcome.reason, outcome.ending) == (
+        BLUE,
+        Reason.GAME_ENDING,
+        "too-few-stones",
+    )
     assert "orange has 2 stones" in outcome.detail
     assert GAME.legal_moves(after) == ()
 
@@ -525,7 +529,8 @@ def test_stones_in_hand_count_against_the_too_few_rule() -> None:
     after = play("h1 d3 b6", state=state)
     assert stones_left(after, ORANGE) == 2
     outcome = GAME.outcome(after)
-    assert outcome is not None and outcome.reason is Reason.TOO_FEW_STONES
+    assert outcome is not None
+    assert (outcome.reason, outcome.ending) == (Reason.GAME_ENDING, "too-few-stones")
 
 
 def test_mill_without_an_opponent_stone_on_the_board_has_no_legal_line() -> None:
@@ -540,9 +545,10 @@ def test_mill_without_an_opponent_stone_on_the_board_has_no_legal_line() -> None
 def test_constructed_position_with_both_sides_below_three_scores_the_side_to_move() -> None:
     state = position(["d1", "d2"], ["a7", "b6"], to_move=ORANGE)
     outcome = GAME.outcome(state)
-    assert outcome is not None and (outcome.winner, outcome.reason) == (
+    assert outcome is not None and (outcome.winner, outcome.reason, outcome.ending) == (
         BLUE,
-        Reason.TOO_FEW_STONES,
+        Reason.GAME_ENDING,
+        "too-few-stones",
     )
 
 
@@ -598,9 +604,10 @@ def test_no_capture_draw_is_checked_before_too_few_stones() -> None:
     off = LaskerMorrisOptions(no_capture_limit=0)
     state = GAME.state_from_position(["d1", "d2", "d3"], ["a7", "b6"], to_move=ORANGE, options=off)
     outcome = GAME.outcome(state)
-    assert outcome is not None and (outcome.winner, outcome.reason) == (
+    assert outcome is not None and (outcome.winner, outcome.reason, outcome.ending) == (
         BLUE,
-        Reason.TOO_FEW_STONES,
+        Reason.GAME_ENDING,
+        "too-few-stones",
     )
 
 
@@ -710,7 +717,8 @@ def test_constructed_positions_agree_with_the_reference(state: LaskerMorrisState
     outcome = GAME.outcome(state)
     lows = [side for side in Side if len(stones(state, side)) + hand_of(state, side) < 3]
     if lows:
-        assert outcome is not None and outcome.reason is Reason.TOO_FEW_STONES
+        assert outcome is not None
+        assert (outcome.reason, outcome.ending) == (Reason.GAME_ENDING, "too-few-stones")
         assert outcome.winner is (lows[0].other if len(lows) == 1 else state.to_move.other)
     elif not reference:
         assert outcome is not None and outcome.reason is Reason.NO_LEGAL_MOVE
@@ -768,5 +776,8 @@ def test_long_games_without_draw_rules_stay_consistent(seed: int) -> None:
         state = GAME.apply(state, rng.choice(moves))
     outcome = GAME.outcome(state)
     if outcome is not None:
-        assert outcome.reason in (Reason.TOO_FEW_STONES, Reason.NO_LEGAL_MOVE)
+        assert (outcome.reason, outcome.ending) in (
+            (Reason.GAME_ENDING, "too-few-stones"),
+            (Reason.NO_LEGAL_MOVE, None),
+        )
         assert outcome.winner is state.to_move.other

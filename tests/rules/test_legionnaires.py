@@ -20,7 +20,7 @@ from protocols.legionnaires import (
     position,
     reachable_positions,
 )
-from protocols.perft import perft
+from scripts.perft import perft
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -10,7 +10,7 @@ from pydantic import ValidationError
 from protocols import get_game
 from protocols.base import BadSyntax, IllegalMove, Reason, Side
 from protocols.lielow import GAME, LielowOptions, LielowState
-from protocols.perft import perft
+from scripts.perft import perft
 
 START = GAME.initial_state()
 
@@ -165,7 +165,11 @@ def test_capturing_the_crowned_one_of_two_tallest_stacks_loses() -> None:
     after = play(state, "g7 h8")
     outcome = GAME.outcome(after)
     assert outcome is not None
-    assert (outcome.winner, outcome.reason) == (Side.BLUE, Reason.KING_LOST)
+    assert (outcome.winner, outcome.reason, outcome.ending) == (
+        Side.BLUE,
+        Reason.GAME_ENDING,
+        "king-lost",
+    )
     assert kings(after)["orange"] is None  # a8 is uniquely tallest now, but too late
 
 
@@ -205,7 +209,11 @@ def test_moving_own_king_off_the_board_loses() -> None:
     after = play(state, "a3 off")
     outcome = GAME.outcome(after)
     assert outcome is not None
-    assert (outcome.winner, outcome.reason) == (Side.ORANGE, Reason.KING_LOST)
+    assert (outcome.winner, outcome.reason, outcome.ending) == (
+        Side.ORANGE,
+        Reason.GAME_ENDING,
+        "king-lost",
+    )
     assert "off the board" in outcome.detail
     assert GAME.legal_moves(after) == ()
 
@@ -226,7 +234,11 @@ def test_capturing_the_king_ends_the_game_at_once() -> None:
     after = play(state, "d4 d5")
     outcome = GAME.outcome(after)
     assert outcome is not None
-    assert (outcome.winner, outcome.reason) == (Side.BLUE, Reason.KING_LOST)
+    assert (outcome.winner, outcome.reason, outcome.ending) == (
+        Side.BLUE,
+        Reason.GAME_ENDING,
+        "king-lost",
+    )
     assert "captured orange's king" in outcome.detail
     assert GAME.legal_moves(after) == ()
     with pytest.raises(IllegalMove) as info:
@@ -324,7 +336,7 @@ def test_ply_limit_draw_and_king_loss_first() -> None:
     lost = play(state, "a3 off")
     outcome = GAME.outcome(lost)
     assert outcome is not None
-    assert outcome.reason is Reason.KING_LOST
+    assert (outcome.reason, outcome.ending) == (Reason.GAME_ENDING, "king-lost")
 
 
 def test_ply_limit_zero_disables_the_cap() -> None:

@@ -67,6 +67,8 @@ def test_a_good_config_loads_with_paths_relative_to_the_file(tmp_path: Path) -> 
         ("games_per_pairing = 2", "games_per_pairing = 0", ":4: games_per_pairing: Input"),
         ("move_timeout = 2.5", "move_timout = 2.5", ":10: time_control.move_timout: unknown"),
         ("move_timeout = 2.5", "move_timeout = -1", ":10: time_control.move_timeout: Input"),
+        ("move_timeout = 2.5", "clock_total = 0", ":10: time_control.clock_total: Input"),
+        ("move_timeout = 2.5", "overload_threshold = 0", ":10: time_control.overload_thr"),
         ('game = "laskermorris"', 'game = "chess"', ":2: game: unknown game 'chess'"),
         ("no_capture_limit = 30", "no_capture_limt = 30", ":7: game_options.no_capture_limt"),
         ('name = "bob"', 'name = "alice"', ":18: players[1].name: duplicate player name"),
@@ -75,6 +77,8 @@ def test_a_good_config_loads_with_paths_relative_to_the_file(tmp_path: Path) -> 
         ("seed = 7", 'seed = 7\nchallengers = ["carol"]', ":4: challengers[0]: 'carol' is not"),
         ("[time_control]", "[match]\nmax_line_bytes = 2\n[time_control]", ":10: match.max_line"),
         ("[time_control]", "[match]\ngrace = 2\n[time_control]", ":10: match.grace: set by"),
+        ("[time_control]", "[match]\nclock_total = 9\n[time_control]", ":10: match.clock_total"),
+        ("[time_control]", "[match]\noverload_threshold = 1\n[time_control]", ":10: match.overl"),
     ],
 )
 def test_mistakes_name_the_file_line_and_field(
@@ -84,6 +88,17 @@ def test_mistakes_name_the_file_line_and_field(
     message = error_of(tmp_path, GOOD.replace(replace, by, 1))
     assert str(tmp_path / "cup.toml") in message
     assert expected in message, message
+
+
+def test_the_time_control_table_reaches_the_match_settings(tmp_path: Path) -> None:
+    text = GOOD.replace(
+        "move_timeout = 2.5",
+        "clock_total = 60.0\nclock_increment = 1.5\ngrace = 0.0\noverload_threshold = 0.5",
+    )
+    settings = load_config(write(tmp_path, text)).config.match_settings()
+    assert (settings.clock_total, settings.clock_increment) == (60.0, 1.5)
+    assert (settings.grace, settings.overload_threshold) == (0.0, 0.5)
+    assert (settings.move_timeout, settings.startup_allowance) == (5.0, 5.0)  # the defaults
 
 
 def test_a_toml_syntax_error_names_the_file_and_line(tmp_path: Path) -> None:

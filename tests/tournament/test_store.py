@@ -30,10 +30,10 @@ command = "builtin:random"
 """
 
 
-def result(winner: Side | None, reason: Reason) -> Result:
+def result(winner: Side | None, reason: Reason, ending: str | None = None) -> Result:
     return Result(
-        winner=winner, reason=reason, detail="d", plies=7, void=reason.voids_game,
-        finished_at=utc_now(),
+        winner=winner, reason=reason, ending=ending, detail="d", plies=7,
+        void=reason.voids_game, finished_at=utc_now(),
     )  # fmt: skip
 
 
@@ -45,7 +45,7 @@ def test_results_recovery_and_the_read_only_view(tmp_path: Path) -> None:
     first, second, third = (g.number for g in schedule[:3])
     attempt, record = store.start(first)
     assert (attempt, record) == (1, "games/0001.jsonl")
-    store.finish(first, attempt, result(Side.BLUE, Reason.STONE_COUNT))
+    store.finish(first, attempt, result(Side.BLUE, Reason.GAME_ENDING, "stone-count"))
     store.start(second)
     store.finish(second, 1, result(None, Reason.REFEREE_OVERLOAD))
     assert store.start(second) == (2, "games/0002-2.jsonl")  # a replay has its own record
@@ -59,14 +59,16 @@ def test_results_recovery_and_the_read_only_view(tmp_path: Path) -> None:
     rows = {row.number: row for row in view.games()}
     assert rows[first].state is GameState.FINISHED and rows[first].winner is Side.BLUE
     assert rows[first].winner_name == schedule[0].blue and rows[first].plies == 7
+    assert (rows[first].reason, rows[first].ending) == (Reason.GAME_ENDING, "stone-count")
+    assert (rows[second].reason, rows[second].ending) == (Reason.REFEREE_OVERLOAD, None)
     assert rows[second].state is GameState.PENDING and rows[second].voids == 1
     assert rows[third].state is GameState.PENDING
-    outcomes = [(a.number, a.attempt, a.outcome) for a in view.attempts()]
+    outcomes = [(a.number, a.attempt, a.outcome, a.reason) for a in view.attempts()]
     assert outcomes == [
-        (1, 1, "finished"),
-        (2, 1, "void"),
-        (2, 2, "cut-short"),
-        (3, 1, "cut-short"),
+        (1, 1, "finished", "stone-count"),
+        (2, 1, "void", "referee-overload"),
+        (2, 2, "cut-short", None),
+        (3, 1, "cut-short", None),
     ]
     assert view.record_path(rows[first]) == tmp_path / "t" / "games/0001.jsonl"
     assert view.players() == ["a", "b", "c"]

@@ -105,7 +105,7 @@ def test_recorded_game_shows_the_pieces_at_a_ply(
     page.click('button[data-action="end"]')
     check_frame(page, replay, len(replay.plies))
     verdict = page.inner_text(".rp-verdict")
-    assert replay.result is not None and f"by {replay.result.reason}" in verdict
+    assert replay.result is not None and f"by {replay.result.why}" in verdict
 
 
 @pytest.mark.parametrize("game", GAMES)

@@ -35,7 +35,9 @@ async def test_a_late_page_gets_every_frame_so_far() -> None:
     assert snapshot["frames"] == [f.model_dump(mode="json") for f in expected.frames]
     match.listener(lines[-1])
     event, data = parse(receive.receive_nowait())
-    assert event == "result" and data["result"]["reason"] == "king-lost"  # type: ignore[index]
+    result = data["result"]
+    assert event == "result" and isinstance(result, dict)
+    assert (result["reason"], result["ending"]) == ("game-ending", "king-lost")
     assert match.summary()["finished"] and match.summary()["plies"] == len(expected.plies)
 
 

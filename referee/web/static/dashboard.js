@@ -13,9 +13,11 @@
   }
   function link(href, text) { const a = document.createElement("a"); a.href = href; a.textContent = text; return a; }
   function side(name, colour) { const s = document.createElement("span"); s.className = "side-" + colour; s.textContent = name || "?"; return s; }
+  /* What ended a game as people read it: the game's own ending (king-lost) or the reason. */
+  function why(game) { return game.ending || game.reason; }
   function outcome(game, unfinished) {
     if (!game.finished) return unfinished;
-    return (game.winner ? game.winner + " wins" : "draw") + " by " + game.reason;
+    return (game.winner ? game.winner + " wins" : "draw") + " by " + why(game);
   }
   function table(headers, rows, fill, empty) {
     if (!rows.length) { const p = document.createElement("p"); p.className = "empty"; p.textContent = empty; return p; }
@@ -124,7 +126,7 @@
       cell(row, g.number, "num");
       cell(row, side(g.blue, "blue"));
       cell(row, side(g.orange, "orange"));
-      const result = g.state === "void" ? "void (" + g.reason + ")" : (g.winner ? g.winner + " wins" : "draw") + " by " + g.reason;
+      const result = g.state === "void" ? "void (" + g.reason + ")" : (g.winner ? g.winner + " wins" : "draw") + " by " + why(g);
       cell(row, result);
       cell(row, g.plies, "num");
       cell(row, g.record_id ? link("/replay/" + g.record_id, "replay") : "");

@@ -24,6 +24,8 @@
     }
     return null;
   };
+  /* What ended a game as people read it: the game's own ending (king-lost) or the reason. */
+  Referee.why = function (result) { return result.ending || result.reason; };
   /* A highlight ring/box for a marked square, drawn by `shape` (a function of class). */
   Referee.drawMark = function (square, marks, shape) {
     const kind = Referee.markOf(square, marks);
@@ -236,8 +238,8 @@
       if (box.hidden) return;
       if (!result) box.append("unfinished game (no result line)");
       else if (result.void) box.append("VOID by " + result.reason);
-      else if (!result.winner) box.append("Draw by " + result.reason);
-      else box.append(sideSpan(result.winner, result.winner + " (" + this.data.header.players[result.winner].name + ")"), " wins by " + result.reason);
+      else if (!result.winner) box.append("Draw by " + Referee.why(result));
+      else box.append(sideSpan(result.winner, result.winner + " (" + this.data.header.players[result.winner].name + ")"), " wins by " + Referee.why(result));
       if (result && result.detail) box.append(element("div", "detail", result.detail));
       if (result && result.loser_line !== null && result.loser_line !== undefined) {
         box.append(element("div", "offending", "offending line: " + JSON.stringify(result.loser_line)));

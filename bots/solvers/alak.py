@@ -20,7 +20,7 @@ from collections import deque
 from dataclasses import dataclass
 from enum import IntEnum
 
-from protocols.alak import AlakMove, AlakRules, AlakState, place, rules_for
+from protocols.alak import AlakRules, AlakState, Move, place, rules_for
 from protocols.base import Side
 
 
@@ -75,12 +75,12 @@ class Solution:
         """Value and game length for the player to move in `state` (a rule-module state)."""
         return self.lookup(state_key(state))
 
-    def best_move(self, state: AlakState) -> AlakMove | None:
+    def best_move(self, state: AlakState) -> Move | None:
         """A perfect move in `state`, or None when the player to move cannot place."""
         return _best(self, rules_for(self.size, 0, 0), state_key(state))
 
 
-def _best(solution: Solution, rules: AlakRules, key: int) -> AlakMove | None:
+def _best(solution: Solution, rules: AlakRules, key: int) -> Move | None:
     """Win fastest, else draw, else lose slowest; ties go to the leftmost point."""
     best: tuple[int, int] | None = None
     choice = None
@@ -90,7 +90,7 @@ def _best(solution: Solution, rules: AlakRules, key: int) -> AlakMove | None:
         rank = {Value.LOSS: (0, plies), Value.DRAW: (1, 0), Value.WIN: (2, -plies)}[value]
         if best is None or rank < best:
             best, choice = rank, point
-    return None if choice is None else AlakMove(choice)
+    return None if choice is None else Move(choice)
 
 
 def _explore(rules: AlakRules) -> tuple[list[int], array[int], array[int]]:

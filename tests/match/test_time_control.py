@@ -1,0 +1,341 @@
+"""Time control on trio's virtual clock: the move limit, grace, start-up allowance, game clocks,
+referee lag and output out of turn, with in-memory players (`fake_player.py`).
+
+Every test runs under `autojump_clock`: the players' delays are exact and cost no real time, so
+an answer a millisecond inside the limit and one a millisecond outside it can both be tested.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+import trio
+import trio.testing
+
+from protocols.base import Reason, Side
+from referee.match import LagMonitor, Match, MatchSettings, PlayerSpec
+from referee.records import GameRecord, TimeControl, read_record
+from tests.match.fake_player import BotEnd, FakePlayers, Program, plays
+from tests.scriptbots import quiet_opening
+
+MOVES = quiet_opening(20)  # ends in a draw by the no-capture limit after 20 plies
+BLUE_MOVES, ORANGE_MOVES = MOVES[0::2], MOVES[1::2]
+EPSILON = 0.001
+
+
+def settings_of(**values: Any) -> MatchSettings:
+    return MatchSettings(**{"exit_grace": 0.3, "random_assignment": False, **values})
+
+
+async def play(
+    blue: Program, orange: Program, settings: MatchSettings, tmp_path: Path | None = None, **kw: Any
+) -> tuple[GameRecord, Match]:
+    """Play blue against orange in memory; with `tmp_path`, also check the record on disk."""
+    match = Match(
+        "lasker-morris",
+        PlayerSpec(name="blue", command="in memory"),
+        PlayerSpec(name="orange", command="in memory"),
+        settings=settings,
+        record_path=tmp_path / "game.jsonl" if tmp_path else None,
+        open_player=FakePlayers({"blue": blue, "orange": orange}),
+        **kw,
+    )
+    record = await match.play()
+    if tmp_path is not None:
+        assert read_record(tmp_path / "game.jsonl") == record
+    return record, match
+
+
+def verdict_of(record: GameRecord) -> tuple[Side | None, Reason, int]:
+    assert record.result is not None
+    return record.result.winner, record.result.reason, record.result.plies
+
+
+# -- the move limit, grace and start-up allowance --------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("grace", "delay", "taken"),
+    [
+        (0.5, 1.5 - EPSILON, True),
+        (0.5, 1.5 + EPSILON, False),
+        (0.0, 1.0 - EPSILON, True),
+        (0.0, 1.0 + EPSILON, False),
+    ],
+)
+async def test_an_answer_is_taken_up_to_the_move_limit_plus_grace_and_not_after(
+    autojump_clock: trio.testing.MockClock, grace: float, delay: float, taken: bool
+) -> None:
+    # Blue's second move (its first has the start-up allowance) comes after `delay` seconds.
+    settings = settings_of(move_timeout=1.0, grace=grace, startup_allowance=2.0)
+    blue = plays(BLUE_MOVES[:2], [0.0, delay])
+    record, _ = await play(blue, plays(ORANGE_MOVES), settings)
+    if taken:
+        assert record.plies[2].time_ms == pytest.approx(delay * 1000)
+        # It then has no third move: that one times out.
+        assert verdict_of(record) == (Side.ORANGE, Reason.TIMEOUT, 4)
+    else:
+        assert verdict_of(record) == (Side.ORANGE, Reason.TIMEOUT, 2)
+
+
+@pytest.mark.parametrize(("grace", "plies"), [(0.5, 20), (0.0, 0)])
+async def test_the_grace_is_tolerated_on_every_move(
+    autojump_clock: trio.testing.MockClock, grace: float, plies: int
+) -> None:
+    # Every move of blue is 0.2 s over the limit: inside the grace, the game is played out.
+    settings = settings_of(move_timeout=1.0, grace=grace, startup_allowance=0.0)
+    record, _ = await play(plays(BLUE_MOVES, [1.2] * 10), plays(ORANGE_MOVES), settings)
+    if plies:
+        assert verdict_of(record) == (None, Reason.NO_CAPTURE_LIMIT, plies)
+    else:
+        assert verdict_of(record) == (Side.ORANGE, Reason.TIMEOUT, 0)
+
+
+async def test_the_start_up_allowance_is_for_each_players_first_move_only(
+    autojump_clock: trio.testing.MockClock,
+) -> None:
+    settings = settings_of(move_timeout=1.0, grace=0.5, startup_allowance=2.0)
+    slow = 3.5 - EPSILON  # inside limit + grace + allowance, far outside limit + grace
+    record, _ = await play(plays(BLUE_MOVES, [slow, slow]), plays(ORANGE_MOVES, [slow]), settings)
+    assert [p.side for p in record.plies] == [Side.BLUE, Side.ORANGE]
+    assert verdict_of(record) == (Side.ORANGE, Reason.TIMEOUT, 2)
+
+    no_allowance = settings.model_copy(update={"startup_allowance": 0.0})
+    record, _ = await play(plays(BLUE_MOVES, [slow]), plays(ORANGE_MOVES), no_allowance)
+    assert verdict_of(record) == (Side.ORANGE, Reason.TIMEOUT, 0)
+
+
+async def test_a_bot_that_stops_answering_loses_on_time(
+    autojump_clock: trio.testing.MockClock,
+) -> None:
+    settings = settings_of(move_timeout=0.3, grace=0.1, startup_allowance=2.0)
+    start = trio.current_time()
+    record, _ = await play(plays(BLUE_MOVES), plays(ORANGE_MOVES[:1], hang=True), settings)
+    assert verdict_of(record) == (Side.BLUE, Reason.TIMEOUT, 3)
+    assert record.result is not None and record.result.bots[Side.ORANGE].killed
+    # Its second move was due 0.4 s after it was asked; then it had its exit grace to leave.
+    assert trio.current_time() - start == pytest.approx(0.4 + 0.3)
+
+
+# -- game clocks ---------------------------------------------------------------------------------
+
+
+async def test_a_bot_that_runs_out_of_its_game_clock_loses_on_time(
+    autojump_clock: trio.testing.MockClock, tmp_path: Path
+) -> None:
+    settings = settings_of(move_timeout=5, grace=0.05, startup_allowance=3, clock_total=1.0)
+    record, match = await play(
+        plays(BLUE_MOVES, [0.3] * 10), plays(ORANGE_MOVES), settings, tmp_path
+    )
+    assert verdict_of(record)[:2] == (Side.ORANGE, Reason.TIMEOUT)
+    assert record.result is not None and "game clock" in record.result.detail
+    # The first move is free (start-up), then 0.7, 0.4 and 0.1 s are left: the fifth is late,
+    # even though the per-move limit (5 s) would have allowed it.
+    assert len([p for p in record.plies if p.side is Side.BLUE]) == 4
+    assert match.clock[Side.BLUE] == pytest.approx(0.1)
+    header = read_record(tmp_path / "game.jsonl").header
+    assert (header.time_control.clock_total, header.time_control.clock_increment) == (1.0, 0.0)
+
+
+async def test_the_start_up_allowance_is_not_charged_to_the_game_clock(
+    autojump_clock: trio.testing.MockClock,
+) -> None:
+    settings = settings_of(move_timeout=5, grace=0.05, startup_allowance=3, clock_total=1.0)
+    # 2.9 s is more than the whole clock, but inside the allowance: nothing is charged.
+    blue = plays(BLUE_MOVES, [2.9, 0.3])
+    record, match = await play(blue, plays(ORANGE_MOVES), settings)
+    assert match.clock[Side.BLUE] == pytest.approx(1.0 - 0.3)
+    assert record.plies[0].time_ms == pytest.approx(2900)
+    # Past the allowance only the excess is charged: 3.5 s costs 0.5 s of the clock.
+    record, match = await play(plays(BLUE_MOVES, [3.5]), plays(ORANGE_MOVES), settings)
+    assert match.clock[Side.BLUE] == pytest.approx(0.5)
+
+
+async def test_an_increment_keeps_a_steady_bot_in_the_game(
+    autojump_clock: trio.testing.MockClock,
+) -> None:
+    settings = settings_of(
+        move_timeout=0.1, grace=0.05, startup_allowance=3, clock_total=1.0, clock_increment=0.6
+    )
+    record, match = await play(plays(BLUE_MOVES, [0.3] * 10), plays(ORANGE_MOVES), settings)
+    # The per-move limit (0.1 s) does not apply with a clock: the game is drawn by its rules.
+    assert verdict_of(record) == (None, Reason.NO_CAPTURE_LIMIT, 20)
+    # 1.0 + 0.6 after the free first move, then +0.3 net for each of the nine others.
+    assert match.clock[Side.BLUE] == pytest.approx(1.6 + 9 * 0.3)
+
+
+# -- the referee's own lag ---------------------------------------------------------------------
+
+
+async def lag_at(monitor: LagMonitor, when: float, lag: float) -> None:
+    """The monitor sees the loop wake up `lag` seconds late at `when`."""
+    await trio.sleep_until(when)
+    monitor.record(trio.current_time(), lag)
+
+
+@pytest.mark.parametrize(
+    ("lag", "voided"), [(0.4, True), (0.25 + EPSILON, True), (0.25, False), (0.1, False)]
+)
+async def test_a_timeout_while_the_referee_lagged_more_than_the_threshold_is_void(
+    autojump_clock: trio.testing.MockClock, lag: float, voided: bool
+) -> None:
+    settings = settings_of(move_timeout=0.5, grace=0.0, startup_allowance=3.0)
+    monitor = LagMonitor()
+    async with trio.open_nursery() as nursery:
+        # Blue never answers and times out at 3.5 s; the referee lagged at 2.0 s.
+        nursery.start_soon(lag_at, monitor, 2.0, lag)
+        record, _ = await play(plays([]), plays(ORANGE_MOVES), settings, lag_monitor=monitor)
+    assert record.result is not None
+    if voided:
+        assert verdict_of(record) == (None, Reason.REFEREE_OVERLOAD, 0) and record.result.void
+        assert "lagged" in record.result.detail
+    else:
+        assert verdict_of(record) == (Side.ORANGE, Reason.TIMEOUT, 0) and not record.result.void
+
+
+async def test_lag_before_the_move_does_not_void_its_timeout(
+    autojump_clock: trio.testing.MockClock,
+) -> None:
+    settings = settings_of(move_timeout=0.5, grace=0.0, startup_allowance=3.0)
+    monitor = LagMonitor()
+    async with trio.open_nursery() as nursery:
+        # The referee lagged during blue's first move (answered at 1.0 s); orange never answers.
+        nursery.start_soon(lag_at, monitor, 0.5, 0.4)
+        blue = plays(BLUE_MOVES, [1.0])
+        record, _ = await play(blue, plays([]), settings, lag_monitor=monitor)
+    assert verdict_of(record) == (Side.BLUE, Reason.TIMEOUT, 1)
+
+
+async def stall_at(clock: trio.testing.MockClock, when: float, seconds: float) -> None:
+    await trio.sleep_until(when)
+    clock.jump(seconds)  # no checkpoint: the whole referee stalls, as on an overloaded machine
+
+
+@pytest.mark.parametrize("monitored", [True, False])
+async def test_a_timeout_during_referee_lag_voids_the_game(
+    autojump_clock: trio.testing.MockClock, monitored: bool
+) -> None:
+    settings = settings_of(move_timeout=0.5, grace=0.0, startup_allowance=3.0)
+    # Without a monitor, the referee still sees that it looked at the deadline 1 s late.
+    monitor = LagMonitor() if monitored else None
+    async with trio.open_nursery() as nursery:
+        if monitor is not None:
+            nursery.start_soon(monitor.run)
+        # Blue never answers and times out at 3.5 s; the referee stalls from 3.0 s to 4.5 s.
+        nursery.start_soon(stall_at, autojump_clock, 3.0, 1.5)
+        record, _ = await play(plays([]), plays(ORANGE_MOVES), settings, lag_monitor=monitor)
+        nursery.cancel_scope.cancel()
+    assert record.result is not None
+    assert record.result.reason is Reason.REFEREE_OVERLOAD and record.result.void
+    assert record.result.winner is None and "lagged" in record.result.detail
+    lagged = float(record.result.detail.split("lagged ")[1].split(" s")[0])
+    if monitored:  # the stall itself, measured from the monitor's last tick (0.05 s apart)
+        assert 1.45 - EPSILON < lagged < 1.5 + EPSILON
+    else:  # only how late the deadline was looked at
+        assert lagged == pytest.approx(1.0)
+
+
+async def test_a_timeout_without_lag_is_a_timeout(autojump_clock: trio.testing.MockClock) -> None:
+    settings = settings_of(move_timeout=0.3, grace=0.0, startup_allowance=3.0)
+    monitor = LagMonitor()
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(monitor.run)
+        record, _ = await play(plays(BLUE_MOVES), plays([]), settings, lag_monitor=monitor)
+        nursery.cancel_scope.cancel()
+    assert verdict_of(record) == (Side.BLUE, Reason.TIMEOUT, 1)
+    assert monitor.max_lag == 0.0
+
+
+async def test_the_lag_monitor_sees_a_stall_even_before_it_ticks_again(
+    autojump_clock: trio.testing.MockClock,
+) -> None:
+    monitor = LagMonitor(interval=0.02)
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(monitor.run)
+        await trio.sleep(0.1)
+        start = trio.current_time()
+        autojump_clock.jump(0.4)  # a stall: the ticker cannot run
+        # Right after the stall, the ticker has not run yet: the stall is still seen.
+        assert monitor.lag_between(start, trio.current_time()) > 0.3
+        await trio.sleep(0.1)
+        assert monitor.lag_between(start, trio.current_time()) > 0.3
+        assert monitor.lag_between(trio.current_time(), trio.current_time() + 1) < 0.3
+        nursery.cancel_scope.cancel()
+
+
+# -- output out of turn ------------------------------------------------------------------------
+
+
+async def test_idle_bot_writing_out_of_turn_loses_at_once(
+    autojump_clock: trio.testing.MockClock,
+) -> None:
+    async def eager(bot: BotEnd) -> int:
+        await bot.hear()  # its colour
+        await trio.sleep(1.0)
+        bot.say("h2 a1 r0")  # while blue is still thinking
+        await trio.sleep_forever()
+        return 0
+
+    settings = settings_of(move_timeout=60.0)
+    start = trio.current_time()
+    record, _ = await play(plays(BLUE_MOVES, [30.0]), eager, settings)
+    assert verdict_of(record) == (Side.BLUE, Reason.OUT_OF_TURN, 0)
+    assert record.result is not None and record.result.loser_line == "h2 a1 r0"
+    # Blue's wait was cut short at 1.0 s (then each side had its exit grace), long before its
+    # answer at 30 s.
+    assert trio.current_time() - start == pytest.approx(1.0 + 2 * 0.3)
+
+
+async def test_a_second_line_right_after_a_move_is_out_of_turn(
+    autojump_clock: trio.testing.MockClock,
+) -> None:
+    async def chatty(bot: BotEnd) -> int:
+        await bot.hear()
+        await trio.sleep(0.2)
+        bot.say(BLUE_MOVES[0])
+        bot.say("and another thing")
+        await trio.sleep_forever()
+        return 0
+
+    record, _ = await play(chatty, plays(ORANGE_MOVES), settings_of())
+    # The answer is not played: the line that followed it loses the game first.
+    assert verdict_of(record) == (Side.ORANGE, Reason.OUT_OF_TURN, 0)
+    assert record.result is not None and record.result.loser_line == "and another thing"
+
+
+async def test_a_crash_ends_the_game_at_once(autojump_clock: trio.testing.MockClock) -> None:
+    async def crashes(bot: BotEnd) -> int:
+        await bot.hear()
+        await trio.sleep(0.5)
+        return 3
+
+    start = trio.current_time()
+    record, _ = await play(crashes, plays(ORANGE_MOVES), settings_of(move_timeout=60.0))
+    assert verdict_of(record) == (Side.ORANGE, Reason.CRASH, 0)
+    assert record.result is not None and "exited with code 3" in record.result.detail
+    report = record.result.bots[Side.BLUE]
+    assert (report.exit_code, report.killed) == (3, False)
+    assert trio.current_time() - start < 60.0
+
+
+# -- the record ----------------------------------------------------------------------------------
+
+
+async def test_the_header_holds_the_time_control_of_the_settings(
+    autojump_clock: trio.testing.MockClock, tmp_path: Path
+) -> None:
+    settings = settings_of(move_timeout=2.0, grace=0.25, clock_total=60.0, clock_increment=1.0)
+    await play(plays(BLUE_MOVES), plays(ORANGE_MOVES), settings, tmp_path)
+    header = json.loads((tmp_path / "game.jsonl").read_text().splitlines()[0])
+    # The same shape as always: the five fields, none of the match's other settings.
+    assert header["time_control"] == {
+        "move_timeout": 2.0,
+        "grace": 0.25,
+        "startup_allowance": 5.0,
+        "clock_total": 60.0,
+        "clock_increment": 1.0,
+    }
+    assert type(read_record(tmp_path / "game.jsonl").header.time_control) is TimeControl
