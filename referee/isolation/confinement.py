@@ -9,16 +9,13 @@ its CPU time, and at the end kills every process it left and releases what it he
 
 from __future__ import annotations
 
-import functools
 import importlib.util
 import json
 import os
 import shlex
-import shutil
 import signal
 import socket
 import sys
-import tempfile
 from collections.abc import Mapping, Sequence
 from contextlib import suppress
 from pathlib import Path
@@ -38,11 +35,11 @@ from referee.isolation.freezer import Freezer
 from referee.isolation.levels import AUTO, BASIC_ISOLATION, Feature, Isolation, level_name
 from referee.isolation.limits import MB, Limits
 from referee.isolation.sandbox import bwrap_argv
+from referee.isolation.scratch import make_scratch, remove_files_of, remove_scratch
 
 LAUNCHER = Path(__file__).with_name("launch.py")
 SUPERVISOR = Path(__file__).with_name("supervise.py")
 SANDBOX_HOME = Path("/tmp")
-SCRATCH_PREFIX = "referee-bot-"
 
 
 class StartRefused(Exception):
@@ -125,16 +122,6 @@ def public_directories() -> list[Path]:
     return sorted(paths)
 
 
-@functools.cache
-def sweep_stale_scratch() -> None:
-    """Remove the scratch directories of referees that died without cleaning up (once per
-    process): they are named after the referee's pid."""
-    for path in Path(tempfile.gettempdir()).glob(f"{SCRATCH_PREFIX}*-*"):
-        pid = path.name[len(SCRATCH_PREFIX) :].split("-")[0]
-        if pid.isdigit() and not Path(f"/proc/{pid}").exists():
-            shutil.rmtree(path, ignore_errors=True)
-
-
 class Confinement:
     """One bot's isolation and limits; see the module docstring."""
 
@@ -145,6 +132,7 @@ class Confinement:
         self.slot: Slot | None = None
         self.cgroup: Cgroup | None = None
         self.scratch: Path | None = None
+        self.scratch_bounded = False  # a tmpfs of `limits.tmp_mb` holds the scratch directory
         self.pid: int | None = None  # the bot's supervisor, whose descendants are the bot
         self.control: socket.socket | None = None  # closing it ends the bot's whole tree
         self.freezer: Freezer | None = None
@@ -177,10 +165,7 @@ class Confinement:
                 memory = self.limits.memory_mb
                 self.cgroup.set_limits(memory * MB if memory else None, self.limits.processes)
             if not self.sandboxed:
-                sweep_stale_scratch()
-                self.scratch = Path(tempfile.mkdtemp(prefix=f"{SCRATCH_PREFIX}{os.getpid()}-"))
-                if self.uid is not None:
-                    os.chown(self.scratch, self.uid, self.uid)
+                self.scratch, self.scratch_bounded = make_scratch(self.limits.tmp_mb, self.uid)
         except (OSError, CgroupError, NoFreeSlot) as exc:
             await self.release()
             raise InfrastructureFailure(str(exc)) from None
@@ -321,16 +306,18 @@ class Confinement:
         return gone
 
     async def release(self) -> None:
-        """Give back the cgroup, the user slot and the scratch directory."""
+        """Give back the cgroup, the scratch directory and the user slot (after removing what
+        the bot's user left in the world-writable directories)."""
         with trio.CancelScope(shield=True):
             if self.control is not None:
                 self.control.close()
             if self.cgroup is not None:
                 await self.cgroup.remove()
                 self.cgroup = None
+            if self.scratch is not None:
+                await trio.to_thread.run_sync(remove_scratch, self.scratch)
+                self.scratch = None
             if self.slot is not None:
+                await trio.to_thread.run_sync(remove_files_of, self.slot.uid)
                 self.slot.release()
                 self.slot = None
-            if self.scratch is not None:
-                await trio.to_thread.run_sync(shutil.rmtree, self.scratch, True)
-                self.scratch = None

@@ -40,6 +40,16 @@ AUTO = "auto"
 BASIC = "basic"
 
 
+# What makes a missing feature available, said to the user with the reason it is missing.
+FIXES = {
+    Feature.SANDBOX: "apt-get install bubblewrap (as root), or on another system its bubblewrap "
+    "package",
+    Feature.USERS: "run the referee as root (it gives each running bot a user of its own)",
+    Feature.CGROUP: "run the referee as root on a machine with cgroup v2 (or v1 memory, pids, "
+    "cpuacct and freezer hierarchies); in a container, start it with its own cgroup namespace",
+}
+
+
 class IsolationUnavailable(ValueError):
     """A requested isolation feature is not available on this machine."""
 
@@ -149,6 +159,26 @@ class Isolation:
 BASIC_ISOLATION = Isolation(frozenset(), IsolationSettings(level=BASIC))
 
 
+def describe(isolation: Isolation) -> str:
+    """The line every run starts with: the level its bots run under, and how it was chosen."""
+    asked = isolation.settings.level.strip().lower()
+    how = "auto: the strongest this machine offers" if asked == AUTO else "as asked"
+    line = f"isolation: {isolation.name} ({how})"
+    warning = root_warning(isolation)
+    return f"{line}\n{warning}" if warning else line
+
+
+def root_warning(isolation: Isolation) -> str | None:
+    """A loud sentence when bots would run as root: the referee is root, and the level has no
+    user of their own for them."""
+    if os.geteuid() != 0 or isolation.has(Feature.USERS):
+        return None
+    return (
+        "WARNING: the referee runs as root and bots get no user of their own at this level: "
+        "they run as root. Use the users level (--isolation auto or sandbox+users+cgroup)."
+    )
+
+
 def choose(settings: IsolationSettings, detection: Detection | None = None) -> Isolation:
     """The isolation for `settings` on this machine; raises `IsolationUnavailable` if asked for
     a feature that is missing."""
@@ -161,7 +191,9 @@ def choose(settings: IsolationSettings, detection: Detection | None = None) -> I
     else:
         missing = [found.checks[f] for f in FEATURE_ORDER if f in requested - found.available]
         if missing:
-            reasons = "; ".join(f"{c.feature.value}: {c.reason}" for c in missing)
+            reasons = "; ".join(
+                f"{c.feature.value}: {c.reason} (to fix: {FIXES[c.feature]})" for c in missing
+            )
             raise IsolationUnavailable(f"isolation {settings.level!r} is not available: {reasons}")
         features = requested
     return Isolation(

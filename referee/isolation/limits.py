@@ -23,8 +23,11 @@ How each limit is enforced:
 - `file_size_mb`: the largest file the bot may write (`RLIMIT_FSIZE`); a write beyond it fails
   (EFBIG; SIGXFSZ kills programs that do not ignore it).
 - `open_files`: open file descriptors per process (`RLIMIT_NOFILE`).
-- `tmp_mb`: the size of the private /tmp of a sandboxed bot (a tmpfs; with cgroups it also
-  counts towards `memory_mb`).
+- `tmp_mb`: all the bot may write in its private writable space, not only per file: the
+  private /tmp of a sandboxed bot, or the HOME and TMPDIR of any other bot when the referee runs
+  as root (a tmpfs of this size either way; with cgroups it also counts towards `memory_mb`).
+  A bot that fills it gets ENOSPC. What a bot with a user of its own leaves in the machine's
+  world-writable directories is removed after the game (see `referee/isolation/scratch.py`).
 - Core dumps are always off (`RLIMIT_CORE` 0): a crashing bot must not fill the disk.
 
 `None` switches a limit off.
@@ -49,7 +52,7 @@ class Limits(BaseModel):
     processes: int | None = Field(512, ge=4, description="processes and threads of the bot")
     file_size_mb: int | None = Field(64, ge=1, description="largest file the bot may write")
     open_files: int | None = Field(512, ge=16, description="open file descriptors per process")
-    tmp_mb: int = Field(64, ge=1, description="size of the sandbox's private /tmp")
+    tmp_mb: int = Field(64, ge=1, description="all the bot may write in its private /tmp and HOME")
 
     def rlimits(self, *, memory_by_rlimit: bool, nproc: bool) -> list[tuple[str, int, int | None]]:
         """The `setrlimit` calls for the bot, as (resource name, soft, hard or None = soft).
@@ -79,7 +82,7 @@ class Limits(BaseModel):
             f"processes {_value(self.processes, '')}",
             f"file size {_value(self.file_size_mb, 'MB')}",
             f"open files {_value(self.open_files, '')}",
-            f"/tmp {self.tmp_mb} MB (sandbox)",
+            f"private /tmp and HOME {self.tmp_mb} MB",
         ]
         return ", ".join(parts)
 

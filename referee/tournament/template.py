@@ -92,6 +92,17 @@ overload_threshold = 0.25       # a timeout during referee lag above this is voi
 exit_grace = 1.0                # seconds a bot may take to exit after END
 max_line_bytes = 4096
 
+[match.isolation]               # how untrusted bots are contained (see `referee doctor`)
+level = "auto"                  # auto: the strongest this machine offers (sandbox+users+cgroup
+                                # where available); or basic, or features joined by +
+writable_dir = false            # true: a sandboxed bot may write in its own folder
+
+[match.limits]                  # per bot; a player's own [players.limits] table overrides them
+memory_mb = 1024                # the bot's whole process tree
+processes = 512                 # processes and threads
+file_size_mb = 64               # largest file it may write
+tmp_mb = 64                     # all it may write in its private /tmp and HOME
+
 # One [[players]] table per bot. `command` is split like a shell would (no shell is run) and is
 # run in `cwd` (relative to this file); `{{seed}}` in a command becomes each game's seed, and
 # `builtin:random` (also greedy, search, perfect) runs a built-in bot.

@@ -285,6 +285,45 @@ async def test_disk_filler(arena: Arena) -> None:
     arena.assert_nothing_left()
 
 
+async def test_disk_filler_with_many_small_files(arena: Arena) -> None:
+    # Each file stays under the file size limit (8 MB); together they pass the 32 MB of the
+    # bot's private space, which is bounded as a whole.
+    hostile = arena.hostile("""
+        start(); hear()
+        for n in range(64):
+            with open(os.path.join(os.environ["TMPDIR"], f"fill{n}"), "wb") as f:
+                for _ in range(7):
+                    f.write(b"x" * (1 << 20)); f.flush()
+        say(MOVES.pop(0))
+    """)
+    record = await arena.play(hostile, arena.opponent())
+    assert verdict(record)[0] == ORANGE
+    assert record.result is not None
+    assert "No space left on device" in record.result.bots[BLUE].stderr_tail
+    arena.assert_nothing_left()
+
+
+async def test_what_a_bot_user_writes_outside_its_space_is_removed(arena: Arena) -> None:
+    hostile = arena.hostile("""
+        start(); hear()
+        for root in ("/tmp", "/var/tmp", "/dev/shm"):
+            try:
+                with open(os.path.join(root, "left-by-hostile"), "w") as f:
+                    f.write("x")
+            except OSError:
+                pass
+        say("done")
+    """)
+    await arena.play(hostile, arena.opponent())
+    for root in ("/tmp", "/var/tmp", "/dev/shm"):
+        left = os.path.join(root, "left-by-hostile")
+        if has(arena.level, Feature.USERS) or has(arena.level, Feature.SANDBOX):
+            assert not os.path.exists(left), f"{left} was left"
+        elif os.path.exists(left):
+            os.unlink(left)  # the basic level runs bots as the referee's own user: not tracked
+    arena.assert_nothing_left()
+
+
 async def test_never_reads_its_input(arena: Arena) -> None:
     # A megabyte line fills the pipe of a bot that never reads: the write itself is bounded.
     command, directory = arena.hostile("time.sleep(600)")

@@ -18,7 +18,6 @@ from pydantic import ValidationError
 from protocols.base import Reason
 from referee.bot import BotInfrastructureError, BotStartError, open_bot
 from referee.isolation.cgroups import sweep_stale
-from referee.isolation.confinement import SCRATCH_PREFIX, sweep_stale_scratch
 from referee.isolation.levels import (
     Detection,
     Feature,
@@ -30,6 +29,7 @@ from referee.isolation.levels import (
     parse_level,
 )
 from referee.isolation.limits import MB, Limits
+from referee.isolation.scratch import SCRATCH_PREFIX, sweep_stale_scratch
 from tests.isolation.arena import Arena
 
 

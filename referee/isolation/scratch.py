@@ -1,0 +1,88 @@
+"""A bot's private writable space (its HOME and TMPDIR) outside the sandbox, and the clean-up of
+what a bot wrote elsewhere.
+
+The scratch directory is a fresh directory named after the referee's pid. When the referee may
+mount (it runs as root), a tmpfs of the bot's `tmp_mb` is mounted on it, so the bot's total
+writes there are bounded, not only each file (`RLIMIT_FSIZE`): a bot that fills it gets ENOSPC.
+Without that right the directory is an ordinary one. Inside the sandbox the private /tmp is
+bwrap's own tmpfs of the same size, and none of this is needed.
+
+A bot with a user of its own can also write to the machine's world-writable directories; what
+it left there is removed after the game. Scratch directories (and mounts) of a referee that died
+are removed by the next one.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import functools
+import os
+import shutil
+import tempfile
+from pathlib import Path
+
+from referee.isolation.limits import MB
+
+SCRATCH_PREFIX = "referee-bot-"
+MNT_DETACH = 2
+WORLD_WRITABLE = (Path("/tmp"), Path("/var/tmp"), Path("/dev/shm"))
+
+
+def _libc() -> ctypes.CDLL:
+    return ctypes.CDLL(None, use_errno=True)
+
+
+def make_scratch(size_mb: int, uid: int | None) -> tuple[Path, bool]:
+    """A new scratch directory for one bot, owned by `uid` (if given); and whether a tmpfs of
+    `size_mb` bounds it."""
+    sweep_stale_scratch()
+    path = Path(tempfile.mkdtemp(prefix=f"{SCRATCH_PREFIX}{os.getpid()}-"))
+    bounded = os.geteuid() == 0 and _mount_tmpfs(path, size_mb)
+    if uid is not None:
+        os.chown(path, uid, uid)
+    return path, bounded
+
+
+def _mount_tmpfs(path: Path, size_mb: int) -> bool:
+    options = f"size={size_mb * MB},mode=0700".encode()
+    done = _libc().mount(b"tmpfs", bytes(path), b"tmpfs", 0, options)
+    return bool(done == 0)
+
+
+def remove_scratch(path: Path) -> None:
+    """Unmount (if mounted) and remove a scratch directory; never raises."""
+    _libc().umount2(bytes(path), MNT_DETACH)  # fails harmlessly when nothing is mounted
+    shutil.rmtree(path, ignore_errors=True)
+
+
+@functools.cache
+def sweep_stale_scratch() -> None:
+    """Remove the scratch directories of referees that died without cleaning up (once per
+    process): they are named after the referee's pid."""
+    for path in Path(tempfile.gettempdir()).glob(f"{SCRATCH_PREFIX}*-*"):
+        pid = path.name[len(SCRATCH_PREFIX) :].split("-")[0]
+        if pid.isdigit() and not Path(f"/proc/{pid}").exists():
+            remove_scratch(path)
+
+
+def remove_files_of(uid: int) -> list[Path]:
+    """Remove what user `uid` left at the top of the world-writable directories; returns it."""
+    removed = []
+    for root in WORLD_WRITABLE:
+        try:
+            entries = list(os.scandir(root))
+        except OSError:
+            continue
+        for entry in entries:
+            try:
+                owner = entry.stat(follow_symlinks=False).st_uid
+            except OSError:
+                continue
+            if owner != uid:
+                continue
+            if entry.is_dir(follow_symlinks=False):
+                shutil.rmtree(entry.path, ignore_errors=True)
+            else:
+                Path(entry.path).unlink(missing_ok=True)
+            removed.append(Path(entry.path))
+    return removed
