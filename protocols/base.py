@@ -47,6 +47,7 @@ class Reason(StrEnum):
     BAD_SYNTAX = "bad-syntax"
     TIMEOUT = "timeout"
     CRASH = "crash"  # exited, closed its output, or failed to start
+    RESOURCE_LIMIT = "resource-limit"  # hit its memory, process, file size, disk or CPU limit
     LINE_TOO_LONG = "line-too-long"
     BAD_ENCODING = "bad-encoding"
     OUT_OF_TURN = "out-of-turn"
@@ -74,6 +75,7 @@ _BOT_FAULTS = frozenset(
         Reason.BAD_SYNTAX,
         Reason.TIMEOUT,
         Reason.CRASH,
+        Reason.RESOURCE_LIMIT,
         Reason.LINE_TOO_LONG,
         Reason.BAD_ENCODING,
         Reason.OUT_OF_TURN,

@@ -165,6 +165,7 @@ class BotProcess:
         self._framer = LineFramer(max_line_bytes)
         self._asked = False
         self._asked_from = 0  # stream offset of the bot's output when it was last asked
+        self._stderr_drained = trio.Event()
         self._reply: str | None = None
         self._reply_event = trio.Event()
         self._closing = False
@@ -243,7 +244,7 @@ class BotProcess:
             self._raise_fault()
             if self._interrupted:
                 return None
-            raise BotFault(Reason.TIMEOUT, self._timeout_detail())
+            raise self._timeout_fault()
         finally:
             self._asked = False
             self._ask_scope = None
@@ -263,11 +264,14 @@ class BotProcess:
         if before is not None and after is not None:
             self.last_cpu_ms = round(max(after - before, 0.0) * 1000, 3)
 
-    def _timeout_detail(self) -> str:
+    def _timeout_fault(self) -> BotFault:
         detail = "no complete line within the time limit"
+        limit = self.confinement.limit_hit(self.stderr.text())
+        if limit is not None:  # it ran into a limit and was stuck after that: say so
+            return BotFault(Reason.RESOURCE_LIMIT, f"{limit}, then wrote {detail}")
         if proctree.waiting_for_input(self.pid):
             detail += f"; {FLUSH_HINT}"
-        return detail
+        return BotFault(Reason.TIMEOUT, detail)
 
     def interrupt(self) -> None:
         """Stop a pending `ask` (it returns None): the game ended for another reason."""
@@ -342,12 +346,15 @@ class BotProcess:
         code = self.process.returncode
         if code is None:
             return BotFault(Reason.CRASH, f"{what} but is still running")
-        return BotFault(Reason.CRASH, f"{what}: {self.describe_exit(code)}")
-
-    def describe_exit(self, returncode: int) -> str:
-        """How the bot ended, with the limit that ended it if one did."""
-        code, limit = self.confinement.explain_exit(returncode)
-        return describe_returncode(code) + (f": {limit}" if limit else "")
+        # What it wrote on stderr before it died may still be in the pipe: let the drain end.
+        with trio.move_on_after(EXIT_CODE_WAIT):
+            await self._stderr_drained.wait()
+        own_code, limit = self.confinement.explain_exit(code, self.stderr.text())
+        if limit:
+            return BotFault(
+                Reason.RESOURCE_LIMIT, f"{what}: {describe_returncode(own_code)}: {limit}"
+            )
+        return BotFault(Reason.CRASH, f"{what}: {describe_returncode(own_code)}")
 
     async def _set_fault(self, fault: BotFault) -> None:
         if self.fault is not None or self._closing:
@@ -367,6 +374,8 @@ class BotProcess:
                 self.stderr.append(chunk)
         except (trio.BrokenResourceError, trio.ClosedResourceError):
             pass
+        finally:
+            self._stderr_drained.set()
 
     async def shutdown(self, grace: float) -> BotExit:
         """Close stdin, wait up to `grace` for an exit, then kill everything of the bot and reap."""

@@ -88,10 +88,9 @@ class MatchSettings(TimeSettings):
     max_line_bytes: int = Field(4096, ge=16)
     random_assignment: bool = True
     # Untrusted bots: resource limits, the isolation level (referee/isolation/), fair CPU. The
-    # level defaults to basic so that a single game runs any bot as the course referee did;
-    # tournaments and `referee check` ask for `auto`.
+    # level defaults to `auto`, the strongest the machine offers, everywhere: bots are untrusted.
     limits: Limits = Field(default_factory=Limits)
-    isolation: IsolationSettings = Field(default_factory=lambda: IsolationSettings(level="basic"))
+    isolation: IsolationSettings = Field(default_factory=IsolationSettings)
     freeze: bool = Field(True, description="freeze the bot that is not on move")
 
 

@@ -32,7 +32,7 @@ from referee.course.check import (
     run_check,
     spread,
 )
-from referee.isolation.levels import IsolationSettings, IsolationUnavailable, choose
+from referee.isolation.levels import IsolationSettings, IsolationUnavailable, choose, describe
 from referee.match import MatchSettings
 
 EXIT_PROBLEMS = 1
@@ -74,14 +74,15 @@ def run_check_command(args: argparse.Namespace, out: Console, err: Console) -> i
             startup_allowance=args.startup,
             isolation=IsolationSettings(level=args.isolation),
         )
-        level = choose(settings.isolation).name
+        isolation = choose(settings.isolation)
     except (UnknownGame, ValueError, ValidationError, IsolationUnavailable) as exc:
         err.print(f"[red]referee check: {exc}[/red]")
         return EXIT_USAGE
     stamp = datetime.now().strftime("%Y%m%d-%H%M%S")
     record_dir = args.records or Path("referee-games") / f"check-{game}-{stamp}"
+    out.print(describe(isolation), markup=False, highlight=False)
     out.print(Text("referee check", style="bold underline"))
-    out.print(heading(args.command, game, args.games, level, settings))
+    out.print(heading(args.command, game, args.games, isolation.name, settings))
     try:
         report = play_with_progress(args, game, settings, record_dir, err)
     except KeyboardInterrupt:

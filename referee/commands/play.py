@@ -15,6 +15,7 @@ from rich.console import Console
 
 from protocols import UnknownGame, canonical_name, game_names, get_game
 from referee.commands import EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE, EXIT_VOID
+from referee.isolation import IsolationSettings, choose, describe
 from referee.match import Match, MatchSettings, PlayerSpec, resolve_command
 from referee.records import GameRecord, Header, Ply, Result, describe_validation_error
 from referee.views.console import course_result_line, log_line, print_summary
@@ -46,6 +47,13 @@ def add_play_arguments(parser: argparse.ArgumentParser) -> None:
         "--startup", type=float, default=5.0, help="extra seconds on each first move (5)"
     )
     parser.add_argument("--seed", type=int, default=None, help="seed for the colour draw")
+    parser.add_argument(
+        "--isolation",
+        default="auto",
+        metavar="LEVEL",
+        help="how bots are contained: auto (the strongest this machine offers; default), basic, "
+        "or features joined by + (sandbox, users, cgroup); see `referee doctor`",
+    )
     _flag_pair(parser, "r", "random-assignment", True, "draw colours at random (default)")
     _flag_pair(parser, "v", "visual", False, "watch the game live in a web page")
     _flag_pair(parser, "l", "log", False, "print every move as it is played")
@@ -118,12 +126,15 @@ def run_play(args: argparse.Namespace, out: Console, err: Console) -> int:
             grace=args.grace,
             startup_allowance=args.startup,
             random_assignment=args.random_assignment,
+            # Course bots write beside their own files: the bot's folder stays writable.
+            isolation=IsolationSettings(level=args.isolation, writable_dir=True),
         )
+        err.print(describe(choose(settings.isolation)), markup=False, highlight=False)
     except ValidationError as exc:
         err.print(describe_validation_error(exc, "referee: invalid setting"), markup=False)
         return EXIT_USAGE
-    except (UnknownGame, ValueError) as exc:
-        err.print(f"[red]referee: {exc}[/red]")
+    except (UnknownGame, ValueError) as exc:  # IsolationUnavailable is a ValueError
+        err.print(f"referee: {exc}", markup=False, highlight=False)
         return EXIT_USAGE
     seed = args.seed if args.seed is not None else random.randrange(2**31)
     record_path = args.record or default_record_path(game_name)

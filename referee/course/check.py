@@ -213,7 +213,7 @@ def _fault_finding(checked: CheckedGame, settings: MatchSettings) -> Finding:
         return Finding("line too long", detail, "only the move goes to stdout, one short line")
     if reason is Reason.BAD_ENCODING:
         return Finding("not text", f"{detail}: {line!r}", "write plain ASCII lines to stdout")
-    return _crash_finding(checked, detail)
+    return _crash_finding(checked, reason, detail)
 
 
 def _move_finding(checked: CheckedGame, reason: Reason, detail: str, line: str | None) -> Finding:
@@ -260,16 +260,7 @@ def _timeout_finding(
 
 
 # What a bot's last words on stderr say when a limit stopped an allocation or a write.
-_LIMIT_SIGNS = {
-    "MemoryError": "memory limit",
-    "OutOfMemoryError": "memory limit",
-    "Cannot allocate memory": "memory limit",
-    "File too large": "file size limit",
-    "No space left on device": "size limit of /tmp",
-}
-
-
-def _crash_finding(checked: CheckedGame, detail: str) -> Finding:
+def _crash_finding(checked: CheckedGame, reason: Reason, detail: str) -> Finding:
     result = checked.record.result
     assert result is not None
     report = result.bots.get(checked.colour)
@@ -277,12 +268,10 @@ def _crash_finding(checked: CheckedGame, detail: str) -> Finding:
     said = ("; its last words on stderr: " + " | ".join(tail)) if tail else ""
     if "could not start" in detail:
         return Finding("cannot start", detail, "check the command: the program, its path, chmod +x")
-    hint = "use less: the same limits apply in the tournament"
-    if "limit" in detail:
-        return Finding("limit hit", detail + said, hint)
-    for sign, limit in _LIMIT_SIGNS.items():
-        if any(sign in line for line in tail):
-            return Finding("limit hit", f"{detail}: it probably hit the {limit}{said}", hint)
+    if reason is Reason.RESOURCE_LIMIT:  # the verdict names the limit and its value
+        return Finding(
+            "limit hit", detail + said, "use less: the same limits apply in the tournament"
+        )
     return Finding("crash", detail + said, "run the bot by hand with the same input to see why")
 
 

@@ -19,8 +19,10 @@ from referee.isolation.levels import (
     IsolationSettings,
     IsolationUnavailable,
     choose,
+    describe,
     detect,
     parse_level,
+    root_warning,
 )
 from referee.isolation.limits import Limits
 from referee.isolation.spawn import start_confined
@@ -37,8 +39,10 @@ __all__ = [
     "Limits",
     "StartRefused",
     "choose",
+    "describe",
     "detect",
     "parse_level",
     "player_directories",
+    "root_warning",
     "start_confined",
 ]

@@ -97,6 +97,14 @@ class Cgroup:
             return _keyed(self.dirs["unified"] / "memory.events", "oom_kill")
         return _keyed(self.dirs["memory"] / "memory.oom_control", "oom_kill")
 
+    def forks_refused(self) -> int:
+        """How often a fork or thread was refused at the process limit (`pids.max`)."""
+        directory = self.dirs["unified"] if self.version == 2 else self.dirs["pids"]
+        try:
+            return _keyed(directory / "pids.events", "max")
+        except CgroupError:
+            return 0
+
     def freeze(self, frozen: bool) -> None:
         _write(*self.freeze_file(frozen))
 

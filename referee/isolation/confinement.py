@@ -39,6 +39,18 @@ from referee.isolation.scratch import make_scratch, remove_files_of, remove_scra
 
 LAUNCHER = Path(__file__).with_name("launch.py")
 SUPERVISOR = Path(__file__).with_name("supervise.py")
+# How a limit shows on a bot's stderr where no kernel counter says it (lower case): what
+# Python, the JVM, C/C++ runtimes and shells print when an allocation, a write or a fork fails.
+LIMIT_EVIDENCE_BYTES = 4096
+MEMORY_SIGNS = ("memoryerror", "outofmemoryerror", "bad_alloc", "cannot allocate memory")
+FILE_SIZE_SIGNS = ("file too large",)
+DISK_SIGNS = ("no space left on device", "disk quota exceeded")
+PROCESS_SIGNS = (
+    "blockingioerror: [errno 11]",
+    "resource temporarily unavailable",
+    "unable to create native thread",
+    "fork: retry",
+)
 SANDBOX_HOME = Path("/tmp")
 
 
@@ -180,6 +192,10 @@ class Confinement:
             return
         checks = [(cwd, os.X_OK), (executable, os.X_OK)]
         checks += [(cwd / t, os.R_OK) for t in argv[1:] if (cwd / t).is_file()]
+        if self.sandboxed:
+            # The sandbox mounts these into fresh searchable parents, but each keeps its own
+            # directory's mode: the bot's user must be able to enter that directory.
+            checks += [(path.parent, os.X_OK) for path, _ in checks[1:]]
         for path, need in checks:
             reason = unreachable_reason(path, self.slot.uid, need, parents=not self.sandboxed)
             if reason is None:
@@ -267,19 +283,36 @@ class Confinement:
             return None
         return proctree.tree_cpu_seconds(self.pid)
 
-    def explain_exit(self, returncode: int) -> tuple[int, str]:
+    def explain_exit(self, returncode: int, stderr_tail: str = "") -> tuple[int, str]:
         """The bot's own exit code (the sandbox reports a signal as 128 + its number) and what
         limit, if any, ended it."""
         if self.sandboxed and 128 < returncode < 128 + signal.NSIG:
             returncode = 128 - returncode
         limits = self.limits
-        if self.cgroup is not None and self.cgroup.oom_kills() > 0:
-            return returncode, f"hit the memory limit ({limits.memory_mb} MB)"
         if returncode == -signal.SIGXCPU:
             return returncode, f"hit the CPU time limit ({limits.cpu_seconds} s)"
         if returncode == -signal.SIGXFSZ:
             return returncode, f"hit the file size limit ({limits.file_size_mb} MB)"
-        return returncode, ""
+        return returncode, self.limit_hit(stderr_tail) or ""
+
+    def limit_hit(self, stderr_tail: str) -> str | None:
+        """Which resource limit the bot ran into, if it shows: the kernel's counters where a
+        cgroup keeps them, else what the failure looked like on the bot's stderr."""
+        limits = self.limits
+        if self.cgroup is not None and self.cgroup.oom_kills() > 0:
+            return f"hit the memory limit ({limits.memory_mb} MB)"
+        if self.cgroup is not None and self.cgroup.forks_refused() > 0:
+            return f"hit the process limit ({limits.processes} processes and threads)"
+        said = stderr_tail[-LIMIT_EVIDENCE_BYTES:].lower()
+        for limit, value, signs in (
+            ("memory", f"{limits.memory_mb} MB", MEMORY_SIGNS),
+            ("file size", f"{limits.file_size_mb} MB", FILE_SIZE_SIGNS),
+            ("disk", f"{limits.tmp_mb} MB in its private /tmp and HOME", DISK_SIGNS),
+            ("process", f"{limits.processes} processes and threads", PROCESS_SIGNS),
+        ):
+            if any(sign in said for sign in signs):
+                return f"hit the {limit} limit ({value})"
+        return None
 
     # -- at the end ---------------------------------------------------------------------------
 

@@ -15,6 +15,7 @@ import trio
 from rich.console import Console
 
 from referee import EXIT_INTERRUPTED, EXIT_OK, EXIT_VOID
+from referee.isolation import IsolationUnavailable, choose, describe
 from referee.records import utc_now
 from referee.tournament.config import LoadedConfig
 from referee.tournament.events import Event, TournamentFinished
@@ -90,7 +91,17 @@ def play_tournament(
     web: WebView | None = None,
 ) -> TournamentFinished | None:
     """Play or resume one tournament with the live display (and, with `web`, the live web
-    dashboard for as long as it runs); None if it could not start."""
+    dashboard for as long as it runs); None if it could not start.
+
+    The first line it prints is the isolation level the bots will run under; a level this
+    machine cannot give stops it here, before any game, saying why and what would provide it.
+    """
+    try:
+        isolation = choose(loaded.config.match_settings().isolation)
+    except IsolationUnavailable as exc:
+        err.print(f"referee: {loaded.path}: [match.isolation]: {exc}", markup=False)
+        return None
+    err.print(describe(isolation), markup=False, highlight=False)
     try:
         store, _ = open_tournament(loaded)
     except StoreError as exc:

@@ -68,7 +68,7 @@ class Standing:
 
     @property
     def crashes(self) -> int:
-        return self.faults[Reason.CRASH]
+        return self.faults[Reason.CRASH] + self.faults[Reason.RESOURCE_LIMIT]
 
     @property
     def illegal(self) -> int:

@@ -244,8 +244,12 @@ async def test_fork_bomb(arena: Arena) -> None:
         time.sleep(600)
     """)
     record = await arena.play(hostile, arena.opponent())
-    assert verdict(record) == (ORANGE, Reason.TIMEOUT)
+    # It was refused processes, then stuck: the verdict names the limit, not a timeout.
+    assert verdict(record) == (ORANGE, Reason.RESOURCE_LIMIT)
     assert record.result is not None
+    assert record.result.detail.startswith(
+        "blue: hit the process limit (48 processes and threads), then wrote no complete line"
+    )
     tail = record.result.bots[BLUE].stderr_tail
     forked = int(tail.split("forked ")[1].split(":")[0])
     assert forked < arena.settings().limits.processes  # type: ignore[operator]
@@ -255,7 +259,7 @@ async def test_fork_bomb(arena: Arena) -> None:
 async def test_memory_hog(arena: Arena) -> None:
     hostile = arena.hostile("start(); hear(); hog = bytearray(1 << 30); say(MOVES.pop(0))")
     record = await arena.play(hostile, arena.opponent())
-    assert verdict(record) == (ORANGE, Reason.CRASH)
+    assert verdict(record) == (ORANGE, Reason.RESOURCE_LIMIT)
     assert record.result is not None
     if has(arena.level, Feature.CGROUP):
         # The kernel kills the bot at the cgroup's limit.
@@ -263,8 +267,10 @@ async def test_memory_hog(arena: Arena) -> None:
             "blue: closed its output: killed by SIGKILL: hit the memory limit (256 MB)"
         )
     else:
-        # RLIMIT_DATA: the allocation fails inside the bot.
-        assert record.result.detail == "blue: closed its output: exited with code 1"
+        # RLIMIT_DATA: the allocation fails inside the bot, which dies of the MemoryError.
+        assert record.result.detail == (
+            "blue: closed its output: exited with code 1: hit the memory limit (256 MB)"
+        )
         assert "MemoryError" in record.result.bots[BLUE].stderr_tail
     arena.assert_nothing_left()
 
@@ -278,9 +284,11 @@ async def test_disk_filler(arena: Arena) -> None:
         say(MOVES.pop(0))
     """)
     record = await arena.play(hostile, arena.opponent())
-    assert verdict(record) == (ORANGE, Reason.CRASH)
+    assert verdict(record) == (ORANGE, Reason.RESOURCE_LIMIT)
     assert record.result is not None
-    assert record.result.detail == "blue: closed its output: exited with code 1"
+    assert record.result.detail == (
+        "blue: closed its output: exited with code 1: hit the file size limit (8 MB)"
+    )
     assert "File too large" in record.result.bots[BLUE].stderr_tail
     arena.assert_nothing_left()
 
@@ -297,8 +305,12 @@ async def test_disk_filler_with_many_small_files(arena: Arena) -> None:
         say(MOVES.pop(0))
     """)
     record = await arena.play(hostile, arena.opponent())
-    assert verdict(record)[0] == ORANGE
+    assert verdict(record) == (ORANGE, Reason.RESOURCE_LIMIT)
     assert record.result is not None
+    assert record.result.detail == (
+        "blue: closed its output: exited with code 1: "
+        "hit the disk limit (32 MB in its private /tmp and HOME)"
+    )
     assert "No space left on device" in record.result.bots[BLUE].stderr_tail
     arena.assert_nothing_left()
 

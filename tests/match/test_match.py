@@ -14,13 +14,22 @@ import pytest
 
 from protocols import get_game
 from protocols.base import Reason, Side
+from referee.isolation import IsolationSettings
 from referee.isolation.limits import Limits
 from referee.match import Match, MatchSettings, PlayerSpec
 from referee.records import GameRecord, read_record
 from referee.verify import verify_record
 from tests.scriptbots import quiet_opening, script_bot
 
-FAST = MatchSettings(move_timeout=2.0, grace=0.1, startup_allowance=2.0, exit_grace=0.3)
+# The script bots log beside themselves in a private temporary folder: no sandbox around them
+# (the isolation levels have tests of their own).
+FAST = MatchSettings(
+    move_timeout=2.0,
+    grace=0.1,
+    startup_allowance=2.0,
+    exit_grace=0.3,
+    isolation=IsolationSettings(level="basic"),
+)
 
 
 def scripted(tmp_path: Path, name: str, moves: list[str], after: str = "continue") -> str:
@@ -218,9 +227,10 @@ async def test_a_players_own_limits_apply_to_that_player_only(tmp_path: Path) ->
     )
     record = await match.play()
     assert record.result is not None
-    assert (record.result.winner, record.result.reason) == (Side.ORANGE, Reason.CRASH)
-    # Python ignores SIGXFSZ, so the write fails with EFBIG and the bot dies of the exception.
-    assert "exited with code 1" in record.result.detail
+    assert (record.result.winner, record.result.reason) == (Side.ORANGE, Reason.RESOURCE_LIMIT)
+    # Python ignores SIGXFSZ, so the write fails with EFBIG and the bot dies of the exception;
+    # the verdict names the limit and its value.
+    assert "exited with code 1: hit the file size limit (1 MB)" in record.result.detail
     assert "File too large" in record.result.bots[Side.BLUE].stderr_tail
     assert (orange_dir / "orange.bin").stat().st_size == 2_000_000
     assert record.header.players[Side.BLUE].limits == small.model_dump()

@@ -158,6 +158,8 @@ def start_visual_play(tmp_path: Path, game: str, delay: float) -> tuple[subproce
         env={**os.environ, "REFEREE_NO_BROWSER": "1", "PYTHONPATH": str(ROOT)},
     )  # fmt: skip
     assert process.stderr is not None
+    first = process.stderr.readline()
+    assert first.startswith("isolation: "), first  # every run names its level first
     line = process.stderr.readline()
     found = re.search(r"live view: (http://\S+)", line)
     assert found, line

@@ -161,6 +161,8 @@ def test_tournament_run_web_serves_the_dashboard_while_it_plays(tmp_path: Path) 
     )  # fmt: skip
     try:
         assert process.stderr is not None
+        first = process.stderr.readline()
+        assert first.startswith("isolation: "), first  # every run names its level first
         line = process.stderr.readline()
         assert line.startswith("dashboard: http://127.0.0.1:"), line
         url = line.split()[1].rstrip("/")
