@@ -233,28 +233,29 @@ class Confinement:
         fd: int,
         control_fd: int,
     ) -> list[str]:
-        """The full command line: the supervisor, the launcher, then (when sandboxed) bwrap and
-        the inner launcher, then the bot's own argv."""
+        """The full command line: the supervisor with the launcher's arguments (its forked child
+        runs the launcher's code without starting another interpreter), then (when sandboxed)
+        bwrap and the inner launcher, then the bot's own argv."""
         thaw = []
         if self.cgroup is not None:  # a frozen cgroup's processes die only once thawed
             path, value = self.cgroup.freeze_file(False)
             thaw.append([str(path), value])
         supervisor = [sys.executable, "-I", "-S", str(SUPERVISOR), str(control_fd)]
-        launch = self._launch(argv, cwd, executable, peers, fd)
+        launch = self._launch_arguments(argv, cwd, executable, peers, fd)
         return [*supervisor, json.dumps({"thaw": thaw}), "--", *launch]
 
-    def _launch(
+    def _launch_arguments(
         self, argv: Sequence[str], cwd: Path, executable: Path, peers: Sequence[Path], fd: int
     ) -> list[str]:
+        """The launcher's arguments: STATUS_FD SPEC -- what it executes."""
         rlimits = self.limits.rlimits(
             memory_by_rlimit=self.cgroup is None, nproc=self.uid is not None
         )
         spec: dict[str, object] = {"rlimits": rlimits}
         spec["cgroup_procs"] = self.cgroup.procs_files if self.cgroup else []
-        launcher = [sys.executable, "-I", "-S", str(LAUNCHER), str(fd)]
         if not self.sandboxed:
             spec.update(uid=self.uid, stage="only")
-            return [*launcher, json.dumps(spec), "--", *argv]
+            return [str(fd), json.dumps(spec), "--", *argv]
         sandbox = bwrap_argv(
             self.isolation.bwrap or "bwrap",
             cwd=cwd,
@@ -265,9 +266,10 @@ class Confinement:
             tmp_mb=self.limits.tmp_mb,
             switch_user=self.uid is not None,
         )
+        inner_launcher = [sys.executable, "-I", "-S", str(LAUNCHER), str(fd)]
         inner = json.dumps({"stage": "inner", "uid": self.uid})
         spec["stage"] = "outer"
-        return [*launcher, json.dumps(spec), "--", *sandbox, *launcher, inner, "--", *argv]
+        return [str(fd), json.dumps(spec), "--", *sandbox, *inner_launcher, inner, "--", *argv]
 
     # -- while it runs ------------------------------------------------------------------------
 

@@ -1,8 +1,10 @@
 """The supervisor: one small process per bot that owns the bot's whole process tree.
 
 Run as a script, never imported by the referee:
-`python -I -S supervise.py CONTROL_FD SPEC -- COMMAND...` (COMMAND is the launcher that becomes
-the bot). It uses the standard library only and starts in a few milliseconds.
+`python -I -S supervise.py CONTROL_FD SPEC -- STATUS_FD LAUNCH_SPEC -- ARGV...`, where what
+follows the first `--` are the launcher's own arguments (see `launch.py`): the forked child runs
+the launcher's code, which confines it and executes ARGV, so a bot costs one interpreter start
+before its own, not two. It uses the standard library only and starts in a few milliseconds.
 
 Why it exists: a bot may leave its process group (`setpgid`, `setsid`, a double fork), so
 neither the group nor the parent links from the referee find everything it started. The
@@ -29,6 +31,7 @@ from __future__ import annotations
 
 import contextlib
 import ctypes
+import importlib.util
 import json
 import os
 import resource
@@ -116,19 +119,28 @@ def kill_tree(spec: dict[str, Any]) -> list[tuple[int, int]]:
     return reaped + reap()
 
 
-def start_bot(command: list[str], control_fd: int) -> int:
+def load_launcher() -> Any:
+    """launch.py, beside this file (`-I` leaves this directory off sys.path)."""
+    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "launch.py")
+    spec = importlib.util.spec_from_file_location("referee_launch", path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def start_bot(launch_arguments: list[str], control_fd: int) -> int:
+    launcher = load_launcher()
     pid = os.fork()
     if pid:
         return pid
-    try:
-        os.close(control_fd)
-        os.setpgid(0, 0)  # the freezer's and the referee's signals go to the bot, not to us
-        signal.set_wakeup_fd(-1)
-        for number in (signal.SIGCHLD, signal.SIGPIPE):
-            signal.signal(number, signal.SIG_DFL)
-        os.execvp(command[0], command)
-    except OSError as exc:
-        os.write(2, f"referee-supervise: cannot execute {command[0]}: {exc}\n".encode())
+    os.close(control_fd)
+    os.setpgid(0, 0)  # the freezer's and the referee's signals go to the bot, not to us
+    signal.set_wakeup_fd(-1)
+    for number in (signal.SIGCHLD, signal.SIGPIPE, signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
+        signal.signal(number, signal.SIG_DFL)
+    status_fd, spec, _, *argv = launch_arguments
+    launcher.run(int(status_fd), json.loads(spec), argv)  # executes the bot; never returns
     os._exit(127)
 
 
@@ -194,8 +206,8 @@ def supervise(control_fd: int, spec: dict[str, Any], command: list[str]) -> NoRe
 
 
 def main() -> NoReturn:
-    if len(sys.argv) < 5 or sys.argv[3] != "--":
-        os.write(2, b"usage: supervise.py CONTROL_FD SPEC -- COMMAND...\n")
+    if len(sys.argv) < 8 or sys.argv[3] != "--" or sys.argv[6] != "--":
+        os.write(2, b"usage: supervise.py CONTROL_FD SPEC -- STATUS_FD LAUNCH_SPEC -- ARGV...\n")
         os._exit(2)
     supervise(int(sys.argv[1]), json.loads(sys.argv[2]), sys.argv[4:])
 
