@@ -4,20 +4,35 @@ A record is one header line, one line per ply, and one result line. Each line is
 flushed the moment it is known, so a referee crash mid-game leaves every played move on disk (a
 record without a result line is an unfinished game). Reading validates every line with the same
 models and names the file, line and field that are wrong.
+
+Every line also carries `chain`, a hash chained to the line before it (see "the hash chain"
+below), so that an edit of any line, or lines removed, inserted or reordered, is found on
+reading. Records written before the chain have none and still read.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
+from collections.abc import Mapping
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Annotated, Any, Literal, Self, TextIO
 
-from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    TypeAdapter,
+    ValidationError,
+    ValidationInfo,
+    field_validator,
+    model_validator,
+)
 
 from protocols.base import Reason, Side, why_ended
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2  # 2: every line carries its `chain`
 
 
 class _Model(BaseModel):
@@ -100,7 +115,8 @@ class Result(_Model):
     detail: str
     loser_line: str | None = None  # the offending line, for bot faults
     plies: int
-    void: bool = False
+    # Checked against the winner and the reason (default included: it must follow the reason).
+    void: bool = Field(False, validate_default=True)
     finished_at: datetime
     bots: dict[Side, BotReport] = Field(default_factory=dict)
 
@@ -111,6 +127,18 @@ class Result(_Model):
         if isinstance(data, dict) and data.get("reason") in _LEGACY_ENDINGS:
             return {**data, "reason": Reason.GAME_ENDING.value, "ending": data["reason"]}
         return data
+
+    @field_validator("void")
+    @classmethod
+    def _void_follows_the_reason(cls, void: bool, info: ValidationInfo) -> bool:
+        # `winner` and `reason` come before `void`, so they are validated by now (if valid).
+        winner, reason = info.data.get("winner"), info.data.get("reason")
+        if void and winner is not None:
+            raise ValueError(f"a void game has no winner, but winner is {winner}")
+        if isinstance(reason, Reason) and void != reason.voids_game:
+            does = "voids" if reason.voids_game else "does not void"
+            raise ValueError(f"reason {reason} {does} the game, but void is {str(void).lower()}")
+        return void
 
     @model_validator(mode="after")
     def _ending_goes_with_game_ending(self) -> Result:
@@ -140,22 +168,92 @@ class RecordError(ValueError):
     """A record file that is not a valid record; the message names the file, line and field."""
 
 
+class EditedRecord(RecordError):
+    """A record whose hash chain breaks: a line was changed, removed, inserted or moved after it
+    was written; the message names the file and the first line that does not match."""
+
+
 def utc_now() -> datetime:
     return datetime.now(UTC)
 
 
+# -- the hash chain -------------------------------------------------------------------------
+# Each line's `chain` is the SHA-256 (lowercase hex) of the previous line's `chain` (GENESIS for
+# the header), as 64 ASCII characters, followed by the line's canonical form: its JSON object
+# without `chain`, serialised as `json.dumps(obj, sort_keys=True, separators=(",", ":"),
+# ensure_ascii=False)` in UTF-8. The writer hashes the very object it writes, so a reader gets
+# the same bytes back from the line whatever its key order or spacing; any change to a value
+# changes them. The chain needs no secret, so it shows that a file was edited, not who wrote it:
+# the final hash kept elsewhere (the tournament store) is what a rewritten file cannot match.
+
+CHAIN_FIELD = "chain"
+GENESIS = "0" * 64
+
+
+def canonical_line(data: Mapping[str, Any]) -> bytes:
+    """The bytes of a record line that its hash covers: everything but its `chain`."""
+    body = {key: value for key, value in data.items() if key != CHAIN_FIELD}
+    text = json.dumps(body, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    return text.encode("utf-8")
+
+
+def next_chain(previous: str, data: Mapping[str, Any]) -> str:
+    """The `chain` of a line whose predecessor's `chain` is `previous`."""
+    return hashlib.sha256(previous.encode("ascii") + canonical_line(data)).hexdigest()
+
+
+def check_chain(path: Path, lines: list[tuple[int, dict[str, Any]]]) -> str | None:
+    """The last line's `chain` if every line's is right; None for a record without a chain.
+
+    A chain starts at the header: a record whose header has none was written by an older
+    referee, and then no line may have one. Raises `EditedRecord` at the first line that breaks.
+    """
+    if not lines:
+        return None
+    chained = CHAIN_FIELD in lines[0][1]
+    previous = GENESIS
+    for number, data in lines:
+        if not chained:
+            if CHAIN_FIELD in data:
+                raise _edited(path, number, "a hash chain that does not start at the header")
+            continue
+        previous = next_chain(previous, data)
+        if data.get(CHAIN_FIELD) != previous:
+            raise _edited(path, number, "its hash does not follow from the lines up to it")
+    return previous if chained else None
+
+
+def _edited(path: Path, number: int, why: str) -> EditedRecord:
+    return EditedRecord(f"{path}:{number}: the record was edited after it was written ({why})")
+
+
+def final_chain(path: Path) -> str | None:
+    """The `chain` of a record file's last line, unchecked (None if there is none): what a store
+    keeps of a record its own referee has just written."""
+    try:
+        lines = path.read_text(encoding="utf-8").rstrip("\n").split("\n")
+        value = json.loads(lines[-1]).get(CHAIN_FIELD)
+    except (OSError, UnicodeDecodeError, ValueError, AttributeError):
+        return None
+    return value if isinstance(value, str) else None
+
+
 class RecordWriter:
-    """Appends record lines to a file, flushing each one."""
+    """Appends record lines to a file, flushing each one; `chain` is the last line's hash."""
 
     def __init__(self, path: Path) -> None:
         self.path = path
+        self.chain = GENESIS
         path.parent.mkdir(parents=True, exist_ok=True)
         self._file: TextIO | None = path.open("w", encoding="utf-8")
 
     def write(self, line: Header | Ply | Result) -> None:
         if self._file is None:
             raise RuntimeError(f"record {self.path} is already closed")
-        self._file.write(line.model_dump_json() + "\n")
+        data = line.model_dump(mode="json")
+        self.chain = next_chain(self.chain, data)
+        data[CHAIN_FIELD] = self.chain
+        self._file.write(json.dumps(data, separators=(",", ":"), ensure_ascii=False) + "\n")
         self._file.flush()
 
     def close(self) -> None:
@@ -165,19 +263,23 @@ class RecordWriter:
 
 
 def read_record(path: Path) -> GameRecord:
-    """Read and validate a record file; raise `RecordError` naming the line and field."""
-    try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise RecordError(f"{path}: cannot read record: {exc}") from None
+    """Read and validate a record file; raise `RecordError` naming the line and field (and
+    `EditedRecord` where its hash chain breaks, before anything else is judged)."""
+    return read_chained_record(path)[0]
+
+
+def read_chained_record(path: Path) -> tuple[GameRecord, str | None]:
+    """`read_record`, with the hash of the file's last line (None: a record without a chain).
+
+    The hash belongs to the file, not to the game: a record as a match returns it has none."""
+    lines = _json_lines(path)
+    chain = check_chain(path, lines)
     header: Header | None = None
     plies: list[Ply] = []
     result: Result | None = None
-    for number, raw in enumerate(text.splitlines(), start=1):
-        if not raw.strip():
-            continue
+    for number, data in lines:
         where = f"{path}:{number}"
-        line = _parse_line(raw, where)
+        line = _validate_line({k: v for k, v in data.items() if k != CHAIN_FIELD}, where)
         if result is not None:
             raise RecordError(f"{where}: line after the result line")
         if isinstance(line, Header):
@@ -194,14 +296,33 @@ def read_record(path: Path) -> GameRecord:
             result = line
     if header is None:
         raise RecordError(f"{path}: empty record (no header line)")
-    return GameRecord(header=header, plies=plies, result=result)
+    return GameRecord(header=header, plies=plies, result=result), chain
 
 
-def _parse_line(raw: str, where: str) -> Header | Ply | Result:
+def _json_lines(path: Path) -> list[tuple[int, dict[str, Any]]]:
+    """The non-blank lines of a record file as JSON objects, with their line numbers."""
     try:
-        data = json.loads(raw)
-    except json.JSONDecodeError as exc:
-        raise RecordError(f"{where}: not JSON: {exc.msg} (column {exc.colno})") from None
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise RecordError(f"{path}: cannot read record: {exc}") from None
+    lines = []
+    # Only "\n" ends a line: str.splitlines() would also split at U+2028 or U+0085, which JSON
+    # leaves unescaped inside strings (a bot's stderr can hold them).
+    for number, raw in enumerate(text.split("\n"), start=1):
+        if not raw.strip():
+            continue
+        try:
+            data = json.loads(raw)
+        except json.JSONDecodeError as exc:
+            where = f"{path}:{number}"
+            raise RecordError(f"{where}: not JSON: {exc.msg} (column {exc.colno})") from None
+        if not isinstance(data, dict):
+            raise RecordError(f"{path}:{number}: not a JSON object")
+        lines.append((number, data))
+    return lines
+
+
+def _validate_line(data: dict[str, Any], where: str) -> Header | Ply | Result:
     try:
         return _LINE_ADAPTER.validate_python(data)
     except ValidationError as exc:

@@ -17,7 +17,7 @@ from pydantic import BaseModel, ConfigDict
 
 from protocols import get_game
 from protocols.base import Game, Touched
-from referee.records import GameRecord, Header, Ply, Result, read_record
+from referee.records import GameRecord, Header, Ply, Result, read_chained_record
 from referee.verify import verify_record
 
 # The squares a move touched, as every view reads them (the web renderers' SVG ids are the same).
@@ -48,6 +48,7 @@ class Replay(BaseModel):
     result: Result | None
     frames: list[Frame]
     problems: list[str]
+    chain: str | None = None  # the record's final hash (None: no hash chain)
 
     @property
     def ok(self) -> bool:
@@ -61,8 +62,8 @@ def make_frame(game: Game[Any, Any, Any], move: Any, before: Any, after: Any) ->
     return Frame(state=dict(game.state_json(after)), marks=marks_of(touched))
 
 
-def build_replay(record: GameRecord) -> Replay:
-    """Re-verify `record` and build its frames."""
+def build_replay(record: GameRecord, chain: str | None = None) -> Replay:
+    """Re-verify `record` and build its frames (`chain`: the final hash of its file, if any)."""
     verification = verify_record(record)
     frames: list[Frame] = []
     if verification.states:
@@ -78,12 +79,15 @@ def build_replay(record: GameRecord) -> Replay:
         result=record.result,
         frames=frames,
         problems=verification.problems,
+        chain=chain,
     )
 
 
 def load_replay(path: Path) -> Replay:
-    """Read, validate and replay a record file (raises `RecordError` for a malformed file)."""
-    return build_replay(read_record(path))
+    """Read, validate and replay a record file (raises `RecordError` for a malformed file, and
+    `EditedRecord` for one whose hash chain breaks)."""
+    record, chain = read_chained_record(path)
+    return build_replay(record, chain)
 
 
 class FrameBuilder:

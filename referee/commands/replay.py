@@ -1,10 +1,11 @@
 """`referee replay RECORD`: re-verify a game record and show it in the terminal, or as HTML.
 
 Every move is replayed through the rules; any mismatch (an illegal move, a result that does not
-follow from the moves) is reported with the ply and the reason, and the exit code is 1. On a
-terminal the replay is stepped with the keyboard; `--animate` plays it; `--ply N` prints one
-position; `--verify-only` prints the verdict alone; `--html -o FILE` writes a page that plays
-it back in a browser.
+follow from the moves) is reported with the ply and the reason, and the exit code is 1; so is a
+record whose hash chain shows it was edited after it was written. On a terminal the replay is
+stepped with the keyboard; `--animate` plays it; `--ply N` prints one position; `--verify-only`
+prints the verdict alone (and exits 1 for an unfinished record too: it holds no result to
+trust); `--html -o FILE` writes a page that plays it back in a browser.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from typing import Any
 from rich.console import Console
 
 from referee.commands import EXIT_OK, EXIT_USAGE
-from referee.records import RecordError
+from referee.records import EditedRecord, RecordError
 from referee.replay import Replay, load_replay
 from referee.views.console import replay_frame
 from referee.views.html_export import replay_html
@@ -32,13 +33,16 @@ def register(commands: Any) -> None:
         description=(
             "Replay a game record through the rules and show it. On a terminal: → ← (or l h) "
             "step, g G jump to the start/end, space plays, q quits. The exit code is 1 when "
-            "the record does not agree with the rules."
+            "the record does not agree with the rules or was edited after it was written "
+            "(its hash chain breaks), and with --verify-only also when it is unfinished."
         ),
     )
     parser.add_argument("record", type=Path, help="a game record (.jsonl)")
     parser.add_argument("--ply", type=int, default=None, help="print the position after N plies")
     parser.add_argument(
-        "--verify-only", action="store_true", help="only check the record; print the verdict"
+        "--verify-only",
+        action="store_true",
+        help="only check the record (moves, result, hash chain); print the verdict",
     )
     parser.add_argument("--animate", action="store_true", help="play the game from the start")
     parser.add_argument(
@@ -55,6 +59,9 @@ def run_replay(args: argparse.Namespace, out: Console, err: Console) -> int:
         return EXIT_USAGE
     try:
         replay = load_replay(args.record)
+    except EditedRecord as exc:  # a record, but not as it was written: nothing in it holds
+        err.print(f"referee replay: {exc}", style="red", markup=False, highlight=False)
+        return EXIT_MISMATCH
     except RecordError as exc:
         err.print(f"[red]referee replay: {exc}[/red]", highlight=False)
         return EXIT_USAGE
@@ -63,7 +70,7 @@ def run_replay(args: argparse.Namespace, out: Console, err: Console) -> int:
         return write_html(args, replay, err, code)
     if args.verify_only:
         print_verification(out, replay)
-        return code
+        return EXIT_MISMATCH if replay.result is None else code
     if args.ply is not None:
         if not 0 <= args.ply < len(replay.frames):
             err.print(f"[red]referee replay: --ply must be 0..{len(replay.frames) - 1}[/red]")
@@ -90,17 +97,24 @@ def show(out: Console, replay: Replay, args: argparse.Namespace) -> None:
 
 def print_verification(console: Console, replay: Replay) -> None:
     plies = len(replay.plies)
-    if replay.ok:
-        result = replay.result
-        if result is None:
-            verdict = "unfinished (no result line)"
-        else:
-            verdict = f"{f'{result.winner} wins' if result.winner else 'draw'} by {result.why}"
+    result = replay.result
+    if replay.ok and result is None:
+        console.print(
+            f"[yellow]unfinished:[/yellow] {replay.game}, {plies} plies, no result line "
+            "(the game was cut short before it ended)",
+            highlight=False,
+        )
+    elif replay.ok and result is not None:
+        verdict = f"{f'{result.winner} wins' if result.winner else 'draw'} by {result.why}"
         console.print(
             f"[green]verified:[/green] {replay.game}, {plies} plies, {verdict}", highlight=False
         )
     for problem in replay.problems:
         console.print(f"[red]mismatch:[/red] {problem}", highlight=False)
+    if replay.chain is None:
+        console.print("note: no hash chain (written by an older referee)", highlight=False)
+    else:
+        console.print(f"hash chain intact; final hash {replay.chain}", highlight=False)
 
 
 def write_html(args: argparse.Namespace, replay: Replay, err: Console, code: int) -> int:

@@ -1,8 +1,11 @@
-"""`referee tournament new|run|results`: write a config, play (or resume) it, report results.
+"""`referee tournament new|run|results|verify`: write a config, play (or resume) it, report
+results, check every finished game's record.
 
 `run` shows a live display on stderr (or nothing with --quiet) and, with --events, prints one
 JSON object per event on stdout. Its exit code is 0 when every game is finished, 3 when games
-were left void after their replays, 130 after Ctrl-C (run it again to resume), 2 for a bad config.
+were left void after their replays, 130 after Ctrl-C (run it again to resume), 2 for a bad config
+or store. `verify` prints one line per problem and a summary; its exit code is 0 when every
+finished game's record holds, 1 when one does not, 2 for a bad config or store.
 """
 
 from __future__ import annotations
@@ -13,24 +16,27 @@ from pathlib import Path
 from typing import Any
 
 from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
 from protocols import UnknownGame, canonical_name
 from referee.commands import EXIT_OK, EXIT_USAGE
+from referee.tournament.audit import NO_CHAIN, GameAudit, audit_game
 from referee.tournament.config import ConfigError, LoadedConfig, load_config
 from referee.tournament.report import build_report
 from referee.tournament.session import WebView, exit_code, play_tournament
-from referee.tournament.store import StoreError, open_view
+from referee.tournament.store import GameRow, GameState, StoreError, StoreView, open_view
 from referee.tournament.template import discover_bots, example_config
 from referee.views.tournament import print_report
 from referee.web import add_server_arguments, check_port
 
 PIPE_WIDTH = 160
+EXIT_FAILED = 1  # `verify`: a game's record does not hold
 
 
 def register(commands: Any) -> None:
     parser = commands.add_parser(
         "tournament",
-        help="run a tournament from a config file (new, run, results)",
+        help="run a tournament from a config file (new, run, results, verify)",
         description="Round robins and gauntlets of many bots: resumable, in parallel.",
     )
     sub = parser.add_subparsers(dest="action", required=True, metavar="ACTION")
@@ -58,6 +64,12 @@ def register(commands: Any) -> None:
     results.add_argument("--games", action="store_true", help="list the games (table, csv)")
     results.add_argument("--anchor", default=None, help="player rated 0 (default: the mean)")
     results.set_defaults(run=run_results)
+    verify = sub.add_parser(
+        "verify",
+        help="check every finished game: its record, hash chain, final hash and result",
+    )
+    verify.add_argument("config", type=Path, help="the config, or the tournament's directory")
+    verify.set_defaults(run=run_verify)
 
 
 # -- new ------------------------------------------------------------------------------------
@@ -139,17 +151,25 @@ def web_view(host: str, port: int) -> WebView:
 # -- results --------------------------------------------------------------------------------
 
 
+def open_tournament_view(config_or_directory: Path) -> StoreView:
+    """The store of a tournament named by its config or its directory (ConfigError, StoreError)."""
+    directory = config_or_directory
+    if not directory.is_dir():
+        directory = load_config(config_or_directory).directory
+    return open_view(directory)
+
+
 def run_results(args: argparse.Namespace, out: Console, err: Console) -> int:
     try:
-        directory = args.config
-        if not args.config.is_dir():
-            directory = load_config(args.config).directory
-        view = open_view(directory)
+        view = open_tournament_view(args.config)
     except (ConfigError, StoreError) as exc:
         err.print(str(exc), markup=False, highlight=False)
         return EXIT_USAGE
     try:
         report = build_report(view, anchor=args.anchor)
+    except StoreError as exc:
+        err.print(str(exc), markup=False, highlight=False)
+        return EXIT_USAGE
     except ValueError as exc:
         err.print(f"referee: {exc}", markup=False)
         return EXIT_USAGE
@@ -157,3 +177,47 @@ def run_results(args: argparse.Namespace, out: Console, err: Console) -> int:
         view.close()
     print_report(out, report, args.format, args.games)
     return EXIT_OK
+
+
+# -- verify ---------------------------------------------------------------------------------
+
+
+def run_verify(args: argparse.Namespace, out: Console, err: Console) -> int:
+    try:
+        view = open_tournament_view(args.config)
+    except (ConfigError, StoreError) as exc:
+        err.print(str(exc), markup=False, highlight=False)
+        return EXIT_USAGE
+    try:
+        audits = audit_games(view, view.games(GameState.FINISHED), err)
+    except StoreError as exc:
+        err.print(str(exc), markup=False, highlight=False)
+        return EXIT_USAGE
+    finally:
+        view.close()
+    print_audits(out, audits)
+    return EXIT_OK if all(audit.ok for audit in audits) else EXIT_FAILED
+
+
+def audit_games(view: StoreView, rows: list[GameRow], err: Console) -> list[GameAudit]:
+    """Every game checked in turn, with a progress bar on a terminal (the replays take time)."""
+    columns = (TextColumn("verifying"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn())
+    audits = []
+    with Progress(*columns, console=err, transient=True, disable=not err.is_terminal) as progress:
+        task = progress.add_task("games", total=len(rows))
+        for row in rows:
+            audits.append(audit_game(view, row))
+            progress.advance(task)
+    return audits
+
+
+def print_audits(out: Console, audits: list[GameAudit]) -> None:
+    for audit in audits:
+        for problem in audit.problems:
+            out.print(f"game {audit.number} ({audit.record}): {problem}", markup=False)
+    failed = sum(not audit.ok for audit in audits)
+    verdict = f"{failed} failed" if failed else "every record holds"
+    out.print(f"verified {len(audits)} finished games: {verdict}", markup=False)
+    unchained = sum(NO_CHAIN in audit.notes for audit in audits)
+    if unchained:
+        out.print(f"note: {unchained} of them have {NO_CHAIN}", markup=False)

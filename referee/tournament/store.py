@@ -9,7 +9,12 @@ Games move `pending -> running -> finished`, or `-> void` when an attempt was vo
 fault, an infrastructure failure, referee overload); a void game is replayed later up to a limit.
 A result is committed (after its record file is synced to disk) the moment the game ends, so a
 crash, Ctrl-C or `kill -9` loses nothing finished; games found `running` when a tournament is
-resumed were cut short and go back to `pending`.
+resumed were cut short and go back to `pending`. A finished game also keeps its record's final
+hash (`referee.records`: the hash chain), which the record must still end with.
+
+A file that is not such a store (not SQLite, damaged, another program's database) is refused with
+a `StoreError` naming it, wherever it is opened or read; a store made before a column was added
+gets that column when a referee opens it for writing.
 
 Read-only API, for viewers such as a web view of a tournament directory (safe to use while a
 tournament runs; WAL lets readers and the one writer work at the same time):
@@ -26,22 +31,23 @@ tournament runs; WAL lets readers and the one writer work at the same time):
 from __future__ import annotations
 
 import fcntl
+import functools
 import json
 import os
 import sqlite3
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from enum import StrEnum
 from pathlib import Path
-from typing import Any
+from typing import Any, Concatenate, ParamSpec, TypeVar
 
 from protocols.base import Reason, Side
-from referee.records import Result, utc_now
+from referee.records import Result, final_chain, utc_now
 
 STORE_NAME = "tournament.sqlite"
 LOCK_NAME = "tournament.lock"
 RECORDS_DIR = "games"
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2  # 2: games.chain
 
 _SCHEMA = """
 CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -62,7 +68,8 @@ CREATE TABLE games (
     plies INTEGER,
     record TEXT,                           -- relative to the tournament directory
     started_at TEXT,
-    finished_at TEXT
+    finished_at TEXT,
+    chain TEXT                             -- the record's final hash, once committed
 );
 CREATE TABLE attempts (
     number INTEGER NOT NULL REFERENCES games(number),
@@ -76,6 +83,14 @@ CREATE TABLE attempts (
 );
 """
 
+
+_TABLES = frozenset({"meta", "players", "games", "attempts"})
+_META_KEYS = frozenset({"name", "game", "config", "schedule_key", "created_at"})
+# The columns of a GameRow, named: stores made before `chain` existed lack it (read as NULL).
+_GAME_COLUMNS = (
+    "number, round, blue, orange, seed, state, attempts, voids, winner, reason, detail, plies,"
+    " record, started_at, finished_at"
+)
 
 ScheduleRow = tuple[int, int, str, str, int]  # number, round, blue, orange, seed
 
@@ -121,6 +136,7 @@ class GameRow:
     record: str | None
     started_at: str | None
     finished_at: str | None
+    chain: str | None = None  # the record's final hash (None: not committed, or an older store)
 
     @property
     def winner_name(self) -> str | None:
@@ -146,42 +162,84 @@ def record_name(number: int, attempt: int) -> str:
     return f"{RECORDS_DIR}/{number:04d}{suffix}.jsonl"
 
 
+V = TypeVar("V", bound="StoreView")
+P = ParamSpec("P")
+R = TypeVar("R")
+
+
+def _guarded(method: Callable[Concatenate[V, P], R]) -> Callable[Concatenate[V, P], R]:
+    """SQLite's errors from a query (a damaged file, another program's database) as a
+    `StoreError` naming the store, so that every command can say so plainly."""
+
+    def guarded(self: V, /, *args: P.args, **kwargs: P.kwargs) -> R:
+        try:
+            return method(self, *args, **kwargs)
+        except sqlite3.DatabaseError as exc:
+            raise _unreadable(self.path, exc) from None
+
+    functools.update_wrapper(guarded, method)  # its name and docstring
+    return guarded
+
+
+def _unreadable(path: Path, exc: Exception) -> StoreError:
+    return StoreError(f"{path}: cannot read the tournament store: {exc}")
+
+
 class StoreView:
     """Read-only queries on a tournament store."""
 
     def __init__(self, connection: sqlite3.Connection, directory: Path) -> None:
         self.db = connection
         self.directory = directory
+        self.path = directory / STORE_NAME
 
     def close(self) -> None:
         self.db.close()
 
+    @_guarded
     def info(self) -> TournamentInfo:
         meta = dict(self.db.execute("SELECT key, value FROM meta").fetchall())
+        if missing := _META_KEYS - meta.keys():
+            raise StoreError(f"{self.path}: the store lacks {', '.join(sorted(missing))}")
+        try:
+            config, key = json.loads(meta["config"]), json.loads(meta["schedule_key"])
+        except ValueError as exc:
+            raise _unreadable(self.path, exc) from None
         return TournamentInfo(
             name=meta["name"],
             game=meta["game"],
-            config=json.loads(meta["config"]),
-            schedule_key=json.loads(meta["schedule_key"]),
+            config=config,
+            schedule_key=key,
             created_at=meta["created_at"],
         )
 
+    @_guarded
     def players(self) -> list[str]:
         return [r[0] for r in self.db.execute("SELECT name FROM players ORDER BY position")]
 
+    @_guarded
     def games(self, state: GameState | None = None) -> list[GameRow]:
-        query = "SELECT * FROM games"
+        chain = "chain" if "chain" in _columns(self.db, "games") else "NULL"
+        query = f"SELECT {_GAME_COLUMNS}, {chain} FROM games"
         args: tuple[str, ...] = ()
         if state is not None:
             query, args = query + " WHERE state = ?", (state.value,)
-        return [_game_row(r) for r in self.db.execute(query + " ORDER BY number", args)]
+        try:
+            return [_game_row(r) for r in self.db.execute(query + " ORDER BY number", args)]
+        except ValueError as exc:  # a state, colour or reason that no referee writes
+            raise _unreadable(self.path, exc) from None
 
+    @_guarded
     def attempts(self) -> list[Attempt]:
         rows = self.db.execute("SELECT * FROM attempts ORDER BY number, attempt")
         return [Attempt(*r) for r in rows]
 
     def record_path(self, row: GameRow) -> Path | None:
         return self.directory / row.record if row.record else None
+
+
+def _columns(db: sqlite3.Connection, table: str) -> set[str]:
+    return {row[1] for row in db.execute(f"PRAGMA table_info({table})")}
 
 
 def _game_row(r: sqlite3.Row | tuple[Any, ...]) -> GameRow:
@@ -206,25 +264,93 @@ def _reason_and_ending(stored: str | None) -> tuple[Reason | None, str | None]:
 
 
 def open_view(directory: Path) -> StoreView:
-    """Open a tournament directory's store read-only."""
+    """Open a tournament directory's store read-only, checking the file as `open_store` does."""
     path = directory / STORE_NAME
     if not path.is_file():
         raise StoreError(f"{directory}: no tournament store ({STORE_NAME}) here")
-    db = sqlite3.connect(path.resolve().as_uri() + "?mode=ro", uri=True, check_same_thread=False)
-    db.execute("PRAGMA busy_timeout = 5000")
-    return StoreView(db, directory)
+    return StoreView(_open_checked(path, writer=False), directory)
 
 
 def open_store(directory: Path) -> Store:
     """Open (creating if needed) the store for writing; one writer per directory at a time."""
     (directory / RECORDS_DIR).mkdir(parents=True, exist_ok=True)
     lock_fd = _lock(directory)
-    db = sqlite3.connect(directory / STORE_NAME, check_same_thread=False)
-    db.execute("PRAGMA journal_mode = WAL")
-    db.execute("PRAGMA synchronous = FULL")  # a committed game survives a power cut
-    db.execute("PRAGMA busy_timeout = 5000")
-    db.execute("PRAGMA foreign_keys = ON")
+    try:
+        db = _open_checked(directory / STORE_NAME, writer=True)
+    except BaseException:
+        os.close(lock_fd)
+        raise
     return Store(db, directory, lock_fd)
+
+
+_WRITER_PRAGMAS = [
+    "PRAGMA journal_mode = WAL",
+    "PRAGMA synchronous = FULL",  # a committed game survives a power cut
+    "PRAGMA foreign_keys = ON",
+]
+
+
+def _open_checked(path: Path, *, writer: bool) -> sqlite3.Connection:
+    """Connect and check the file (SQLite's quick check, then our tables if it has any; a
+    reader needs them, a writer creates them) before a writer changes anything in it (even
+    the journal mode); an older store opened for writing gets the columns it lacks. SQLite's
+    errors become a `StoreError` naming the file."""
+    uri = path.resolve().as_uri() + ("" if writer else "?mode=ro")
+    try:
+        db = sqlite3.connect(uri, uri=True, check_same_thread=False)
+    except sqlite3.DatabaseError as exc:
+        raise _unreadable(path, exc) from None
+    try:
+        db.execute("PRAGMA busy_timeout = 5000")
+        _quick_check(db, path)
+        holds_tournament = _check_tables(db, path)
+        if not writer and not holds_tournament:
+            raise StoreError(f"{path}: the tournament store is empty (is it being created?)")
+        if writer:
+            for pragma in _WRITER_PRAGMAS:
+                db.execute(pragma)
+        if writer and holds_tournament:
+            _migrate(db)
+    except sqlite3.DatabaseError as exc:
+        db.close()
+        raise _unreadable(path, exc) from None
+    except BaseException:
+        db.close()
+        raise
+    return db
+
+
+def _quick_check(db: sqlite3.Connection, path: Path) -> None:
+    """SQLite's own check of every page, so that a damaged file (a truncated copy, say) is
+    refused on opening rather than read in part; milliseconds for a tournament's store."""
+    problems = [r[0] for r in db.execute("PRAGMA quick_check")]
+    if problems != ["ok"]:
+        raise StoreError(f"{path}: the tournament store is damaged: {problems[0]}")
+
+
+def _check_tables(db: sqlite3.Connection, path: Path) -> bool:
+    """Whether the file holds a tournament (False: an empty database, a store to create);
+    raises `StoreError` for a database of something else."""
+    tables = {r[0] for r in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+    if not tables:
+        return False
+    if missing := _TABLES - tables:
+        raise StoreError(
+            f"{path}: not a tournament store (an SQLite database without the "
+            f"{', '.join(sorted(missing))} table{'s' if len(missing) > 1 else ''})"
+        )
+    return True
+
+
+def _migrate(db: sqlite3.Connection) -> None:
+    """Add the columns of later schema versions to an older store: in one transaction, and only
+    what is missing, so a crash or a second open finds either the old store or the new one."""
+    if "chain" in _columns(db, "games"):
+        return
+    db.executescript(
+        "BEGIN; ALTER TABLE games ADD COLUMN chain TEXT;"
+        f" UPDATE meta SET value = '{SCHEMA_VERSION}' WHERE key = 'schema_version'; COMMIT;"
+    )
 
 
 class Store(StoreView):
@@ -238,10 +364,12 @@ class Store(StoreView):
         super().close()
         os.close(self._lock_fd)
 
+    @_guarded
     def is_new(self) -> bool:
         found = self.db.execute("SELECT name FROM sqlite_master WHERE name = 'meta'").fetchone()
         return found is None
 
+    @_guarded
     def create(
         self, info: TournamentInfo, players: list[str], games: Iterable[ScheduleRow]
     ) -> None:
@@ -266,11 +394,13 @@ class Store(StoreView):
                 games,
             )
 
+    @_guarded
     def update_config(self, config: dict[str, Any]) -> None:
         """Keep the config of the latest run (settings that do not change the schedule)."""
         with self.db:
             self.db.execute("UPDATE meta SET value = ? WHERE key = 'config'", (json.dumps(config),))
 
+    @_guarded
     def recover(self) -> list[int]:
         """Games left `running` by a referee that stopped mid-game go back to `pending`."""
         with self.db:
@@ -300,15 +430,17 @@ class Store(StoreView):
     def finish(self, number: int, attempt: int, result: Result) -> GameState:
         """Commit an attempt's result: `finished`, or `void` when the result voids the game.
 
-        The record file is synced to disk first, so a committed game always has its record.
+        The record file is synced to disk first, so a committed game always has its record,
+        and its final hash is kept with the result (so the record cannot be changed unseen).
         """
-        _sync_file(self.directory / record_name(number, attempt))
+        path = self.directory / record_name(number, attempt)
+        _sync_file(path)
         state = GameState.VOID if result.void else GameState.FINISHED
         winner = result.winner.value if result.winner else None
         with self.db:
             self.db.execute(
                 "UPDATE games SET state = ?, voids = voids + ?, winner = ?, reason = ?,"
-                " detail = ?, plies = ?, finished_at = ? WHERE number = ?",
+                " detail = ?, plies = ?, finished_at = ?, chain = ? WHERE number = ?",
                 (
                     state.value,
                     int(result.void),
@@ -317,6 +449,7 @@ class Store(StoreView):
                     result.detail,
                     result.plies,
                     result.finished_at.isoformat(),
+                    final_chain(path),
                     number,
                 ),
             )

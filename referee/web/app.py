@@ -2,8 +2,9 @@
 
 Pages are static files; the JSON they draw is the replay JSON (referee.replay) of a record under
 a served folder or of a live game in the hub. Every input from a request (record ids, live-game
-ids, ply numbers) is checked here before use; the Host header must name this machine, so a web
-page elsewhere cannot read the records through a rebound domain name.
+ids, ply numbers) is checked here before use: malformed input is a 400, input that names nothing
+here a 404, never a server error. The Host header must name this machine, so a web page elsewhere
+cannot read the records through a rebound domain name.
 """
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ from starlette.staticfiles import StaticFiles
 
 from referee.records import RecordError
 from referee.replay import Replay, load_replay
-from referee.web.archive import Archive, RefusedPath
+from referee.web.archive import Archive, MalformedId, RefusedPath, small_number
 from referee.web.live import ID_PATTERN, LiveHub, LiveMatch, Subscribers, sse
 from referee.web.tournaments import tournament_summaries
 
@@ -39,9 +40,10 @@ def parse_ply(request: Request, last: int) -> int | None:
     raw = request.query_params.get("ply")
     if raw is None:
         return None
-    if not raw.isdigit() or int(raw) > last:
+    ply = small_number(raw, last)
+    if ply is None:
         raise HTTPException(400, f"ply must be a whole number from 0 to {last}")
-    return int(raw)
+    return ply
 
 
 def page(name: str, check: Callable[[Request], object] | None = None) -> Callable[[Request], Any]:
@@ -61,6 +63,8 @@ def create_app(archive: Archive, hub: LiveHub, allowed_hosts: list[str] | None =
     def record_path(request: Request) -> Path:
         try:
             return archive.resolve_record(request.path_params["record_id"])
+        except MalformedId as exc:
+            raise HTTPException(400, f"record refused: {exc}") from None
         except RefusedPath as exc:
             raise HTTPException(404, f"record refused: {exc}") from None
 

@@ -3,6 +3,7 @@
 A record's id is `<folder number>/<path inside that folder>`. Every id from a request goes through
 `resolve_record`, which refuses anything that is not a `.jsonl` file inside its served folder after
 symbolic links are followed, so no request can read outside the folders given on the command line.
+An id that is not even of that form is `MalformedId` (the server answers 400, not 404).
 """
 
 from __future__ import annotations
@@ -18,10 +19,24 @@ RECORD_SUFFIX = ".jsonl"
 MAX_LISTED = 5000  # records listed per served folder (newest first)
 MAX_RECORD_BYTES = 64 * 1024 * 1024
 _TAIL_BYTES = 64 * 1024  # enough for any result line with its stderr tails
+_MAX_DIGITS = 18  # longer numbers are refused before int() is asked (it raises past 4300)
 
 
 class RefusedPath(ValueError):
     """An id that does not name a record inside a served folder; the message says why."""
+
+
+class MalformedId(RefusedPath):
+    """An id that is not `<folder number>/<plain relative path>` at all."""
+
+
+def small_number(text: str, largest: int) -> int | None:
+    """`text` as a number 0..largest, or None: plain ASCII digits only. int() alone would take
+    other scripts' digits ("٣"), signs, spaces and underscores, and raise on huge numbers."""
+    if not (0 < len(text) <= _MAX_DIGITS and text.isascii() and text.isdigit()):
+        return None
+    value = int(text)
+    return value if value <= largest else None
 
 
 @dataclass
@@ -37,13 +52,21 @@ class Archive:
 
     def resolve_record(self, record_id: str) -> Path:
         """The record file an id names; raises `RefusedPath` for anything else."""
-        number, sep, rel = record_id.partition("/")
-        if not sep or not number.isdigit() or int(number) >= len(self.roots):
-            raise RefusedPath("unknown folder")
+        number_text, sep, rel = record_id.partition("/")
+        number = small_number(number_text, 10**_MAX_DIGITS)
+        if not sep or number is None:
+            raise MalformedId("a record id is <folder number>/<path>")
         parts = rel.split("/")
         if any(p in ("", ".", "..") or "\\" in p or "\0" in p for p in parts):
-            raise RefusedPath("not a plain relative path")
-        root = self.roots[int(number)]
+            raise MalformedId("not a plain relative path")
+        if number >= len(self.roots):
+            raise RefusedPath("unknown folder")
+        try:
+            return self._existing_record(self.roots[number], rel)
+        except OSError:  # a name too long for the file system, a folder we may not read
+            raise RefusedPath("no such record") from None
+
+    def _existing_record(self, root: Path, rel: str) -> Path:
         path = (root / rel).resolve()
         if not path.is_relative_to(root):
             raise RefusedPath("outside the served folder")

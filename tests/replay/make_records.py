@@ -3,6 +3,7 @@ with the referee's own record writer, for tests of everything that reads records
 
 from __future__ import annotations
 
+import json
 import random
 from pathlib import Path
 from typing import Any
@@ -89,3 +90,13 @@ def write_record(path: Path, lines: list[Header | Ply | Result]) -> GameRecord:
 def random_record(path: Path, game_name: str, seed: int, max_plies: int = 400) -> GameRecord:
     """Write a random finished game of `game_name` to `path` and read it back."""
     return write_record(path, record_lines(game_name, seed, max_plies))
+
+
+def strip_chain(path: Path) -> None:
+    """Rewrite a record as a referee from before the hash chain wrote it: no `chain` on any line,
+    schema version 1."""
+    lines = [json.loads(line) for line in path.read_text().splitlines()]
+    for line in lines:
+        del line["chain"]
+    lines[0]["schema_version"] = 1
+    path.write_text("".join(json.dumps(line) + "\n" for line in lines))

@@ -23,6 +23,7 @@ from tests.replay.make_records import (
     random_record,
     random_states,
     record_lines,
+    strip_chain,
     write_record,
 )
 
@@ -137,6 +138,7 @@ def test_an_ending_goes_with_reason_game_ending_only(reason: str, ending: str | 
 
 def test_an_older_record_replays_and_says_by_its_ending(tmp_path: Path) -> None:
     random_record(tmp_path / "g.jsonl", "lielow", 2)
+    strip_chain(tmp_path / "g.jsonl")
     lines = (tmp_path / "g.jsonl").read_text().splitlines()
     result = json.loads(lines[-1])
     assert (result["reason"], result["ending"]) == ("game-ending", "king-lost")
@@ -146,6 +148,7 @@ def test_an_older_record_replays_and_says_by_its_ending(tmp_path: Path) -> None:
     proc = referee("replay", "g.jsonl", "--verify-only", cwd=tmp_path)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert "wins by king-lost" in proc.stdout
+    assert "note: no hash chain (written by an older referee)" in proc.stdout
 
 
 def test_verify_only_accepts_a_consistent_record(tmp_path: Path) -> None:
@@ -157,6 +160,7 @@ def test_verify_only_accepts_a_consistent_record(tmp_path: Path) -> None:
 
 def test_a_malformed_record_names_file_and_line(tmp_path: Path) -> None:
     random_record(tmp_path / "r.jsonl", "alak", 1)
+    strip_chain(tmp_path / "r.jsonl")  # else the edit is found first, as an edit
     lines = (tmp_path / "r.jsonl").read_text().splitlines()
     lines[2] = json.dumps({**json.loads(lines[2]), "side": "green"})
     (tmp_path / "r.jsonl").write_text("\n".join(lines) + "\n")

@@ -9,10 +9,11 @@ from pathlib import Path
 import pytest
 
 from protocols.base import Reason, Side
-from referee.records import Result, utc_now
+from referee.records import RecordWriter, Result, read_chained_record, utc_now
 from referee.tournament.config import load_config
 from referee.tournament.session import ScheduleChanged, open_tournament
 from referee.tournament.store import GameState, StoreError, open_store, open_view
+from tests.replay.make_records import record_lines
 
 CONFIG = """\
 name = "store test"
@@ -112,3 +113,22 @@ def test_a_config_that_changes_the_schedule_is_refused(
     # Settings that do not change the schedule are fine.
     config.write_text(CONFIG.replace("seed = 4", "seed = 4\nconcurrency = 1\nmax_replays = 9"))
     open_tournament(load_config(config))[0].close()
+
+
+def test_a_finished_game_keeps_its_records_final_hash(tmp_path: Path) -> None:
+    config = tmp_path / "t.toml"
+    config.write_text(CONFIG)
+    store, schedule = open_tournament(load_config(config))
+    first, second = schedule[0].number, schedule[1].number
+    attempt, name = store.start(first)
+    writer = RecordWriter(tmp_path / "t" / name)
+    for line in record_lines("alak", 3):
+        writer.write(line)
+    writer.close()
+    store.finish(first, attempt, result(Side.BLUE, Reason.GAME_ENDING, "stone-count"))
+    store.start(second)  # no record written: nothing to keep
+    store.finish(second, 1, result(None, Reason.CRASH))
+    rows = {row.number: row for row in store.games()}
+    store.close()
+    assert rows[first].chain == writer.chain == read_chained_record(tmp_path / "t" / name)[1]
+    assert rows[second].chain is None
