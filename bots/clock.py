@@ -61,9 +61,6 @@ class MoveClock:
     def remaining(self) -> float:
         return self.hard - time.monotonic()
 
-    def expired(self) -> bool:
-        return time.monotonic() >= self.hard
-
 
 def safety_margin(budget: float) -> float:
     """Time kept back from a budget for writing the move and for a busy machine's hiccups."""

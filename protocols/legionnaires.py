@@ -21,8 +21,6 @@ of precomputed geometry for the board size.
 with each colour's squares in board order (rank by rank from a1).
 
 Tests and analysis build arbitrary positions with `position(blue=[...], orange=[...], ...)`.
-`reachable_positions(options)` counts the positions reachable when either player may move next,
-the measure of the small-board table in Boardman's paper.
 """
 
 from __future__ import annotations
@@ -183,9 +181,6 @@ class LegionnairesState:
     blue: int
     orange: int
     board: Board
-
-    def pawns(self, side: Side) -> int:
-        return self.blue if side is Side.BLUE else self.orange
 
 
 def _bits(mask: int) -> Iterable[int]:
@@ -422,43 +417,6 @@ def position(
         width=width, height=height, blue=tuple(blue), orange=tuple(orange)
     )
     return replace(GAME.initial_state(options), to_move=to_move, ply=ply)
-
-
-def reachable_positions(options: LegionnairesOptions | None = None) -> int:
-    """How many positions are reachable from the start when either player may move next.
-
-    This is the count in Boardman's table for small boards: a position is the pair of pawn sets
-    (the side to move is not part of it), every position's successors are all of blue's moves and
-    all of orange's moves, and the start position itself is counted.
-    """
-    start = GAME.initial_state(options)
-    board = start.board
-    shift = board.width * board.height
-    # One int per position: blue's bitboard in the low bits, orange's above it.
-    seen = {start.blue | start.orange << shift}
-    stack = list(seen)
-    while stack:
-        for new in _successor_keys(board, stack.pop(), shift):
-            if new not in seen:
-                seen.add(new)
-                stack.append(new)
-    return len(seen)
-
-
-def _successor_keys(board: Board, key: int, shift: int) -> list[int]:
-    """The positions one move away, by either player, in reachable_positions' encoding."""
-    blue, orange = key & ((1 << shift) - 1), key >> shift
-    found = [
-        ((blue ^ 1 << src) | 1 << dst) | (orange & ~(1 << dst)) << shift
-        for src, targets in capture_map(board, blue, orange)
-        for dst in _bits(targets)
-    ]
-    found += [
-        (blue & ~(1 << dst)) | ((orange ^ 1 << src) | 1 << dst) << shift
-        for src, targets in capture_map(board, orange, blue)
-        for dst in _bits(targets)
-    ]
-    return found
 
 
 GAME = Legionnaires()

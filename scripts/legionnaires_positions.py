@@ -11,7 +11,8 @@ from __future__ import annotations
 
 import time
 
-from protocols.legionnaires import LegionnairesOptions, reachable_positions
+from bots.solvers.legionnaires import reachable_positions
+from protocols.legionnaires import LegionnairesOptions
 
 # (width, height, White's pawns, Black's pawns, the paper's count)
 PAPER_TABLE = (

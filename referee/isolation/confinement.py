@@ -144,7 +144,6 @@ class Confinement:
         self.slot: Slot | None = None
         self.cgroup: Cgroup | None = None
         self.scratch: Path | None = None
-        self.scratch_bounded = False  # a tmpfs of `limits.tmp_mb` holds the scratch directory
         self.pid: int | None = None  # the bot's supervisor, whose descendants are the bot
         self.control: socket.socket | None = None  # closing it ends the bot's whole tree
         self.freezer: Freezer | None = None
@@ -177,7 +176,7 @@ class Confinement:
                 memory = self.limits.memory_mb
                 self.cgroup.set_limits(memory * MB if memory else None, self.limits.processes)
             if not self.sandboxed:
-                self.scratch, self.scratch_bounded = make_scratch(self.limits.tmp_mb, self.uid)
+                self.scratch = make_scratch(self.limits.tmp_mb, self.uid)
         except (OSError, CgroupError, NoFreeSlot) as exc:
             await self.release()
             raise InfrastructureFailure(str(exc)) from None

@@ -32,15 +32,16 @@ def _libc() -> ctypes.CDLL:
     return ctypes.CDLL(None, use_errno=True)
 
 
-def make_scratch(size_mb: int, uid: int | None) -> tuple[Path, bool]:
-    """A new scratch directory for one bot, owned by `uid` (if given); and whether a tmpfs of
-    `size_mb` bounds it."""
+def make_scratch(size_mb: int, uid: int | None) -> Path:
+    """A new scratch directory for one bot, owned by `uid` (if given), bounded by a tmpfs of
+    `size_mb` where the referee may mount one."""
     sweep_stale_scratch()
     path = Path(tempfile.mkdtemp(prefix=f"{SCRATCH_PREFIX}{os.getpid()}-"))
-    bounded = os.geteuid() == 0 and _mount_tmpfs(path, size_mb)
+    if os.geteuid() == 0:
+        _mount_tmpfs(path, size_mb)
     if uid is not None:
         os.chown(path, uid, uid)
-    return path, bounded
+    return path
 
 
 def _mount_tmpfs(path: Path, size_mb: int) -> bool:

@@ -392,8 +392,9 @@ async def test_network_is_blocked_only_in_the_sandbox(arena: Arena) -> None:
 
 
 async def test_reaching_the_opponent_and_the_referee(arena: Arena) -> None:
-    # Four probes: the opponent's program directory, what it wrote in its HOME at start-up, its
-    # output pipe through /proc (to write moves in its name), and a signal to the referee.
+    # Five probes: the opponent's program directory, what it wrote in its HOME at start-up, its
+    # output pipe through /proc (to write moves in its name), and a signal to the referee and to
+    # the opponent.
     opponent = arena.opponent()
     hostile = arena.hostile(f"""
         import glob
@@ -421,10 +422,20 @@ async def test_reaching_the_opponent_and_the_referee(arena: Arena) -> None:
                 return "reached"
             except OSError:
                 return "blocked"
+        def signal_opponent():
+            for cmd in glob.glob("/proc/[0-9]*/cmdline"):
+                try:
+                    if b"opponent.py" in open(cmd, "rb").read():
+                        os.kill(int(cmd.split("/")[2]), 0)
+                        return "reached"
+                except (OSError, ValueError):
+                    pass
+            return "blocked"
         start(); hear()
         program = probe([{str(opponent[1] / "secret")!r}])
         homes = probe(glob.glob("/tmp/referee-bot-*/secret"))
-        say(f"dir-{{program}}-home-{{homes}}-pipe-{{pipe()}}-referee-{{signal_referee()}}")
+        say(f"dir-{{program}}-home-{{homes}}-pipe-{{pipe()}}-referee-{{signal_referee()}}"
+            f"-opponent-{{signal_opponent()}}")
     """)
     record = await arena.play(hostile, opponent)
     assert verdict(record) == (ORANGE, Reason.BAD_SYNTAX)
@@ -433,6 +444,7 @@ async def test_reaching_the_opponent_and_the_referee(arena: Arena) -> None:
     expected = (
         f"dir-{'blocked' if sandbox else 'read'}-home-{'blocked' if apart else 'read'}"
         f"-pipe-{'blocked' if apart else 'opened'}-referee-{'blocked' if apart else 'reached'}"
+        f"-opponent-{'blocked' if apart else 'reached'}"
     )
     assert record.result is not None and record.result.loser_line == expected
     arena.assert_nothing_left()

@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 from pydantic import ValidationError
 
+from bots.solvers.legionnaires import reachable_positions
 from protocols.base import BadSyntax, IllegalMove, Reason, Side
 from protocols.legionnaires import (
     GAME,
@@ -18,7 +19,6 @@ from protocols.legionnaires import (
     LegionnairesState,
     Move,
     position,
-    reachable_positions,
 )
 from scripts.perft import perft
 
