@@ -54,6 +54,16 @@ from referee.isolation import (
 READ_CHUNK = 65536
 DEFAULT_STDERR_TAIL = 16384
 DEFAULT_EXIT_GRACE = 1.0
+# Lines a bot wrote when it was not asked, kept for the record (after a game-ending move they
+# are trailing output, never judged): at most this many.
+UNASKED_KEPT = 20
+# Freezing the bot not on move: only a bot still using CPU once this grace after its answer is
+# over is frozen (it ponders); one that finished its bookkeeping and blocks on its input is left
+# alone, so bots that look at the wall clock after writing their move are not stopped mid-way.
+# "Still using CPU": more than PONDER_SHARE of a PONDER_PROBE window right after the grace.
+DEFAULT_FREEZE_GRACE = 0.05
+PONDER_PROBE = 0.01
+PONDER_SHARE = 0.5
 # After a bot closes its output, how long to wait for its exit code before reporting without it.
 EXIT_CODE_WAIT = 0.5
 FLUSH_HINT = "it was itself waiting to read its input: did you flush stdout after your move?"
@@ -93,6 +103,7 @@ class BotExit:
     killed_by_referee: bool
     stderr_tail: str
     stderr_bytes: int
+    unasked: tuple[str, ...] = ()  # lines it wrote when it was not asked (the first ones)
 
 
 class TailBuffer:
@@ -165,6 +176,9 @@ class BotProcess:
         self._framer = LineFramer(max_line_bytes)
         self._asked = False
         self._asked_from = 0  # stream offset of the bot's output when it was last asked
+        self.unasked: list[str] = []
+        self.freeze_grace = DEFAULT_FREEZE_GRACE
+        self._answered_event = trio.Event()
         self._stderr_drained = trio.Event()
         self._reply: str | None = None
         self._reply_event = trio.Event()
@@ -249,7 +263,28 @@ class BotProcess:
             self._asked = False
             self._ask_scope = None
             if self._answered and self.fault is None:
+                self._answered_event.set()  # the pondering watch decides about freezing
+
+    async def watch_pondering(self) -> None:
+        """Freeze the bot after each answer if it is still using CPU once the grace is over."""
+        if self.confinement.freezer is None or not self.confinement.freezer.enabled:
+            return
+        while True:
+            await self._answered_event.wait()
+            self._answered_event = trio.Event()
+            await trio.sleep(self.freeze_grace)
+            before = self.confinement.cpu_seconds()
+            await trio.sleep(PONDER_PROBE)
+            if self._asked or self.fault is not None or self._closing:
+                continue  # asked again meanwhile, or the game is over
+            if self._pondering(before):
                 self._freeze()
+
+    def _pondering(self, before: float | None) -> bool:
+        after = self.confinement.cpu_seconds()
+        if before is None or after is None:
+            return True  # cannot tell: freezing is the fair choice
+        return after - before > PONDER_SHARE * PONDER_PROBE
 
     def _thaw(self) -> None:
         if self.confinement.freezer is not None:
@@ -306,19 +341,12 @@ class BotProcess:
             await self._handle(EndOfInput(0))
 
     async def _handle(self, event: FramingEvent) -> None:
+        if isinstance(event, Line):
+            await self._handle_line(event)
+            return
         if self._closing:
             return
-        if isinstance(event, Line):
-            if self._asked and self._reply is None and event.end > self._asked_from:
-                self._reply = event.text
-                self._reply_event.set()
-            else:
-                await self._set_fault(
-                    BotFault(
-                        Reason.OUT_OF_TURN, "wrote a line when it was not its turn", event.text
-                    )
-                )
-        elif isinstance(event, LineTooLong):
+        if isinstance(event, LineTooLong):
             await self._set_fault(
                 BotFault(
                     Reason.LINE_TOO_LONG,
@@ -339,6 +367,18 @@ class BotProcess:
                 what += f" with an unterminated line of {event.partial} bytes (missing newline?)"
             await self._set_fault(await self._closed_output_fault(what))
 
+    async def _handle_line(self, line: Line) -> None:
+        if self._asked and self._reply is None and line.end > self._asked_from:
+            self._reply = line.text
+            self._reply_event.set()
+            return
+        # Kept even while closing: what a bot says after the game's end goes in the record.
+        if len(self.unasked) < UNASKED_KEPT:
+            self.unasked.append(line.text)
+        if not self._closing:
+            fault = BotFault(Reason.OUT_OF_TURN, "wrote a line when it was not its turn", line.text)
+            await self._set_fault(fault)
+
     async def _closed_output_fault(self, what: str) -> BotFault:
         # Give the process a moment to exit so the verdict can carry its exit code.
         with trio.move_on_after(EXIT_CODE_WAIT):
@@ -354,7 +394,12 @@ class BotProcess:
             return BotFault(
                 Reason.RESOURCE_LIMIT, f"{what}: {describe_returncode(own_code)}: {limit}"
             )
-        return BotFault(Reason.CRASH, f"{what}: {describe_returncode(own_code)}")
+        detail = f"{what}: {describe_returncode(own_code)}"
+        if not self._answered and (said := last_words(self.stderr.text())):
+            # It died before its first move: the cause (a missing module, a bad path) is
+            # almost always in its last lines on stderr, so the verdict carries them.
+            detail += f"; its stderr ends: {said}"
+        return BotFault(Reason.CRASH, detail)
 
     async def _set_fault(self, fault: BotFault) -> None:
         if self.fault is not None or self._closing:
@@ -396,8 +441,17 @@ class BotProcess:
         code = self.process.returncode
         if code is not None:
             code = self.confinement.explain_exit(code)[0]
-        self.exit = BotExit(code, killed, self.stderr.text(), self.stderr.total)
+        self.exit = BotExit(
+            code, killed, self.stderr.text(), self.stderr.total, tuple(self.unasked)
+        )
         return self.exit
+
+
+def last_words(stderr: str, lines: int = 3, limit: int = 400) -> str:
+    """The last few non-blank lines of a bot's stderr, on one line, bounded."""
+    tail = [line.strip() for line in stderr.splitlines() if line.strip()][-lines:]
+    text = " | ".join(tail)
+    return text if len(text) <= limit else "..." + text[-limit:]
 
 
 def describe_returncode(code: int) -> str:
@@ -424,13 +478,14 @@ async def open_bot(
     limits: Limits | None = None,
     isolation: Isolation | None = None,
     freeze: bool = False,
+    freeze_grace: float = DEFAULT_FREEZE_GRACE,
     hide: Sequence[Path] = (),
 ) -> AsyncIterator[BotProcess]:
     """Start `command` as a confined bot in its own session and process group; clean up on exit.
 
-    `limits` default to `Limits()`, `isolation` to the basic level; `freeze` stops the bot
-    whenever it is not being asked; `hide` lists directories (the opponent's) a sandboxed bot
-    must not see.
+    `limits` default to `Limits()`, `isolation` to the basic level; `freeze` stops the bot when
+    it is not being asked and still uses CPU `freeze_grace` seconds after its answer (it
+    ponders); `hide` lists directories (the opponent's) a sandboxed bot must not see.
     """
     confinement = Confinement(isolation, limits, freeze)
     argv = split_command(command)
@@ -441,10 +496,12 @@ async def open_bot(
     except InfrastructureFailure as exc:
         raise BotInfrastructureError(str(exc)) from None
     bot = BotProcess(process, name, max_line_bytes, stderr_tail_bytes, on_fault, confinement)
+    bot.freeze_grace = freeze_grace
     try:
         async with trio.open_nursery() as nursery:
             nursery.start_soon(bot.read_stdout)
             nursery.start_soon(bot.read_stderr)
+            nursery.start_soon(bot.watch_pondering)
             try:
                 yield bot
             finally:

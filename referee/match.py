@@ -91,7 +91,12 @@ class MatchSettings(TimeSettings):
     # level defaults to `auto`, the strongest the machine offers, everywhere: bots are untrusted.
     limits: Limits = Field(default_factory=Limits)
     isolation: IsolationSettings = Field(default_factory=IsolationSettings)
-    freeze: bool = Field(True, description="freeze the bot that is not on move")
+    # Fair CPU: a bot still using CPU `freeze_grace` seconds after its answer is frozen until it
+    # is asked again; one that blocks on its input in time is never stopped (referee/bot.py).
+    freeze: bool = Field(True, description="freeze the bot not on move while it ponders")
+    freeze_grace: float = Field(
+        0.05, ge=0, description="seconds after its answer before a pondering bot is frozen"
+    )
 
 
 # -- the seam: what a match needs of a player --------------------------------------------------
@@ -172,6 +177,7 @@ def open_bot_player(
         limits=player.limits or settings.limits,
         isolation=isolation,
         freeze=settings.freeze,
+        freeze_grace=settings.freeze_grace,
         hide=player_directories(opponent.command, opponent.cwd),
     )
 
@@ -332,7 +338,8 @@ class Match:
             started_at=utc_now(),
             confinement={
                 "isolation": s.isolation.level,
-                "freeze": s.freeze,
+                "freeze": s.freeze,  # the policy: frozen only while pondering, after the grace
+                "freeze_grace": s.freeze_grace,
                 "limits": s.limits.model_dump(),
             },
         )
@@ -370,6 +377,7 @@ class Match:
                 stderr_tail=bot.exit.stderr_tail,
                 stderr_bytes=bot.exit.stderr_bytes,
                 isolation=bot.isolation_level,
+                unasked=list(bot.exit.unasked),
             )
             for side, bot in self.bots.items()
             if bot.exit is not None
@@ -439,12 +447,12 @@ class Match:
                 received, elapsed = await self._ask(side, to_send)
             except BotFault as fault:
                 return fault_verdict(side, fault)
-            # A fault right after the answer (a second line), or of the idle bot meanwhile.
-            for culprit in (side, side.other):
-                later_fault = self.bots[culprit].fault
-                if later_fault is not None:
-                    return fault_verdict(culprit, later_fault)
+            idle_fault = self.bots[side.other].fault  # it wrote while the mover thought
+            if idle_fault is not None:
+                return fault_verdict(side.other, idle_fault)
             assert received is not None  # only an idle bot's fault interrupts an answer
+            # The answer is judged first: a debug line followed by the move is named as what
+            # it is, and a move that ends the game ends it whatever the bot writes after it.
             try:
                 move = self.game.parse_move(self.state, received)
             except IllegalMove as exc:
@@ -462,6 +470,11 @@ class Match:
             self.plies.append(ply)
             self._emit(ply)
             outcome = self.game.outcome(self.state)
+            later_fault = self.bots[side].fault  # a second line in the same turn
+            if later_fault is not None and outcome is None:
+                return fault_verdict(side, later_fault)
+        # After the game-ending move, what the mover wrote is trailing output (kept in the
+        # record's `unasked`), never judged: the course referee never reads past that move.
         # The final legal move is still forwarded before END (spec 1.4).
         if self.plies:
             await self._forward_final(self.state.to_move, to_send)

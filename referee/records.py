@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 from collections.abc import Mapping
 from datetime import UTC, datetime
 from pathlib import Path
@@ -100,6 +101,9 @@ class BotReport(_Model):
     stderr_tail: str
     stderr_bytes: int
     isolation: str | None = None  # the isolation level this bot actually ran under
+    # Lines it wrote when it was not asked (the first few): an out-of-turn line, or, after the
+    # move that ended the game, trailing output ("Game over!") that is kept but never judged.
+    unasked: list[str] = Field(default_factory=list)
 
 
 # Reasons that records written before games named their own endings used for those endings.
@@ -262,16 +266,17 @@ class RecordWriter:
             self._file = None
 
 
-def read_record(path: Path) -> GameRecord:
+def read_record(path: str | os.PathLike[str]) -> GameRecord:
     """Read and validate a record file; raise `RecordError` naming the line and field (and
     `EditedRecord` where its hash chain breaks, before anything else is judged)."""
     return read_chained_record(path)[0]
 
 
-def read_chained_record(path: Path) -> tuple[GameRecord, str | None]:
+def read_chained_record(path: str | os.PathLike[str]) -> tuple[GameRecord, str | None]:
     """`read_record`, with the hash of the file's last line (None: a record without a chain).
 
     The hash belongs to the file, not to the game: a record as a match returns it has none."""
+    path = Path(path)  # a str is as good as a Path
     lines = _json_lines(path)
     chain = check_chain(path, lines)
     header: Header | None = None

@@ -10,6 +10,7 @@ up to the last legal position; `problems` says where and why it stops.
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Any
 
@@ -83,9 +84,10 @@ def build_replay(record: GameRecord, chain: str | None = None) -> Replay:
     )
 
 
-def load_replay(path: Path) -> Replay:
+def load_replay(path: str | os.PathLike[str]) -> Replay:
     """Read, validate and replay a record file (raises `RecordError` for a malformed file, and
     `EditedRecord` for one whose hash chain breaks)."""
+    path = Path(path)  # a str is as good as a Path
     record, chain = read_chained_record(path)
     return build_replay(record, chain)
 

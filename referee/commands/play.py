@@ -57,6 +57,12 @@ def add_play_arguments(parser: argparse.ArgumentParser) -> None:
     _flag_pair(parser, "r", "random-assignment", True, "draw colours at random (default)")
     _flag_pair(parser, "v", "visual", False, "watch the game live in a web page")
     _flag_pair(parser, "l", "log", False, "print every move as it is played")
+    parser.add_argument(
+        "--freeze",
+        action="store_true",
+        help="freeze a bot that keeps using CPU after its answer (tournaments do; the course "
+        "referee does not, so a single game does not unless asked)",
+    )
     _flag_pair(parser, "d", "debug", False, "show the bots' stderr and referee details")
     parser.add_argument("--port", type=int, default=8000, help="port of the web view (8000)")
     parser.add_argument("--record", type=Path, default=None, help="where to write the record")
@@ -126,8 +132,12 @@ def run_play(args: argparse.Namespace, out: Console, err: Console) -> int:
             grace=args.grace,
             startup_allowance=args.startup,
             random_assignment=args.random_assignment,
-            # Course bots write beside their own files: the bot's folder stays writable.
-            isolation=IsolationSettings(level=args.isolation, writable_dir=True),
+            freeze=args.freeze,
+            # As under the course referee: bots write beside their own files, and get the
+            # caller's environment (its virtualenv, PYTHONPATH, libraries installed with --user).
+            isolation=IsolationSettings(
+                level=args.isolation, writable_dir=True, environment="caller"
+            ),
         )
         err.print(describe(choose(settings.isolation)), markup=False, highlight=False)
     except ValidationError as exc:

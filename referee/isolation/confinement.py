@@ -14,6 +14,7 @@ import json
 import os
 import shlex
 import signal
+import site
 import socket
 import sys
 from collections.abc import Mapping, Sequence
@@ -123,9 +124,17 @@ def _unique(paths: Sequence[Path]) -> list[Path]:
     return unique
 
 
-def public_directories() -> list[Path]:
-    """What every sandboxed bot may read: the referee's Python and the built-in bots."""
+def public_directories(caller_environment: bool = False) -> list[Path]:
+    """What every sandboxed bot may read: the referee's Python and the built-in bots, and the
+    libraries its caller installed for bots (user site-packages, the active virtualenv, and
+    with the caller's environment the folders of its PYTHONPATH)."""
     paths = {Path(p).resolve() for p in (sys.prefix, sys.base_prefix, sys.exec_prefix)}
+    extras = [site.getusersitepackages(), os.environ.get("VIRTUAL_ENV")]
+    if caller_environment:
+        extras += os.environ.get("PYTHONPATH", "").split(os.pathsep)
+    for extra in extras:
+        if extra and Path(extra).is_dir():
+            paths.add(Path(extra).resolve())
     for package in ("bots", "protocols"):
         spec = importlib.util.find_spec(package)
         for location in (spec.submodule_search_locations or []) if spec else []:
@@ -210,7 +219,9 @@ class Confinement:
             return
 
     def environment(self, extra: Mapping[str, str] | None) -> dict[str, str]:
-        """The minimal environment a bot starts with, plus any extras."""
+        """The environment a bot starts with (see `IsolationSettings.environment`), plus any
+        extras."""
+        settings = self.isolation.settings
         home = str(SANDBOX_HOME if self.sandboxed else self.scratch)
         env = {
             "PATH": os.environ.get("PATH", "/usr/local/bin:/usr/bin:/bin"),
@@ -220,6 +231,12 @@ class Confinement:
             "PYTHONUNBUFFERED": "1",
             "PYTHONDONTWRITEBYTECODE": "1",
         }
+        if settings.environment == "caller":
+            own_home = not self.sandboxed and self.uid is None  # the caller's HOME is usable
+            env = {**os.environ, **({} if own_home else {"HOME": home, "TMPDIR": home})}
+        env.update(
+            {name: os.environ[name] for name in settings.pass_variables if name in os.environ}
+        )
         env.update(extra or {})
         return env
 
@@ -259,7 +276,7 @@ class Confinement:
             self.isolation.bwrap or "bwrap",
             cwd=cwd,
             own=own_directories(argv, cwd, executable),
-            public=public_directories(),
+            public=public_directories(self.isolation.settings.environment == "caller"),
             peers=peers,
             writable=self.isolation.settings.writable_dir,
             tmp_mb=self.limits.tmp_mb,

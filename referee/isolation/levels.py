@@ -21,6 +21,7 @@ import os
 from dataclasses import dataclass
 from enum import StrEnum
 from functools import cache
+from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
@@ -61,6 +62,16 @@ class IsolationSettings(BaseModel):
 
     level: str = Field(AUTO, description="auto, basic, or features joined by '+'")
     writable_dir: bool = Field(False, description="sandbox: the bot may write its own directory")
+    # The environment a bot starts with. `minimal`: PATH, HOME and TMPDIR of its own, LANG and
+    # Python's unbuffered output, plus the variables named in `pass_variables`. `caller`: the
+    # referee's own environment, as the course referee gives it (HOME and TMPDIR stay the
+    # bot's private ones where the caller's cannot be used: in the sandbox, or under a user of
+    # its own). Either way, in the sandbox the caller's user site-packages and active
+    # virtualenv are visible read-only, so libraries installed for the bot are found.
+    environment: Literal["minimal", "caller"] = "minimal"
+    pass_variables: list[str] = Field(
+        default_factory=list, description="variables of the referee's environment bots also get"
+    )
     uid_base: int = Field(DEFAULT_UID_BASE, ge=1000, description="users: first bot user id")
     uid_count: int = Field(DEFAULT_UID_COUNT, ge=2, description="users: how many bot user ids")
 

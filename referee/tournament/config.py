@@ -124,8 +124,9 @@ class LoadedConfig:
         return PlayerSpec(name=name, command=command, cwd=cwd.resolve(), limits=player.limits)
 
 
-def load_config(path: Path) -> LoadedConfig:
+def load_config(path: str | os.PathLike[str]) -> LoadedConfig:
     """Read and validate a tournament config; raise `ConfigError` naming file, line and field."""
+    path = Path(path)  # a str is as good as a Path
     try:
         text = path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:

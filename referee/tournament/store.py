@@ -263,16 +263,18 @@ def _reason_and_ending(stored: str | None) -> tuple[Reason | None, str | None]:
     return Reason.GAME_ENDING, stored
 
 
-def open_view(directory: Path) -> StoreView:
+def open_view(directory: str | os.PathLike[str]) -> StoreView:
     """Open a tournament directory's store read-only, checking the file as `open_store` does."""
+    directory = Path(directory)  # a str is as good as a Path
     path = directory / STORE_NAME
     if not path.is_file():
         raise StoreError(f"{directory}: no tournament store ({STORE_NAME}) here")
     return StoreView(_open_checked(path, writer=False), directory)
 
 
-def open_store(directory: Path) -> Store:
+def open_store(directory: str | os.PathLike[str]) -> Store:
     """Open (creating if needed) the store for writing; one writer per directory at a time."""
+    directory = Path(directory)  # a str is as good as a Path
     (directory / RECORDS_DIR).mkdir(parents=True, exist_ok=True)
     lock_fd = _lock(directory)
     try:

@@ -59,6 +59,7 @@ class FakePlayer:
         self.last_cpu_ms: float | None = None
         self.isolation_level: str | None = None  # no confinement at all
         self.heard: list[str] = []  # every line the referee wrote to it, in order
+        self.unasked: list[str] = []  # lines it wrote when not asked, as BotProcess keeps them
         self._outbox, self._inbox = trio.open_memory_channel[str](math.inf)
         self._returncode: int | None = None
         self._ended = trio.Event()
@@ -110,12 +111,12 @@ class FakePlayer:
 
     def arrived(self, line: str) -> None:
         """A line the program wrote, judged the moment it arrives."""
-        if self._closing:
-            return
-        if self._asked and self._reply is None:
+        if self._asked and self._reply is None and not self._closing:
             self._reply = line
             self._reply_event.set()
-        else:
+            return
+        self.unasked.append(line)
+        if not self._closing:
             self._set_fault(
                 BotFault(Reason.OUT_OF_TURN, "wrote a line when it was not its turn", line)
             )
@@ -137,7 +138,8 @@ class FakePlayer:
                 await self._ended.wait()
         killed = self._returncode is None
         program_scope.cancel()
-        self.exit = BotExit(KILLED if killed else self._returncode, killed, "", 0)
+        code = KILLED if killed else self._returncode
+        self.exit = BotExit(code, killed, "", 0, tuple(self.unasked))
         return self.exit
 
     # -- as `BotProcess` does ----------------------------------------------------------------------

@@ -301,8 +301,9 @@ async def test_a_second_line_right_after_a_move_is_out_of_turn(
         return 0
 
     record, _ = await play(chatty, plays(ORANGE_MOVES), settings_of())
-    # The answer is not played: the line that followed it loses the game first.
-    assert verdict_of(record) == (Side.ORANGE, Reason.OUT_OF_TURN, 0)
+    # The answer is judged and played first; the move did not end the game, so the line that
+    # followed it is out of turn and loses.
+    assert verdict_of(record) == (Side.ORANGE, Reason.OUT_OF_TURN, 1)
     assert record.result is not None and record.result.loser_line == "and another thing"
 
 
@@ -339,3 +340,63 @@ async def test_the_header_holds_the_time_control_of_the_settings(
         "clock_increment": 1.0,
     }
     assert type(read_record(tmp_path / "game.jsonl").header.time_control) is TimeControl
+
+
+# -- what follows a move: judged after the move, and never after a game-ending one ------------
+
+
+def then_says(moves: list[str], after: str, *, at_end_only: bool = True) -> Program:
+    """Plays `moves`; right after its last one (or after every one) it also writes `after`."""
+
+    async def program(bot: BotEnd) -> int:
+        line = await bot.hear()
+        if line == "orange":
+            line = await bot.hear()
+        for number, move in enumerate(moves):
+            if line in ("END", ""):
+                return 0
+            bot.say(move)
+            if not at_end_only or number == len(moves) - 1:
+                bot.say(after)
+            line = await bot.hear()
+        while line not in ("END", ""):
+            line = await bot.hear()
+        return 0
+
+    return program
+
+
+async def test_a_message_after_the_drawing_move_is_kept_not_judged(
+    autojump_clock: trio.testing.MockClock, tmp_path: Path
+) -> None:
+    # Orange's tenth move is the 20th quiet ply: a draw. It then prints a message at once.
+    orange = then_says(ORANGE_MOVES, "Draw_game!")
+    record, _ = await play(plays(BLUE_MOVES), orange, settings_of(), tmp_path)
+    assert verdict_of(record) == (None, Reason.NO_CAPTURE_LIMIT, 20)
+    assert record.plies[-1].move == ORANGE_MOVES[-1]  # the final move is recorded
+    assert record.result is not None
+    assert record.result.bots[Side.ORANGE].unasked == ["Draw_game!"]
+
+
+async def test_a_message_after_an_ordinary_move_is_out_of_turn(
+    autojump_clock: trio.testing.MockClock,
+) -> None:
+    orange = then_says(ORANGE_MOVES, "thinking...", at_end_only=False)
+    record, _ = await play(plays(BLUE_MOVES), orange, settings_of())
+    assert verdict_of(record) == (Side.BLUE, Reason.OUT_OF_TURN, 2)
+    assert record.result is not None and record.result.loser_line == "thinking..."
+
+
+async def test_a_debug_line_before_the_move_is_named_in_the_verdict(
+    autojump_clock: trio.testing.MockClock,
+) -> None:
+    async def debugging(bot: BotEnd) -> int:
+        await bot.hear()
+        bot.say("depth 3 score=12")
+        bot.say(BLUE_MOVES[0])
+        await trio.sleep_forever()
+        return 0
+
+    record, _ = await play(debugging, plays(ORANGE_MOVES), settings_of())
+    assert verdict_of(record) == (Side.ORANGE, Reason.BAD_SYNTAX, 0)
+    assert record.result is not None and record.result.loser_line == "depth 3 score=12"
