@@ -22,8 +22,9 @@ from protocols import UnknownGame, canonical_name
 from referee.commands import EXIT_OK, EXIT_USAGE
 from referee.tournament.audit import NO_CHAIN, GameAudit, audit_game
 from referee.tournament.config import ConfigError, LoadedConfig, load_config
+from referee.tournament.events import TournamentFinished
 from referee.tournament.report import build_report
-from referee.tournament.session import WebView, exit_code, play_tournament
+from referee.tournament.session import WebView, exit_code, open_tournament, play_tournament
 from referee.tournament.store import GameRow, GameState, StoreError, StoreView, open_view
 from referee.tournament.template import discover_bots, example_config
 from referee.views.tournament import print_report
@@ -57,7 +58,21 @@ def register(commands: Any) -> None:
         help="serve the live dashboard while the tournament runs (see --port, --host)",
     )
     add_server_arguments(run)
+    run.add_argument(
+        "--allow-broken",
+        action="store_true",
+        help="play even if some bots cannot start (their games are lost); default: refuse",
+    )
     run.set_defaults(run=run_run)
+    replay = sub.add_parser(
+        "replay",
+        help="play a player's games again (after fixing its command); the old ones are archived",
+    )
+    replay.add_argument("config", type=Path)
+    replay.add_argument("--player", required=True, help="the player whose games to play again")
+    replay.add_argument("-j", "--concurrency", type=int, default=None, help="games at once")
+    replay.add_argument("-q", "--quiet", action="store_true", help="no live display")
+    replay.set_defaults(run=run_replay)
     results = sub.add_parser("results", help="standings, ratings and games of a tournament")
     results.add_argument("config", type=Path, help="the config, or the tournament's directory")
     results.add_argument("-f", "--format", choices=["table", "csv", "json"], default="table")
@@ -116,13 +131,49 @@ def run_run(args: argparse.Namespace, out: Console, err: Console) -> int:
             err.print(f"referee: {exc}; choose another with --port", markup=False)
             return EXIT_USAGE
     final = play_tournament(
-        loaded, err, concurrency=args.concurrency, quiet=args.quiet, events=args.events, web=web
+        loaded,
+        err,
+        concurrency=args.concurrency,
+        quiet=args.quiet,
+        events=args.events,
+        web=web,
+        allow_broken=args.allow_broken,
     )
+    return finish_run(final, loaded, err, args.quiet)
+
+
+def finish_run(
+    final: TournamentFinished | None, loaded: LoadedConfig, err: Console, quiet: bool
+) -> int:
     if final is None:
         return EXIT_USAGE
-    if not args.quiet:
+    if not quiet:
         print_where(err, loaded)
     return exit_code(final)
+
+
+def run_replay(args: argparse.Namespace, out: Console, err: Console) -> int:
+    try:
+        loaded = load_config(args.config)
+        if args.player not in loaded.config.player_names:
+            known = ", ".join(loaded.config.player_names)
+            raise ConfigError(f"{loaded.path}: no player {args.player!r} (players: {known})")
+        store, _ = open_tournament(loaded)
+    except (ConfigError, StoreError) as exc:
+        err.print(str(exc), markup=False, highlight=False)
+        return EXIT_USAGE
+    try:
+        numbers = store.set_aside(args.player)
+    finally:
+        store.close()
+    err.print(
+        f"{args.player}: {len(numbers)} played games set aside (their records stay in "
+        f"{loaded.directory / 'games'}); playing them again",
+        markup=False,
+        highlight=False,
+    )
+    final = play_tournament(loaded, err, concurrency=args.concurrency, quiet=args.quiet)
+    return finish_run(final, loaded, err, args.quiet)
 
 
 def print_where(err: Console, loaded: LoadedConfig) -> None:

@@ -15,13 +15,14 @@ import trio
 from rich.console import Console
 
 from referee import EXIT_INTERRUPTED, EXIT_OK, EXIT_VOID
-from referee.isolation import IsolationUnavailable, choose, describe
+from referee.isolation import Isolation, IsolationUnavailable, choose, describe
 from referee.records import utc_now
 from referee.tournament.config import LoadedConfig
 from referee.tournament.events import Event, TournamentFinished
+from referee.tournament.preflight import check_bots
 from referee.tournament.runner import PlayGame, Runner, play_match
 from referee.tournament.schedule import ScheduledGame, make_schedule
-from referee.tournament.store import Store, StoreError, TournamentInfo, open_store
+from referee.tournament.store import GameState, Store, StoreError, TournamentInfo, open_store
 from referee.views.tournament_live import LiveDisplay
 
 
@@ -89,12 +90,16 @@ def play_tournament(
     quiet: bool = False,
     events: bool = False,
     web: WebView | None = None,
+    allow_broken: bool = False,
 ) -> TournamentFinished | None:
     """Play or resume one tournament with the live display (and, with `web`, the live web
     dashboard for as long as it runs); None if it could not start.
 
     The first line it prints is the isolation level the bots will run under; a level this
     machine cannot give stops it here, before any game, saying why and what would provide it.
+    Every bot with games still to play is then started once (`preflight.py`); a bot that cannot
+    start stops the run here too, named with the reason, unless `allow_broken` says to score its
+    games as losses.
     """
     try:
         isolation = choose(loaded.config.match_settings().isolation)
@@ -109,7 +114,9 @@ def play_tournament(
         return None
     emit: Callable[[Event], None] = print_event if events else (lambda event: None)
 
-    async def main() -> TournamentFinished:
+    async def main() -> TournamentFinished | None:
+        if not await _bots_start(loaded, store, isolation, err, concurrency, allow_broken):
+            return None
         async with trio.open_nursery() as nursery:
             play: PlayGame = play_match
             on_event = emit
@@ -127,6 +134,41 @@ def play_tournament(
         return trio.run(main)
     finally:
         store.close()
+
+
+async def _bots_start(
+    loaded: LoadedConfig,
+    store: Store,
+    isolation: Isolation,
+    err: Console,
+    concurrency: int | None,
+    allow_broken: bool,
+) -> bool:
+    """Start every bot that still has games once; False if one cannot and that stops the run."""
+    waiting = {g.blue for g in store.games() if g.state is not GameState.FINISHED}
+    waiting |= {g.orange for g in store.games() if g.state is not GameState.FINISHED}
+    names = [name for name in loaded.config.player_names if name in waiting]
+    if not names:
+        return True
+    players = [loaded.player_spec(name, 0) for name in names]
+    limit = concurrency or loaded.config.effective_concurrency()
+    with err.status(f"starting each of {len(players)} bots once..."):
+        checks = await check_bots(players, loaded.config.match_settings(), isolation, limit)
+    broken = [c for c in checks if c.broken]
+    for check in checks:
+        if check.problem is not None:
+            what = "the machine failed" if check.machine_failed else "cannot start"
+            err.print(f"{check.name}: {what}: {check.problem}", markup=False, highlight=False)
+    if broken and not allow_broken:
+        names_text = ", ".join(c.name for c in broken)
+        err.print(
+            f"referee: not starting the tournament: {names_text} cannot start. Fix the command in "
+            f"{loaded.path} and run again, or add --allow-broken to score their games as losses.",
+            markup=False,
+            highlight=False,
+        )
+        return False
+    return True
 
 
 async def _serve_dashboard(

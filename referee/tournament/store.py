@@ -459,6 +459,24 @@ class Store(StoreView):
             self._log_attempt(number, attempt, state.value, result.why, result.detail, record)
         return state
 
+    def set_aside(self, player: str) -> list[int]:
+        """`player`'s played games go back to `pending`, to be played again (after its command
+        was fixed). Their attempts stay in the archive (`attempts`, and the record files): the
+        next attempt of each game gets a record of its own. Returns the games' numbers."""
+        with self.db:
+            rows = self.db.execute(
+                "SELECT number FROM games WHERE (blue = ? OR orange = ?)"
+                " AND state IN ('finished', 'void') ORDER BY number",
+                (player, player),
+            ).fetchall()
+            numbers = [r[0] for r in rows]
+            self.db.executemany(
+                "UPDATE games SET state = 'pending', voids = 0, winner = NULL, reason = NULL,"
+                " detail = NULL, plies = NULL, finished_at = NULL, chain = NULL WHERE number = ?",
+                [(n,) for n in numbers],
+            )
+        return numbers
+
     def release(self, number: int, attempt: int) -> None:
         """An attempt cut short by Ctrl-C: the game goes back to `pending` for the next run."""
         with self.db:

@@ -1,0 +1,73 @@
+"""Before a tournament's first game: start every bot once, so that a bot that cannot start (a typo
+in its command, a missing library) is named at once instead of silently losing every game.
+
+Each bot is started exactly as in a game (same isolation, limits and folder), told it plays blue,
+and given the time of a first move (start-up allowance, move limit, grace) to answer with one
+line. What it answers is not judged: a bot that answers, or that is merely slow, can start. A
+bot that cannot be started, exits or closes its output before answering cannot, and the verdict
+says why (with its last words on stderr). A machine that fails to start a bot says nothing
+about the bot: that is reported apart.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import trio
+
+from protocols.base import Reason, Side
+from referee.bot import BotFault, BotInfrastructureError
+from referee.isolation import Isolation
+from referee.match import MatchSettings, PlayerSpec, open_bot_player
+
+
+@dataclass(frozen=True)
+class StartCheck:
+    """How one bot's trial start went: `problem` is None when it started."""
+
+    name: str
+    problem: str | None = None
+    machine_failed: bool = False  # the machine, not the bot, failed to start it
+
+    @property
+    def broken(self) -> bool:
+        return self.problem is not None and not self.machine_failed
+
+
+async def check_bots(
+    players: Sequence[PlayerSpec],
+    settings: MatchSettings,
+    isolation: Isolation,
+    concurrency: int,
+) -> list[StartCheck]:
+    """Start each bot once, `concurrency` at a time; the checks in the players' order."""
+    limiter = trio.CapacityLimiter(max(1, concurrency))
+    found: dict[str, StartCheck] = {}
+
+    async def one(player: PlayerSpec) -> None:
+        async with limiter:
+            found[player.name] = await check_bot(player, settings, isolation)
+
+    async with trio.open_nursery() as nursery:
+        for player in players:
+            nursery.start_soon(one, player)
+    return [found[p.name] for p in players]
+
+
+async def check_bot(
+    player: PlayerSpec, settings: MatchSettings, isolation: Isolation
+) -> StartCheck:
+    """Start one bot as blue and wait for its first line (or its failure)."""
+    budget = settings.startup_allowance + settings.move_timeout + settings.grace
+    trial = settings.model_copy(update={"exit_grace": 0.2, "freeze": False})
+    try:
+        async with open_bot_player(player, player, trial, isolation, lambda bot: None) as bot:
+            await bot.ask(Side.BLUE.value, trio.current_time() + budget)
+    except BotInfrastructureError as exc:
+        return StartCheck(player.name, f"the machine could not start it: {exc.detail}", True)
+    except BotFault as fault:
+        if fault.reason in (Reason.TIMEOUT, Reason.OUT_OF_TURN):
+            return StartCheck(player.name)  # it runs: slow or chatty is for the games to judge
+        return StartCheck(player.name, fault.detail)
+    return StartCheck(player.name)
