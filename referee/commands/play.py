@@ -47,6 +47,16 @@ def add_play_arguments(parser: argparse.ArgumentParser) -> None:
         "--startup", type=float, default=5.0, help="extra seconds on each first move (5)"
     )
     parser.add_argument("--seed", type=int, default=None, help="seed for the colour draw")
+    parser.add_argument("--name1", default="player1", help="the first player's name (player1)")
+    parser.add_argument("--name2", default="player2", help="the second player's name (player2)")
+    parser.add_argument(
+        "--clock",
+        type=parse_clock,
+        default=None,
+        metavar="TOTAL[+INC]",
+        help="a game clock instead of the per-move limit: seconds per side for the game, plus "
+        "seconds added after each move, e.g. 300+2",
+    )
     parser.add_argument(
         "--isolation",
         default="auto",
@@ -80,6 +90,17 @@ def add_play_arguments(parser: argparse.ArgumentParser) -> None:
         metavar="KEY=VALUE",
         help="a game option, e.g. -o size=9 (repeatable)",
     )
+
+
+def parse_clock(text: str) -> tuple[float, float]:
+    """`300+2` -> (300.0, 2.0); `300` -> (300.0, 0.0)."""
+    total, _, increment = text.partition("+")
+    try:
+        return float(total), float(increment or 0)
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"not a clock: {text!r} (seconds per side, plus seconds per move: e.g. 300+2)"
+        ) from None
 
 
 def register(commands: Any) -> None:
@@ -133,6 +154,8 @@ def run_play(args: argparse.Namespace, out: Console, err: Console) -> int:
             startup_allowance=args.startup,
             random_assignment=args.random_assignment,
             freeze=args.freeze,
+            clock_total=args.clock[0] if args.clock else None,
+            clock_increment=args.clock[1] if args.clock else 0.0,
             # As under the course referee: bots write beside their own files, and get the
             # caller's environment (its virtualenv, PYTHONPATH, libraries installed with --user).
             isolation=IsolationSettings(
@@ -149,8 +172,8 @@ def run_play(args: argparse.Namespace, out: Console, err: Console) -> int:
     seed = args.seed if args.seed is not None else random.randrange(2**31)
     record_path = args.record or default_record_path(game_name)
     players = [
-        PlayerSpec(name=f"player{i}", command=resolve_command(cmd, game_name, options))
-        for i, cmd in ((1, args.player1), (2, args.player2))
+        PlayerSpec(name=name, command=resolve_command(cmd, game_name, options))
+        for name, cmd in ((args.name1, args.player1), (args.name2, args.player2))
     ]
 
     def listener(line: Header | Ply | Result) -> None:

@@ -113,6 +113,10 @@ def play_tournament(
         err.print(f"referee: {exc}", markup=False, highlight=False)
         return None
     emit: Callable[[Event], None] = print_event if events else (lambda event: None)
+    done = sum(g.state is GameState.FINISHED for g in store.games())
+    if done:
+        total = len(store.games())
+        err.print(f"resuming: {done}/{total} games done", markup=False, highlight=False)
 
     async def main() -> TournamentFinished | None:
         if not await _bots_start(loaded, store, isolation, err, concurrency, allow_broken):
@@ -131,9 +135,16 @@ def play_tournament(
         return final
 
     try:
-        return trio.run(main)
+        final = trio.run(main)
     finally:
         store.close()
+    if final is not None and final.interrupted:
+        err.print(
+            f"interrupted after {final.finished} finished games: run the same command to resume",
+            markup=False,
+            highlight=False,
+        )
+    return final
 
 
 async def _bots_start(

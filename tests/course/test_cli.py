@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from protocols.base import Reason
+from protocols.base import Reason, Side
 from referee.records import read_record
 from referee.verify import verify_record
 from tests.commandline import referee
@@ -146,3 +146,19 @@ def test_killed_referee_leaves_every_played_move_on_disk(tmp_path: Path) -> None
     assert record.result is None
     assert len(record.plies) >= 6
     assert verify_record(record).ok
+
+
+def test_play_names_players_and_takes_a_game_clock(tmp_path: Path) -> None:
+    record = tmp_path / "named.jsonl"
+    done = referee(
+        "play", "alak", "-o", "size=5", "-p1", "builtin:random", "-p2", "builtin:random",
+        "--name1", "ann", "--name2", "ben", "--clock", "30+1.5", "--no-random-assignment",
+        "--record", str(record), cwd=tmp_path,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    header = read_record(record).header
+    assert {p.name for p in header.players.values()} == {"ann", "ben"}
+    assert header.players[Side.BLUE].name == "ann"
+    assert (header.time_control.clock_total, header.time_control.clock_increment) == (30.0, 1.5)
+    bad = referee("play", "alak", "-p1", "a", "-p2", "b", "--clock", "x+1", cwd=tmp_path)
+    assert bad.returncode == 2 and "not a clock: 'x+1'" in bad.stderr
