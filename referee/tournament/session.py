@@ -19,6 +19,7 @@ from referee.isolation import Isolation, IsolationUnavailable, choose, describe
 from referee.records import utc_now
 from referee.tournament.config import LoadedConfig
 from referee.tournament.events import Event, TournamentFinished
+from referee.tournament.growth import added_games
 from referee.tournament.preflight import check_bots
 from referee.tournament.runner import PlayGame, Runner, play_match
 from referee.tournament.schedule import ScheduledGame, make_schedule
@@ -47,7 +48,7 @@ def open_tournament(loaded: LoadedConfig) -> tuple[Store, list[ScheduledGame]]:
             rows = [(g.number, g.round, g.blue, g.orange, g.seed) for g in schedule]
             store.create(info, config.player_names, rows)
         else:
-            _check_unchanged(loaded, store, schedule)
+            _grow_or_check(loaded, store, schedule)
             store.update_config(config.model_dump(mode="json"))
     except BaseException:
         store.close()
@@ -55,11 +56,22 @@ def open_tournament(loaded: LoadedConfig) -> tuple[Store, list[ScheduledGame]]:
     return store, schedule
 
 
+def _grow_or_check(loaded: LoadedConfig, store: Store, schedule: list[ScheduledGame]) -> None:
+    """Add the new games of a tournament that only grew; else check nothing changed."""
+    stored, wanted = store.info().schedule_key, loaded.config.schedule_key()
+    added = added_games(stored, wanted, store.games(), schedule)
+    if added is None:
+        _check_unchanged(loaded, store, schedule)
+        return
+    rows = [(g.number, g.round, g.blue, g.orange, g.seed) for g in added]
+    store.grow(loaded.config.player_names, rows, wanted)
+
+
 def _check_unchanged(loaded: LoadedConfig, store: Store, schedule: list[ScheduledGame]) -> None:
     stored = store.info().schedule_key
     wanted = loaded.config.schedule_key()
     changed = [key for key in wanted if stored.get(key) != wanted[key]]
-    if not changed:
+    if not changed and not store.grown():  # a grown schedule is in the order it grew
         rows = [(g.number, g.blue, g.orange, g.seed) for g in store.games()]
         if rows != [(g.number, g.blue, g.orange, g.seed) for g in schedule]:
             changed = ["the schedule itself (made by another version of the referee)"]
@@ -70,7 +82,8 @@ def _check_unchanged(loaded: LoadedConfig, store: Store, schedule: list[Schedule
         raise ScheduleChanged(
             f"{loaded.path}: the config changes the schedule of the tournament in "
             f"{loaded.directory} ({details or changed[0]}). Put the old values back to resume it, "
-            "or set another `directory` to start a new tournament."
+            "or set another `directory` to start a new tournament (adding players or games "
+            "per pairing is fine: the games played are kept)."
         )
 
 

@@ -459,6 +459,30 @@ class Store(StoreView):
             self._log_attempt(number, attempt, state.value, result.why, result.detail, record)
         return state
 
+    def grow(
+        self, players: list[str], games: Iterable[ScheduleRow], schedule_key: dict[str, Any]
+    ) -> None:
+        """Add players (those not yet in the store) and games, and keep the new schedule key:
+        the tournament grew (see `growth.py`). One transaction."""
+        known = set(self.players())
+        with self.db:
+            (count,) = self.db.execute("SELECT COUNT(*) FROM players").fetchone()
+            new = [name for name in players if name not in known]
+            self.db.executemany("INSERT INTO players VALUES (?, ?)", enumerate(new, start=count))
+            self.db.executemany(
+                "INSERT INTO games (number, round, blue, orange, seed) VALUES (?, ?, ?, ?, ?)",
+                games,
+            )
+            self.db.execute(
+                "UPDATE meta SET value = ? WHERE key = 'schedule_key'", (json.dumps(schedule_key),)
+            )
+            self.db.execute("INSERT OR REPLACE INTO meta VALUES ('grown', '1')")
+
+    def grown(self) -> bool:
+        """Whether games were added to the first schedule (then it is no longer one piece)."""
+        found = self.db.execute("SELECT value FROM meta WHERE key = 'grown'").fetchone()
+        return found is not None
+
     def set_aside(self, player: str) -> list[int]:
         """`player`'s played games go back to `pending`, to be played again (after its command
         was fixed). Their attempts stay in the archive (`attempts`, and the record files): the
