@@ -280,43 +280,33 @@ async def test_memory_hog(arena: Arena) -> None:
     arena.assert_nothing_left()
 
 
-async def test_disk_filler(arena: Arena) -> None:
-    hostile = arena.hostile("""
+@pytest.mark.parametrize(
+    ("files", "megabytes", "limit", "error"),
+    [
+        # One big file passes the file size limit (8 MB).
+        (1, 1024, "hit the file size limit (8 MB)", "File too large"),
+        # Many files under the file size limit pass, together, the 32 MB of the bot's private
+        # space, which is bounded as a whole.
+        (64, 7, "hit the disk limit (32 MB in its private /tmp and HOME)", "No space left"),
+    ],
+    ids=["one-big-file", "many-small-files"],
+)
+async def test_disk_filler(
+    arena: Arena, files: int, megabytes: int, limit: str, error: str
+) -> None:
+    hostile = arena.hostile(f"""
         start(); hear()
-        with open(os.path.join(os.environ["TMPDIR"], "fill"), "wb") as f:
-            for _ in range(1024):
-                f.write(b"x" * (1 << 20)); f.flush()
-        say(MOVES.pop(0))
-    """)
-    record = await arena.play(hostile, arena.opponent())
-    assert verdict(record) == (ORANGE, Reason.RESOURCE_LIMIT)
-    assert record.result is not None
-    assert record.result.detail == (
-        "blue: closed its output: exited with code 1: hit the file size limit (8 MB)"
-    )
-    assert "File too large" in record.result.bots[BLUE].stderr_tail
-    arena.assert_nothing_left()
-
-
-async def test_disk_filler_with_many_small_files(arena: Arena) -> None:
-    # Each file stays under the file size limit (8 MB); together they pass the 32 MB of the
-    # bot's private space, which is bounded as a whole.
-    hostile = arena.hostile("""
-        start(); hear()
-        for n in range(64):
-            with open(os.path.join(os.environ["TMPDIR"], f"fill{n}"), "wb") as f:
-                for _ in range(7):
+        for n in range({files}):
+            with open(os.path.join(os.environ["TMPDIR"], f"fill{{n}}"), "wb") as f:
+                for _ in range({megabytes}):
                     f.write(b"x" * (1 << 20)); f.flush()
         say(MOVES.pop(0))
     """)
     record = await arena.play(hostile, arena.opponent())
     assert verdict(record) == (ORANGE, Reason.RESOURCE_LIMIT)
     assert record.result is not None
-    assert record.result.detail == (
-        "blue: closed its output: exited with code 1: "
-        "hit the disk limit (32 MB in its private /tmp and HOME)"
-    )
-    assert "No space left on device" in record.result.bots[BLUE].stderr_tail
+    assert record.result.detail == f"blue: closed its output: exited with code 1: {limit}"
+    assert error in record.result.bots[BLUE].stderr_tail
     arena.assert_nothing_left()
 
 
