@@ -1,15 +1,29 @@
-# The referee in a container: `docker build -t referee .` then
-# `docker run --rm referee play lasker-morris -p1 builtin:random -p2 builtin:random`.
+# The referee in a container. Build: `docker build -t referee .`
+# Play:   docker run --rm referee play lasker-morris -p1 builtin:random -p2 builtin:random
+# Data:   records and tournament stores go to /data: mount a folder there to keep them,
+#         docker run --rm -v "$PWD:/data" referee tournament run tournament.toml
+# Web:    the server listens on every interface inside the container (REFEREE_WEB_HOST), so
+#         docker run --rm -p 8000:8000 -v "$PWD:/data" referee serve
+#         is reachable at http://localhost:8000/ from the host.
+# Containment: bubblewrap is installed, but Docker's default seccomp profile refuses the
+# namespaces it needs; `--security-opt seccomp=unconfined` lets the sandbox level work, and
+# every run names on its first line the isolation level its bots actually get.
 FROM python:3.11-slim
 
-ENV PYTHONDONTWRITEBYTECODE=1 PYTHONUNBUFFERED=1
+ENV PYTHONDONTWRITEBYTECODE=1 PYTHONUNBUFFERED=1 REFEREE_WEB_HOST=0.0.0.0
+RUN apt-get update \
+    && apt-get install -y --no-install-recommends bubblewrap \
+    && rm -rf /var/lib/apt/lists/*
 WORKDIR /app
 COPY pyproject.toml README.md ./
 COPY protocols ./protocols
 COPY referee ./referee
 COPY bots ./bots
-RUN pip install --no-cache-dir . && useradd --create-home referee
+RUN pip install --no-cache-dir . && useradd --create-home referee \
+    && mkdir /data && chown referee:referee /data
 USER referee
-WORKDIR /home/referee
+VOLUME /data
+WORKDIR /data
+EXPOSE 8000
 ENTRYPOINT ["referee"]
 CMD ["--help"]

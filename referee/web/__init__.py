@@ -6,8 +6,11 @@ holds the page, the shared player and one SVG renderer per game (plain JavaScrip
 """
 
 import argparse
+import os
 
-DEFAULT_HOST = "127.0.0.1"  # this machine only
+# This machine only, unless REFEREE_WEB_HOST says otherwise (the container image listens on every
+# interface of the container, which `docker run -p` then publishes).
+DEFAULT_HOST = os.environ.get("REFEREE_WEB_HOST", "127.0.0.1")
 DEFAULT_PORT = 8000  # the course referee's
 
 
@@ -19,7 +22,8 @@ def add_server_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--host",
         default=DEFAULT_HOST,
-        help=f"address to listen on ({DEFAULT_HOST}: this machine only)",
+        help=f"address to listen on ({DEFAULT_HOST}"
+        + (": this machine only)" if DEFAULT_HOST == "127.0.0.1" else ", from REFEREE_WEB_HOST)"),
     )
 
 
