@@ -9,7 +9,6 @@ every game was played cleanly, 1 otherwise (2: usage error, 130: interrupted).
 from __future__ import annotations
 
 import argparse
-from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -29,11 +28,13 @@ from referee.course.check import (
     CheckReport,
     Finding,
     describe_settings,
+    new_record_dir,
     run_check,
     spread,
 )
 from referee.isolation.levels import IsolationSettings, IsolationUnavailable, choose, describe
 from referee.match import MatchSettings
+from referee.views.console import wrapped
 
 EXIT_PROBLEMS = 1
 
@@ -57,8 +58,12 @@ def register(commands: Any) -> None:
     parser.add_argument(
         "--isolation", default="auto", help="auto (default), basic, or e.g. sandbox+cgroup"
     )
-    parser.add_argument("--opponent", default=DEFAULT_OPPONENT, help="the built-in opponent")
-    parser.add_argument("--seed", type=int, default=1, help="seed of the opponent's games (1)")
+    parser.add_argument(
+        "--opponent",
+        default=DEFAULT_OPPONENT,
+        help="a built-in bot (random, greedy, search, perfect; default random) or a command",
+    )
+    parser.add_argument("--seed", type=int, default=1, help="seed of a built-in opponent (1)")
     parser.add_argument("--records", type=Path, default=None, help="directory for the records")
     parser.set_defaults(run=run_check_command)
 
@@ -78,8 +83,11 @@ def run_check_command(args: argparse.Namespace, out: Console, err: Console) -> i
     except (UnknownGame, ValueError, ValidationError, IsolationUnavailable) as exc:
         err.print(f"[red]referee check: {exc}[/red]")
         return EXIT_USAGE
-    stamp = datetime.now().strftime("%Y%m%d-%H%M%S")
-    record_dir = args.records or Path("referee-games") / f"check-{game}-{stamp}"
+    try:
+        record_dir: Path = args.records or new_record_dir(game)
+    except OSError as exc:
+        err.print(f"referee check: cannot create the records folder: {exc}", markup=False)
+        return EXIT_USAGE
     out.print(describe(isolation), markup=False, highlight=False)
     out.print(Text("referee check", style="bold underline"))
     out.print(heading(args.command, game, args.games, isolation.name, settings))
@@ -175,9 +183,10 @@ def times_table(report: CheckReport) -> Table:
 
 
 def finding_panel(finding: Finding) -> Panel:
-    parts: list[Any] = [Text(finding.detail), Text("hint: " + finding.hint, style="yellow")]
+    # Every sentence whole, at any width: a student may read the report in a CI log.
+    parts = [wrapped(Text(finding.detail)), wrapped(Text("hint: " + finding.hint, style="yellow"))]
     if finding.position:
-        parts.insert(1, Text(finding.position, style="cyan"))
+        parts.insert(1, wrapped(Text(finding.position, style="cyan")))
     return Panel(Group(*parts), title=f"game {finding.game}: {finding.title}", expand=False)
 
 

@@ -20,7 +20,7 @@ from rich.console import Console
 from referee.commands import EXIT_OK, EXIT_USAGE
 from referee.records import EditedRecord, RecordError
 from referee.replay import Replay, load_replay
-from referee.views.console import replay_frame
+from referee.views.console import has_colour, replay_frame
 from referee.views.html_export import replay_html
 
 EXIT_MISMATCH = 1
@@ -75,7 +75,7 @@ def run_replay(args: argparse.Namespace, out: Console, err: Console) -> int:
         if not 0 <= args.ply < len(replay.frames):
             err.print(f"[red]referee replay: --ply must be 0..{len(replay.frames) - 1}[/red]")
             return EXIT_USAGE
-        out.print(replay_frame(replay, args.ply, out.width))
+        out.print(replay_frame(replay, args.ply, out.width, has_colour(out)))
         return code
     show(out, replay, args)
     print_verification(err, replay)
@@ -92,7 +92,7 @@ def show(out: Console, replay: Replay, args: argparse.Namespace) -> None:
     elif args.animate:
         run_animation(out, replay, 0, args.speed)
     else:
-        out.print(replay_frame(replay, len(replay.frames) - 1, out.width))
+        out.print(replay_frame(replay, len(replay.frames) - 1, out.width, has_colour(out)))
 
 
 def print_verification(console: Console, replay: Replay) -> None:

@@ -11,6 +11,7 @@ from __future__ import annotations
 import statistics
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -18,14 +19,17 @@ import trio
 
 from protocols import get_game
 from protocols.base import Reason, Side
-from referee.bot import BotFault, BotInfrastructureError, open_bot
+from referee.bot import FLUSH_HINT, BotFault, BotInfrastructureError, open_bot
 from referee.isolation.levels import choose
-from referee.match import Match, MatchSettings, PlayerSpec, resolve_command
+from referee.match import BUILTIN_PREFIX, Match, MatchSettings, PlayerSpec, resolve_command
 from referee.records import GameRecord
 from referee.verify import verify_record
 
 DEFAULT_OPPONENT = "builtin:random"
 BOT_NAME = "your bot"
+# The built-in bots (`python -m bots NAME`), named here because the referee never imports `bots`.
+BUILTIN_BOTS = ("random", "greedy", "search", "perfect")
+RECORDS_PARENT = Path("referee-games")
 
 
 @dataclass(frozen=True)
@@ -90,6 +94,33 @@ def spread(values: list[float]) -> tuple[float, float] | None:
     return (statistics.median(values), max(values)) if values else None
 
 
+def opponent_command(opponent: str, game: str, seed: int) -> str:
+    """The command of `--opponent`: a built-in bot's name (with or without `builtin:`, maybe
+    followed by its options) runs that bot with `seed`; anything else is a command, run as is."""
+    stripped = opponent.strip()
+    if stripped.partition(" ")[0] in BUILTIN_BOTS:
+        stripped = BUILTIN_PREFIX + stripped
+    if not stripped.startswith(BUILTIN_PREFIX):
+        return opponent  # the student's own program: it may not take a --seed
+    return resolve_command(f"{stripped} --seed {seed}", game)
+
+
+def new_record_dir(game: str, parent: Path = RECORDS_PARENT, now: datetime | None = None) -> Path:
+    """A new, empty folder for one check's records: `check-GAME-TIME`, then `-2`, `-3`... for
+    checks started in the same second. `mkdir` fails on a folder that exists, so two checks
+    started together never share one."""
+    name = f"check-{game}-{(now or datetime.now()).strftime('%Y%m%d-%H%M%S')}"
+    parent.mkdir(parents=True, exist_ok=True)
+    path, number = parent / name, 1
+    while True:
+        try:
+            path.mkdir()
+            return path
+        except FileExistsError:
+            number += 1
+            path = parent / f"{name}-{number}"
+
+
 async def run_check(
     game_name: str,
     command: str,
@@ -110,7 +141,7 @@ async def run_check(
     fixed = settings.model_copy(update={"random_assignment": False})
     colours = [Side.BLUE, Side.ORANGE] * games_per_colour
     for number, colour in enumerate(colours, start=1):
-        rival = resolve_command(f"{opponent} --seed {seed + number}", game_name)
+        rival = opponent_command(opponent, game_name, seed + number)
         bot = PlayerSpec(name=BOT_NAME, command=command)
         other = PlayerSpec(name=opponent, command=rival)
         blue, orange = (bot, other) if colour is Side.BLUE else (other, bot)
@@ -242,21 +273,24 @@ def _timeout_finding(
     colour: Side, detail: str, first_move: bool, settings: MatchSettings
 ) -> Finding:
     limit = f"{settings.move_timeout} s per move (+{settings.grace} s grace)"
-    if "did you flush" in detail and first_move and colour is Side.BLUE:
+    # The bot answered nothing and sat reading its input: its move, if written, is still in its
+    # output buffer. In either colour that is most often a missing flush.
+    if FLUSH_HINT not in detail:
+        return Finding("too slow", f"no move within {limit}", "answer within the time limit")
+    if first_move and colour is Side.BLUE:
         return Finding(
-            "no first move as blue",
-            "the bot was waiting for input when its first move was due",
+            "no first move as blue (not flushed?)",
+            "the bot was waiting for input when its first move was due: either it never wrote "
+            "the move, or wrote it without flushing stdout",
             "as blue, answer the line `blue` with your first move at once: nothing else is "
-            "sent before it. If you did write it, flush stdout after writing",
+            "sent before it. Flush stdout after writing each move",
         )
-    if "did you flush" in detail:
-        return Finding(
-            "move never arrived (not flushed?)",
-            "the bot was waiting for input while the referee waited for its move",
-            "flush stdout after every move (Python: print(move, flush=True); Java: "
-            "System.out.flush(); C: fflush(stdout))",
-        )
-    return Finding("too slow", f"no move within {limit}", "answer within the time limit")
+    return Finding(
+        "move never arrived (not flushed?)",
+        "the bot was waiting for input while the referee waited for its move",
+        "flush stdout after every move (Python: print(move, flush=True); Java: "
+        "System.out.flush(); C: fflush(stdout))",
+    )
 
 
 # What a bot's last words on stderr say when a limit stopped an allocation or a write.

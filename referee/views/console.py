@@ -20,6 +20,20 @@ from referee.views.boards import draw_board
 SIDE_STYLE = {Side.BLUE: "bold blue", Side.ORANGE: "bold dark_orange"}
 
 
+def has_colour(console: Console) -> bool:
+    """Whether `console` shows colour: not when piped, with NO_COLOR set, or on TERM=dumb."""
+    return console.color_system is not None and not console.no_color
+
+
+def wrapped(text: Text) -> Text:
+    """`text`, told to wrap at the width it is given. Commands print to a console that soft-wraps
+    (long lines stay whole for the terminal to wrap), and there rich would cut a line inside a
+    panel at its edge instead: a log or a pipe would lose the end of the sentence."""
+    text.no_wrap = False
+    text.overflow = "fold"
+    return text
+
+
 def course_result_line(result: Result) -> str:
     """The course referee's last line, which scripts parse."""
     if result.winner is None:
@@ -43,7 +57,7 @@ def verdict_text(record: GameRecord) -> Text:
         head.append(f": {result.detail}")
     if result.loser_line is not None:
         head.append(f"\noffending line: {result.loser_line!r}", style="red")
-    return head
+    return wrapped(head)
 
 
 def moves_table(plies: list[Ply]) -> Table:
@@ -141,14 +155,15 @@ def clocks_text(header: Header, plies: list[Ply], current: int) -> Text:
     return text
 
 
-def replay_frame(replay: Replay, current: int, width: int = 120) -> Panel:
+def replay_frame(replay: Replay, current: int, width: int = 120, colour: bool = True) -> Panel:
     """One position of a replay: players, board, moves around it, clocks, and the verdict.
 
-    The moves and clocks stand beside the board on a wide console (`width`), below it otherwise.
+    The moves and clocks stand beside the board on a wide console (`width`), below it otherwise;
+    without `colour` the board tells the sides apart by letters.
     """
     frame = replay.frames[current]
     record = GameRecord(header=replay.header, plies=replay.plies, result=replay.result)
-    board = draw_board(replay.game, frame.state, frame.marks)
+    board = draw_board(replay.game, frame.state, frame.marks, colour)
     moves = moves_window(replay.plies, current)
     clocks = clocks_text(replay.header, replay.plies, current)
     parts: list[Any] = [players_text(replay.header)]
@@ -160,7 +175,7 @@ def replay_frame(replay: Replay, current: int, width: int = 120) -> Panel:
         parts.extend([board, Text(), moves, Text(), clocks])
     if current == len(replay.frames) - 1:
         parts.append(verdict_text(record))
-        parts.extend(Text(f"✗ {problem}", style="bold red") for problem in replay.problems)
+        parts.extend(wrapped(Text(f"✗ {p}", style="bold red")) for p in replay.problems)
     else:
         to_move = Side(frame.state["to_move"])
         parts.append(Text(f"{to_move.value} to move", style=SIDE_STYLE[to_move]))

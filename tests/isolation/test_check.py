@@ -115,7 +115,8 @@ def test_forgetting_to_flush(capsys: pytest.CaptureFixture[str], workdir: Path) 
     )
     code, out = check(capsys, workdir / "records", "alak", bot, "-n", "1", *FAST)
     assert code == 1
-    assert "no first move as blue" in out  # as blue: nothing arrived, it waits for input
+    # Nothing arrived and the bot waits for input: a missing flush is named in both colours.
+    assert "no first move as blue (not flushed?)" in out
     assert "move never arrived (not flushed?)" in out  # as orange
     assert "flush stdout after every move" in out
 

@@ -10,7 +10,7 @@ import sys
 import time
 from pathlib import Path
 
-from referee.views.replay_terminal import Cursor
+from referee.views.replay_terminal import Cursor, split_keys
 from tests.replay.make_records import random_record
 
 ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
@@ -74,6 +74,33 @@ def test_keys_step_jump_and_quit(tmp_path: Path) -> None:
     finally:
         code = terminal.close()
     assert code == 0
+
+
+def test_keys_that_arrive_together_all_count(tmp_path: Path) -> None:
+    record = random_record(tmp_path / "g.jsonl", "lasker-morris", 3)
+    last = len(record.plies)
+    assert last > 8
+    terminal = Terminal([sys.executable, "-m", "referee", "replay", "g.jsonl"], tmp_path)
+    try:
+        terminal.wait_for(rf"ply 0 of {last}")
+        terminal.press("lllll")  # one write: the replay reads them together
+        terminal.wait_for(rf"ply 5 of {last}")
+        terminal.press("\x1b[C\x1b[C\x1b[Ch")  # three right arrows and one step back
+        terminal.wait_for(rf"ply 7 of {last}")
+        terminal.press("hq")  # a step back and the quit, in one read
+        terminal.wait_for(r"verified: lasker-morris")
+    finally:
+        assert terminal.close() == 0
+
+
+def test_split_keys_finds_every_key_and_keeps_a_cut_sequence() -> None:
+    assert split_keys("lllll") == (["l"] * 5, "")
+    assert split_keys("\x1b[Cl\x1bOD\x1b[4~ \x1b") == (
+        ["\x1b[C", "l", "\x1bOD", "\x1b[4~", " ", "\x1b"],
+        "",
+    )
+    assert split_keys("l\x1b[") == (["l"], "\x1b[")  # the rest of the arrow comes next read
+    assert split_keys("\x1b[" + "C") == (["\x1b[C"], "")
 
 
 def test_space_plays_to_the_end(tmp_path: Path) -> None:
