@@ -10,11 +10,11 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Literal, Self
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from protocols.base import Reason
 from referee.records import utc_now
-from referee.tournament.standings import Standing
+from referee.tournament.standings import Standing, ordered_faults
 
 
 class _Event(BaseModel):
@@ -74,6 +74,14 @@ class StandingLine(BaseModel):
     timeouts: int
     crashes: int
     illegal: int
+    # Every bot fault by its reason, non-zero counts only, most frequent first: the three
+    # counts above leave out the protocol faults (out-of-turn, line-too-long, bad-encoding).
+    faults: dict[Reason, int]
+
+    @field_validator("faults")
+    @classmethod
+    def _in_view_order(cls, faults: dict[Reason, int]) -> dict[Reason, int]:
+        return ordered_faults(faults)
 
     @classmethod
     def of(cls, standing: Standing, **more: object) -> Self:

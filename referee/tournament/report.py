@@ -17,7 +17,13 @@ from pydantic import BaseModel, ConfigDict
 from protocols.base import Reason
 from referee.tournament.events import StandingLine
 from referee.tournament.ratings import Rating, fit_ratings
-from referee.tournament.standings import GameResult, Standing, compute_standings, head_to_head
+from referee.tournament.standings import (
+    BOT_FAULTS,
+    GameResult,
+    Standing,
+    compute_standings,
+    head_to_head,
+)
 from referee.tournament.store import GameRow, GameState, StoreView
 
 
@@ -139,11 +145,27 @@ def to_csv(rows: Sequence[BaseModel]) -> str:
     """Rows of one model as CSV with a header line (empty cells for None)."""
     if not rows:
         return ""
+    return _csv(list(type(rows[0]).model_fields), [row.model_dump(mode="json") for row in rows])
+
+
+def standings_csv(rows: Sequence[StandingRow]) -> str:
+    """The standings as CSV. `faults` becomes one column per bot-fault reason, named by the
+    reason and zeros included, so every tournament's file has the same header."""
+    if not rows:
+        return ""
+    fields = [name for name in StandingRow.model_fields if name != "faults"]
+    fields += [reason.value for reason in BOT_FAULTS]
+    flat = []
+    for row in rows:
+        data = row.model_dump(mode="json", exclude={"faults"})
+        flat.append(data | {reason.value: row.faults.get(reason, 0) for reason in BOT_FAULTS})
+    return _csv(fields, flat)
+
+
+def _csv(fields: list[str], rows: list[dict[str, Any]]) -> str:
     out = io.StringIO()
-    fields = list(type(rows[0]).model_fields)
     writer = csv.DictWriter(out, fieldnames=fields, lineterminator="\n")
     writer.writeheader()
-    for row in rows:
-        data: dict[str, Any] = row.model_dump(mode="json")
+    for data in rows:
         writer.writerow({k: "" if v is None else v for k, v in data.items()})
     return out.getvalue()

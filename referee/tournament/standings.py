@@ -13,7 +13,7 @@ Players equal on all three share a rank.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
 from protocols.base import Reason, Side
@@ -21,6 +21,15 @@ from protocols.base import Reason, Side
 WIN, DRAW, LOSS = 2, 1, 0
 ILLEGAL = frozenset({Reason.ILLEGAL_MOVE, Reason.BAD_SYNTAX})
 PROTOCOL = frozenset({Reason.LINE_TOO_LONG, Reason.BAD_ENCODING, Reason.OUT_OF_TURN})
+BOT_FAULTS = tuple(reason for reason in Reason if reason.is_bot_fault)  # in `Reason`'s order
+
+
+def ordered_faults(faults: Mapping[Reason, int]) -> dict[Reason, int]:
+    """The non-zero fault counts, most frequent first (ties in `Reason`'s order): the order in
+    which every view lists them, so a bot's main problem is read first."""
+    present = [(reason, faults.get(reason, 0)) for reason in BOT_FAULTS]
+    ranked = sorted((pair for pair in present if pair[1]), key=lambda pair: -pair[1])
+    return dict(ranked)
 
 
 @dataclass(frozen=True, slots=True)

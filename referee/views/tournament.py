@@ -8,39 +8,51 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 
 from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from protocols.base import why_ended
+from protocols.base import Reason, why_ended
 from referee.tournament.events import GameFinished
-from referee.tournament.report import GameLine, Report, StandingRow, to_csv
-from referee.tournament.standings import Standing
+from referee.tournament.report import GameLine, Report, StandingRow, standings_csv, to_csv
+from referee.tournament.standings import Standing, ordered_faults
 
 RESULT_STYLE = {"blue": "bold blue", "orange": "bold dark_orange", "draw": "bold", "void": "red"}
 
 
 def standings_table(standings: Sequence[Standing | StandingRow], limit: int = 0) -> Table:
-    """Rank, points, W/D/L and the bot faults; with Elo columns for report rows."""
+    """Rank, points, W/D/L (with Elo columns for report rows) and every bot fault.
+
+    The faults are one column, one reason a line with its count ("4 out-of-turn"), most frequent
+    first. Eight count columns, or one per reason that occurred, would not fit 80 columns beside
+    the Elo interval; one column is narrow, empty for a clean bot, names each fault in the words
+    of the records, and never splits a count from its reason when space is short.
+    """
     with_elo = bool(standings) and isinstance(standings[0], StandingRow)
     table = Table(title="Standings", show_edge=False, pad_edge=False)
-    for header in ("#", "player", "pts", "games", "W", "D", "L", "timeouts", "crashes", "illegal"):
+    for header in ("#", "player", "pts", "games", "W", "D", "L"):
         table.add_column(header, justify="left" if header == "player" else "right")
     if with_elo:
         table.add_column("Elo", justify="right")
         table.add_column("95% CI", justify="right")
+    table.add_column("faults")
     shown = standings[:limit] if limit else standings
     for s in shown:
         cells = [str(s.rank), s.name, str(s.points), str(s.games), str(s.wins), str(s.draws)]
-        cells += [str(s.losses), str(s.timeouts), str(s.crashes), str(s.illegal)]
+        cells.append(str(s.losses))
         if isinstance(s, StandingRow):
             cells += _elo_cells(s)
-        table.add_row(*cells)
+        table.add_row(*cells, Text(faults_text(s.faults), style="red"))
     if len(shown) < len(standings):
         table.caption = f"and {len(standings) - len(shown)} more"
     return table
+
+
+def faults_text(faults: Mapping[Reason, int]) -> str:
+    """Every bot fault that happened, one a line ("4 out-of-turn"), most frequent first."""
+    return "\n".join(f"{n} {reason.value}" for reason, n in ordered_faults(faults).items())
 
 
 def _elo_cells(s: StandingRow) -> list[str]:
@@ -114,8 +126,8 @@ def print_report(out: Console, report: Report, fmt: str, games: bool) -> None:
     if fmt == "json":
         out.out(json.dumps(report.model_dump(mode="json"), indent=2), highlight=False)
     elif fmt == "csv":
-        rows = report.games if games else report.standings
-        out.out(to_csv(rows), end="", highlight=False)
+        text = to_csv(report.games) if games else standings_csv(report.standings)
+        out.out(text, end="", highlight=False)
     else:
         if not out.is_terminal:  # piped: do not cut the tables to 80 columns
             out = Console(file=out.file, width=PIPE_WIDTH, soft_wrap=True)

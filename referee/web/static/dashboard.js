@@ -19,6 +19,20 @@
     if (!game.finished) return unfinished;
     return (game.winner ? game.winner + " wins" : "draw") + " by " + why(game);
   }
+  /* Every bot fault of a player, "4 out-of-turn, 1 timeout" (the server orders them, most
+     frequent first); a count never wraps apart from its reason. */
+  function faults(counts) {
+    const span = document.createElement("span");
+    Object.entries(counts || {}).forEach(([reason, n], i) => {
+      const entry = document.createElement("span");
+      entry.className = "fault";
+      entry.dataset.reason = reason;
+      entry.textContent = n + " " + reason;
+      if (i) span.append(", ");
+      span.append(entry);
+    });
+    return span;
+  }
   function table(headers, rows, fill, empty) {
     if (!rows.length) { const p = document.createElement("p"); p.className = "empty"; p.textContent = empty; return p; }
     const t = document.createElement("table");
@@ -75,7 +89,7 @@
   function tournamentSection(t) {
     const section = document.createElement("section");
     section.className = "tournament";
-    section.dataset.tournament = t.folder;
+    section.dataset.tournament = t.id;
     const title = document.createElement("h2");
     section.append(title);
     if (t.error) { title.textContent = "tournament"; section.append(t.error); return section; }
@@ -93,14 +107,14 @@
     fill.style.width = (t.total ? (100 * done) / t.total : 0) + "%";
     bar.append(fill);
     section.append(line, bar);
-    section.append(table(["#", "player", "pts", "games", "W", "D", "L", "Elo", "95% CI", "timeouts", "crashes", "illegal"], t.standings, (row, s) => {
+    section.append(table(["#", "player", "pts", "games", "W", "D", "L", "Elo", "95% CI", "faults"], t.standings, (row, s) => {
       row.dataset.player = s.name;
       cell(row, s.rank, "num");
       cell(row, s.name);
       [s.points, s.games, s.wins, s.draws, s.losses].forEach((v) => cell(row, v, "num"));
       cell(row, s.elo === null ? "–" : (s.elo > 0 ? "+" : "") + Math.round(s.elo), "num");
       cell(row, s.elo_low === null ? "" : Math.round(s.elo_low) + " … " + Math.round(s.elo_high), "num");
-      [s.timeouts, s.crashes, s.illegal].forEach((v) => cell(row, v, "num"));
+      cell(row, faults(s.faults), "faults");
     }, "no players"));
     const note = document.createElement("p");
     note.className = "muted";
@@ -171,5 +185,12 @@
       if (td.dataset.plies === data.id) td.textContent = data.plies;
     }
   });
-  events.addEventListener("open", () => { refreshLive(); });
+  /* After the first connection, an "open" is the server back (a demo serves each game's
+     tournament in turn on the same address): everything shown may have changed. */
+  let connected = false;
+  events.addEventListener("open", () => {
+    refreshLive();
+    if (connected) { refreshTournaments(); refreshArchive(); }
+    connected = true;
+  });
 })();
