@@ -26,7 +26,7 @@ from referee.tournament.events import TournamentFinished
 from referee.tournament.report import build_report
 from referee.tournament.session import WebView, exit_code, open_tournament, play_tournament
 from referee.tournament.store import GameRow, GameState, StoreError, StoreView, open_view
-from referee.tournament.template import discover_bots, example_config
+from referee.tournament.template import describe_bots, discover_bots, example_config
 from referee.views.tournament import print_report
 from referee.web import add_server_arguments, check_port
 
@@ -108,6 +108,8 @@ def run_new(args: argparse.Namespace, out: Console, err: Console) -> int:
     args.output.write_text(text, encoding="utf-8")
     unknown = [bot.name for bot in bots if bot.command is None]
     err.print(f"wrote {args.output} with {len(bots) - len(unknown)} players", markup=False)
+    for line in describe_bots(bots):  # what a folder holds when it is not plain how to run it
+        err.print(line, markup=False, highlight=False, soft_wrap=True)
     if unknown:
         err.print(f"to complete by hand: {', '.join(unknown)}", markup=False)
     err.print(f"next: referee tournament run {args.output}", markup=False)

@@ -1,34 +1,39 @@
 """`referee tournament new`: find the bots in a folder and write a commented example config.
 
-Each subfolder is one bot, named after the folder; how to start it is guessed from what it holds
-(an executable `run` or `run.sh`, a `main.py`/`player.py`/`bot.py` or a lone `.py` file, a lone
-`.jar`, a lone executable). Python files directly in the folder are bots too. A bot whose command
-cannot be guessed is written commented out, with a note, for the instructor to complete.
+Each subfolder is one bot, named after the folder; how to start it is found from its layout
+(`layouts.py`: a `run.txt` manifest, a Python main, a jar, compiled Java, a Makefile's program,
+a lone executable). Python files directly in the folder are bots too. A bot whose command cannot
+be told is written commented out, with a note saying what was found and what to add; a bot that
+must be built first gets that note above its entry. `describe_bots` gives the same notes, one
+line per folder, for the command's output.
 """
 
 from __future__ import annotations
 
 import os
+import textwrap
 from dataclasses import dataclass
 from pathlib import Path
 
-PYTHON_MAINS = ("main.py", "player.py", "bot.py")
+from referee.tournament.layouts import guess_command
 
 
 @dataclass(frozen=True)
 class FoundBot:
     name: str
     folder: Path
-    command: str | None  # None: could not guess
+    command: str | None  # None: could not be told
+    note: str | None = None  # what the instructor must do (build it, or write its command)
+    example: str | None = None  # with no command: the likeliest one, written commented out
 
 
 def discover_bots(folder: Path) -> list[FoundBot]:
     """The bots in `folder`, sorted by name."""
-    found = [
-        FoundBot(entry.name, entry, guess_command(entry))
-        for entry in sorted(folder.iterdir())
-        if entry.is_dir() and not entry.name.startswith((".", "_"))
-    ]
+    found = []
+    for entry in sorted(folder.iterdir()):
+        if entry.is_dir() and not entry.name.startswith((".", "_")):
+            guess = guess_command(entry)
+            found.append(FoundBot(entry.name, entry, guess.command, guess.note, guess.example))
     found += [
         FoundBot(entry.stem, folder, f"python3 {entry.name}")
         for entry in sorted(folder.glob("*.py"))
@@ -37,23 +42,16 @@ def discover_bots(folder: Path) -> list[FoundBot]:
     return sorted(found, key=lambda bot: bot.name)
 
 
-def guess_command(folder: Path) -> str | None:
-    for name in ("run", "run.sh"):
-        if _executable(folder / name):
-            return f"./{name}"
-    for name in PYTHON_MAINS:
-        if (folder / name).is_file():
-            return f"python3 {name}"
-    for pattern, template in (("*.py", "python3 {}"), ("*.jar", "java -jar {}")):
-        files = sorted(folder.glob(pattern))
-        if len(files) == 1:
-            return template.format(files[0].name)
-    programs = [p for p in sorted(folder.iterdir()) if _executable(p)]
-    return f"./{programs[0].name}" if len(programs) == 1 else None
+def describe_bots(bots: list[FoundBot]) -> list[str]:
+    """One line per bot that needs the instructor: "bots/carol: 3 .py files and no main; ..."."""
+    return [f"{bot.folder}: {bot.note}" for bot in bots if bot.note is not None]
 
 
-def _executable(path: Path) -> bool:
-    return path.is_file() and os.access(path, os.X_OK)
+def _comment(text: str) -> list[str]:
+    """`text` as comment lines of at most 100 columns (a line break in it would end a comment)."""
+    flat = " ".join(text.split())
+    lines = textwrap.wrap(flat, width=98, break_long_words=False, break_on_hyphens=False)
+    return ["# " + line for line in lines]
 
 
 def _toml_string(text: str) -> str:
@@ -123,11 +121,14 @@ def example_config(bots: list[FoundBot], config_path: Path, name: str, game: str
         lines = [
             "[[players]]",
             f"name = {_toml_string(bot.name)}",
-            f"command = {_toml_string(bot.command or '...')}",
+            f"command = {_toml_string(bot.command or bot.example or '...')}",
             f"cwd = {_toml_string(cwd)}",
         ]
         if bot.command is None:
-            note = f"# {bot.folder}: no way to start this bot was found; complete and uncomment:"
-            lines = [note, *("# " + line for line in lines)]
+            note = bot.note or "no way to start this bot was found"
+            todo = f"{bot.folder}: {note} (or check the command below and uncomment it)"
+            lines = [*_comment(todo), *("# " + line for line in lines)]
+        elif bot.note is not None:
+            lines = [*_comment(f"{bot.folder}: {bot.note}"), *lines]
         text += "\n" + "\n".join(lines) + "\n"
     return text
