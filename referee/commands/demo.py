@@ -2,7 +2,10 @@
 
 For each game it writes a config (`<dir>/<game>.toml`) and plays it into `<dir>/<game>/` (the
 store and one record per game), exactly as `referee tournament run` would; then it prints the
-standings of every game and where everything is. Running it again resumes or simply re-reports.
+standings of every game, where everything is, and the commands that show it again (`referee
+serve`, `referee replay`). Running it again resumes or simply re-reports. With `--web` each
+game's tournament is served on the live dashboard while it plays, all on one address printed
+before anything else.
 The built-in bots are whatever `python -m bots` offers at run time, each with the game's seed
 and a short thinking time, so the demo stays quick and reproducible.
 """
@@ -21,10 +24,11 @@ from rich.console import Console
 from protocols import UnknownGame, canonical_name, game_names
 from referee.commands import EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE, EXIT_VOID
 from referee.tournament.config import ConfigError, load_config
-from referee.tournament.report import build_report
-from referee.tournament.session import play_tournament
+from referee.tournament.report import Report, build_report
+from referee.tournament.session import WebView, play_tournament
 from referee.tournament.store import open_view
 from referee.views.tournament import print_report
+from referee.web import add_server_arguments, check_address, url_of
 
 DEFAULT_DIR = Path("referee-demo")
 
@@ -64,6 +68,12 @@ def register(commands: Any) -> None:
     demo.add_argument("-j", "--concurrency", type=int, default=None, help="(CPU cores)")
     demo.add_argument("--seed", type=int, default=1, help="(1)")
     demo.add_argument("-q", "--quiet", action="store_true", help="no live display")
+    demo.add_argument(
+        "--web",
+        action="store_true",
+        help="serve the live dashboard while the tournaments play (see --port, --host)",
+    )
+    add_server_arguments(demo)
     demo.set_defaults(run=run_demo)
 
 
@@ -98,6 +108,18 @@ def run_demo(args: argparse.Namespace, out: Console, err: Console) -> int:
     except UnknownGame as exc:
         err.print(f"referee: {exc}", markup=False)
         return EXIT_USAGE
+    web = None
+    if args.web:
+        try:
+            web = WebView(args.host, check_address(args.host, args.port))
+        except ValueError as exc:
+            err.print(f"referee: {exc}; choose another with --port", markup=False)
+            return EXIT_USAGE
+        err.print(
+            f"dashboard: {url_of(web.host, web.port)}/  (each game's tournament while it plays)",
+            markup=False,
+            highlight=False,
+        )
     args.dir.mkdir(parents=True, exist_ok=True)
     try:
         bots = builtin_bots(games)
@@ -116,7 +138,9 @@ def run_demo(args: argparse.Namespace, out: Console, err: Console) -> int:
         except ConfigError as exc:
             err.print(str(exc), markup=False)
             return EXIT_USAGE
-        final = play_tournament(loaded, err, concurrency=args.concurrency, quiet=args.quiet)
+        final = play_tournament(
+            loaded, err, concurrency=args.concurrency, quiet=args.quiet, web=web
+        )
         if final is None:
             return EXIT_USAGE
         if final.interrupted:
@@ -129,14 +153,16 @@ def run_demo(args: argparse.Namespace, out: Console, err: Console) -> int:
 
 
 def print_summary(out: Console, err: Console, directory: Path, games: list[str]) -> None:
+    reports = []
     for game in games:
         if not (directory / game).is_dir():
             continue
         view = open_view(directory / game)
         try:
-            print_report(out, build_report(view), "table", games=False)
+            reports.append(build_report(view))
         finally:
             view.close()
+        print_report(out, reports[-1], "table", games=False)
     where = directory.resolve()
     err.print(f"\nEverything is in {where}/:", markup=False, highlight=False)
     err.print("  GAME.toml            the config of each game's tournament", markup=False)
@@ -147,3 +173,16 @@ def print_summary(out: Console, err: Console, directory: Path, games: list[str])
         markup=False,
         highlight=False,
     )
+    # Whole lines, never wrapped, so that each command can be copied as it stands.
+    err.print("\nTo look at it again:", markup=False)
+    err.print(f"  referee serve {where}", markup=False, highlight=False, soft_wrap=True)
+    record = _a_record(reports)
+    if record is not None:
+        err.print(f"  referee replay {record}", markup=False, highlight=False, soft_wrap=True)
+
+
+def _a_record(reports: list[Report]) -> str | None:
+    """The record of the longest finished game, the most to watch, or None if none finished."""
+    finished = [g for r in reports for g in r.games if g.record is not None and g.plies]
+    longest = max(finished, key=lambda g: g.plies or 0, default=None)
+    return None if longest is None else longest.record

@@ -16,7 +16,9 @@ from rich.console import Console
 from referee.commands import EXIT_OK, EXIT_USAGE
 from referee.web import add_server_arguments, check_port
 
-DEFAULT_FOLDERS = [Path("referee-games"), Path("referee-runs")]
+# Served when no folder is named: among them where `referee play` and `referee check` write their
+# records (referee-games) and where `referee demo` plays its tournaments (referee-demo).
+DEFAULT_FOLDERS = [Path("referee-games"), Path("referee-runs"), Path("referee-demo")]
 
 
 def register(commands: Any) -> None:
@@ -25,8 +27,9 @@ def register(commands: Any) -> None:
         help="web view of game records and tournaments",
         description=(
             "Serve a read-only web view of the game records under the given folders (default: "
-            "./referee-games and ./referee-runs where they exist): a dashboard, and a replay "
-            "of every game. Runs until Ctrl-C."
+            "./referee-games, ./referee-runs and ./referee-demo where they exist): a dashboard "
+            "with the standings of every tournament in them (up to three folders down), and a "
+            "replay of every game. Runs until Ctrl-C."
         ),
     )
     parser.add_argument("folders", nargs="*", type=Path, metavar="FOLDER", help="folders to serve")

@@ -7,6 +7,7 @@ holds the page, the shared player and one SVG renderer per game (plain JavaScrip
 
 import argparse
 import os
+import socket
 
 # This machine only, unless REFEREE_WEB_HOST says otherwise (the container image listens on every
 # interface of the container, which `docker run -p` then publishes).
@@ -30,3 +31,24 @@ def add_server_arguments(parser: argparse.ArgumentParser) -> None:
 def check_port(port: int) -> None:
     if not 0 <= port <= 65535:
         raise ValueError(f"--port must be 0..65535, not {port}")
+
+
+def check_address(host: str, port: int) -> int:
+    """Check, before any work starts, that the web view can listen on host:port, and return the
+    port it will use: for port 0 a free port chosen now, so that an address printed at the start
+    stays right for every server the command starts on it. ValueError says why not."""
+    check_port(port)
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    with socket.socket(family, socket.SOCK_STREAM) as probe:
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            probe.bind((host, port))
+        except OSError as exc:
+            raise ValueError(f"cannot serve on {host}:{port}: {exc.strerror or exc}") from None
+        bound: int = probe.getsockname()[1]
+    return bound
+
+
+def url_of(host: str, port: int) -> str:
+    """The address of the web view on host:port, as people open it."""
+    return f"http://[{host}]:{port}" if ":" in host else f"http://{host}:{port}"

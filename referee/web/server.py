@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import logging
 import signal
-import socket
 from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
@@ -18,7 +17,7 @@ import trio
 from hypercorn.config import Config
 from hypercorn.trio import serve
 
-from referee.web import DEFAULT_HOST, DEFAULT_PORT
+from referee.web import DEFAULT_HOST, DEFAULT_PORT, check_address
 from referee.web.app import LOCAL_HOSTS, create_app
 from referee.web.archive import Archive
 from referee.web.live import LiveHub
@@ -74,13 +73,10 @@ async def run_web_server(
 
 def check_can_bind(host: str, port: int) -> None:
     """Fail early, with a plain message, when the address is taken or not ours."""
-    family = socket.AF_INET6 if ":" in host else socket.AF_INET
-    with socket.socket(family, socket.SOCK_STREAM) as probe:
-        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        try:
-            probe.bind((host, port))
-        except OSError as exc:
-            raise WebServerError(f"cannot serve on {host}:{port}: {exc.strerror or exc}") from None
+    try:
+        check_address(host, port)
+    except ValueError as exc:
+        raise WebServerError(str(exc)) from None
 
 
 async def start_web_server(

@@ -1,9 +1,11 @@
 """Tournaments for the web view: the dashboard's data from a tournament directory's store, and
 the hook that shows a running tournament's games live.
 
-A served folder that holds a tournament store (`referee.tournament.store`) is a tournament: its
-standings (with ratings), progress, games in progress and latest results are read through the
-store's read-only API and `build_report`, safe while the tournament runs in another process.
+A folder that holds a tournament store (`referee.tournament.store`), a served folder or one up to
+`MAX_DEPTH` levels below it (`referee demo` writes one tournament per game in subfolders), is a
+tournament: its standings (with ratings), progress, games in progress and latest results are
+read through the store's read-only API and `build_report`, safe while the tournament runs in
+another process.
 
 `watch_tournament(hub, play, emit)` wraps a runner's `play` and `emit` so that, in the process
 that plays the tournament (`referee tournament run --web`), every game is also a live game of the
@@ -12,7 +14,8 @@ hub, and dashboards are told when a game starts or ends.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import os
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -28,6 +31,7 @@ from referee.web.archive import Archive
 from referee.web.live import LiveHub, chain
 
 LATEST = 20  # finished games listed per tournament
+MAX_DEPTH = 3  # how far below a served folder tournaments are looked for
 
 
 def live_id(number: int) -> str:
@@ -36,29 +40,51 @@ def live_id(number: int) -> str:
 
 
 def tournament_summaries(archive: Archive, hub: LiveHub) -> list[dict[str, Any]]:
-    """Every served folder that is a tournament, as the dashboard shows it."""
+    """Every tournament in or below the served folders, as the dashboard shows it."""
     found = []
     for number, root in enumerate(archive.roots):
-        if (root / STORE_NAME).is_file():
-            found.append(summarise(archive, hub, number, root))
+        for directory in tournament_directories(root):
+            found.append(summarise(archive, hub, number, directory))
     return found
 
 
-def summarise(archive: Archive, hub: LiveHub, number: int, root: Path) -> dict[str, Any]:
+def tournament_directories(root: Path, depth: int = MAX_DEPTH) -> Iterator[Path]:
+    """`root` and the folders up to `depth` levels below it that hold a store, by path.
+
+    Hidden folders are skipped, links to folders are not followed (so nothing outside `root` is
+    read), and a tournament's own folders are not searched: its games/ may hold thousands of
+    records and never a tournament.
+    """
+    for folder, dirs, files in os.walk(root):
+        here = Path(folder)
+        if STORE_NAME in files:
+            dirs.clear()
+            yield here
+        elif len(here.relative_to(root).parts) >= depth:
+            dirs.clear()
+        dirs[:] = sorted(d for d in dirs if not d.startswith("."))
+
+
+def summarise(archive: Archive, hub: LiveHub, number: int, directory: Path) -> dict[str, Any]:
+    """One tournament's summary; `id` names it on the page (`0`, or `0/lielow` below a root)."""
+    where = directory.relative_to(archive.roots[number]).as_posix()
+    ident = {"folder": number, "id": str(number) if where == "." else f"{number}/{where}"}
     try:
-        view = open_view(root)
+        view = open_view(directory)
     except StoreError as exc:
-        return {"folder": number, "error": str(exc)}
+        return {**ident, "error": str(exc)}
     try:
         report = build_report(view)
     except Exception as exc:  # a store being created or from another version: say so, go on
-        return {"folder": number, "error": f"cannot read the store: {exc}"}
+        return {**ident, "error": f"cannot read the store: {exc}"}
     finally:
         view.close()
 
     def game(line: GameLine) -> dict[str, Any]:
         record = _record_id(archive, number, line.record)
-        live = hub.get(live_id(line.number))
+        # A process that plays a tournament serves exactly its directory: the hub's live games
+        # are that tournament's, never those of one found below a served folder.
+        live = hub.get(live_id(line.number)) if where == "." else None
         return {
             **line.model_dump(mode="json", exclude={"record", "detail"}),
             "record_id": record,
@@ -68,7 +94,7 @@ def summarise(archive: Archive, hub: LiveHub, number: int, root: Path) -> dict[s
     running = [g for g in report.games if g.state is GameState.RUNNING]
     finished = [g for g in report.games if g.state in (GameState.FINISHED, GameState.VOID)]
     return {
-        "folder": number,
+        **ident,
         "name": report.name,
         "game": report.game,
         "counts": {state.value: count for state, count in report.counts.items()},

@@ -24,6 +24,7 @@ from referee.tournament.session import open_tournament
 from referee.tournament.store import open_view
 from referee.web.server import WebServer, start_web_server
 from referee.web.tournaments import watch_tournament
+from tests.tournament.faulty import GAMES, play_chatty_tournament
 from tests.web.conftest import serve_in_thread
 
 SLOW_BOT = Path(__file__).with_name("slow_bot.py")
@@ -151,8 +152,8 @@ def test_watch_a_tournament_while_it_is_played(page: Any, tmp_path: Path, artifa
         ]
 
 
-def test_tournament_run_web_serves_the_dashboard_while_it_plays(tmp_path: Path) -> None:
-    players = {"ann": slow(1, 0.1), "ben": slow(2, 0.1)}
+def test_tournament_run_web_serves_the_dashboard_while_it_plays(page: Any, tmp_path: Path) -> None:
+    players = {"ann": slow(1, 0.2), "ben": slow(2, 0.2)}
     (tmp_path / "web.toml").write_text(config_text("web cup", players))
     command = [sys.executable, "-m", "referee", "tournament", "run", "web.toml", "-q"]
     process = subprocess.Popen(
@@ -175,7 +176,27 @@ def test_tournament_run_web_serves_the_dashboard_while_it_plays(tmp_path: Path) 
                 break
             time.sleep(0.05)
         assert live and "ann" in live[0]["title"] and "ben" in live[0]["title"]
+        page.goto(url + "/")  # the standings, in the browser, while the games go on
+        page.wait_for_selector('section.tournament tr[data-player="ann"]', timeout=30000)
+        rows = table_rows(page, "section.tournament tr[data-player]")
+        assert sorted(row[1] for row in rows) == ["ann", "ben"]
+        assert process.poll() is None, "the tournament was over before the page showed it"
         assert process.wait(timeout=300) == 0
     finally:
         process.kill()
         process.wait()
+
+
+def test_standings_show_every_bot_fault(page: Any, tmp_path: Path) -> None:
+    directory = play_chatty_tournament(tmp_path)
+    with serve_in_thread([directory]) as server:
+        found = json.loads(urlopen(server.url + "/api/tournaments", timeout=30).read())
+        standings = {s["name"]: s for s in found["tournaments"][0]["standings"]}
+        assert standings["chatty"]["faults"] == {"out-of-turn": GAMES}
+        page.goto(server.url + "/")
+        page.wait_for_selector('section.tournament tr[data-player="chatty"]')
+        headers = page.eval_on_selector_all("section.tournament table:first-of-type th",
+                                            "ths => ths.map(th => th.textContent)")  # fmt: skip
+        assert headers[-1] == "faults" and "timeouts" not in headers
+        rows = {row[1]: row[-1] for row in table_rows(page, "tr[data-player]")}
+        assert rows == {"steady": "", "chatty": f"{GAMES} out-of-turn"}
