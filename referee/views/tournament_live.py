@@ -46,7 +46,8 @@ class LiveDisplay:
             parts.append(self._running())
         if self.state.recent:
             parts.append(finished_table(self.state.recent))
-        return Group(*parts)
+        # A blank line last: what is printed after the display never runs into its last row.
+        return Group(*parts, Text())
 
     def _progress(self) -> RenderableType:
         s = self.state
@@ -56,7 +57,8 @@ class LiveDisplay:
         line.append(f"{len(s.running)} playing  ")
         line.append(self._eta(done), style="cyan")
         bar = ProgressBar(total=max(s.total, 1), completed=done, width=60)
-        return Group(line, bar)
+        # A bar ends no line of its own: without the empty Text the next title would follow it.
+        return Group(line, bar, Text())
 
     def _eta(self, done: int) -> str:
         elapsed = trio.current_time() - self._started

@@ -4,6 +4,7 @@ is not stopped mid-way; `referee play` does not freeze at all unless asked (real
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import subprocess
@@ -154,3 +155,19 @@ def test_play_gives_bots_the_callers_environment(tmp_path: Path, level: str) -> 
         assert '"move":"a"' in plies[0]
     finally:
         shutil.rmtree(library, ignore_errors=True)
+
+
+def test_a_debug_line_before_the_move_is_named_every_time(tmp_path: Path) -> None:
+    # Debug text on stdout, then the move at once: the verdict names the debug line, whatever
+    # the timing of the two writes, and never blames the move that followed it.
+    chatty = script_bot(tmp_path, "chatty", 'hear()\nsay("thinking: depth 3")\nsay("a")\n')
+    for run in range(20):
+        record = tmp_path / f"game{run}.jsonl"
+        done = referee(
+            "play", "alak", "-o", "size=5", "-p1", chatty, "-p2", "builtin:random",
+            "--no-random-assignment", "--isolation", "basic", "--record", str(record),
+            "--json", cwd=tmp_path,
+        )  # fmt: skip
+        assert done.returncode == 0, done.stderr
+        result = json.loads(done.stdout)
+        assert (result["reason"], result["loser_line"]) == ("bad-syntax", "thinking: depth 3")

@@ -51,3 +51,16 @@ async def test_the_live_display_shows_the_whole_state() -> None:
     assert standings.index("ann") < standings.index("bob")
     assert "17" in text[text.index("Playing") :]  # plies of the game in progress
     assert "void, replayed later" in text and "infrastructure" in text
+
+
+async def test_the_bar_and_the_tables_each_have_lines_of_their_own() -> None:
+    state = RunState(players=["ann", "bob"], total=2)
+    state.results.append(GameResult("ann", "bob", Side.BLUE, Reason.NO_LEGAL_MOVE))
+    console = Console(record=True, width=80, color_system=None)
+    console.print(LiveDisplay(console, state, "cup").render())
+    console.print("what follows")
+    lines = console.export_text().splitlines()
+    bar = next(i for i, line in enumerate(lines) if "━" in line and "┃" not in line)
+    assert lines[bar].strip("━╺╸ ") == ""  # nothing shares the bar's line
+    assert lines[bar + 1].strip() in ("", "Standings")
+    assert lines[-2].strip() == "" and lines[-1] == "what follows"

@@ -70,8 +70,9 @@ def results(tmp_path: Path, path: Path) -> dict[str, Any]:
     return report
 
 
-def interrupt_after(tmp_path: Path, path: Path, games: int, sig: signal.Signals) -> int:
-    """Start the tournament, send `sig` once `games` games have finished; the exit code."""
+def interrupt_after(tmp_path: Path, path: Path, games: int, sig: signal.Signals) -> tuple[int, str]:
+    """Start the tournament, send `sig` once `games` games have finished; the exit code and
+    what it said on stderr."""
     proc = referee("tournament", "run", str(path), "--quiet", "--events", cwd=tmp_path)
     assert proc.stdout is not None
     done = 0
@@ -81,8 +82,8 @@ def interrupt_after(tmp_path: Path, path: Path, games: int, sig: signal.Signals)
         if done == games:
             os.kill(proc.pid, sig)
             break
-    proc.communicate(timeout=120)
-    return proc.returncode
+    _, said = proc.communicate(timeout=120)
+    return proc.returncode, said
 
 
 def record_hashes(directory: Path) -> dict[int, tuple[int, str]]:
@@ -112,8 +113,10 @@ def test_a_killed_tournament_resumes_to_the_same_standings(
     assert expected["counts"]["finished"] == 12
 
     cut = config(tmp_path, "cut")
-    code = interrupt_after(tmp_path, cut, 4, sig)
+    code, said = interrupt_after(tmp_path, cut, 4, sig)
     assert code == (-signal.SIGKILL if sig is signal.SIGKILL else 130)
+    if sig is signal.SIGINT:
+        assert "run the same command to resume" in " ".join(said.split())
     before = record_hashes(tmp_path / "cut")
     assert 4 <= len(before) < 12
     if sig is signal.SIGINT:  # a clean stop leaves nothing marked running
