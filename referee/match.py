@@ -82,7 +82,8 @@ class TimeSettings(TimeControl):
 
 
 class MatchSettings(TimeSettings):
-    """How a match is refereed; the defaults are the course referee's."""
+    """How a match is refereed: the time defaults are the course referee's; containment and
+    fair CPU default to the safe side (`referee play` turns freezing off, as the course does)."""
 
     exit_grace: float = Field(1.0, ge=0, description="seconds a bot may take to exit after END")
     max_line_bytes: int = Field(4096, ge=16)
