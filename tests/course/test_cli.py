@@ -118,12 +118,16 @@ def test_usage_errors_exit_2_with_a_clear_message(
 
 
 def test_killed_referee_leaves_every_played_move_on_disk(tmp_path: Path) -> None:
+    # The player's program beside the wrapper: a contained bot sees its own folder, not the
+    # test suite's (which may live under /tmp, private in the sandbox).
+    player = tmp_path / COURSE_PLAYER.name
+    player.write_text(COURSE_PLAYER.read_text())
     slow = tmp_path / "slow.py"
     slow.write_text(
         f"import time, runpy, sys\nsys.argv = ['x', sys.argv[1]]\n"
         f"import builtins\n_print = builtins.print\n"
         f"def print(*a, **k):\n    time.sleep(0.05)\n    _print(*a, **k)\n"
-        f"builtins.print = print\nrunpy.run_path({str(COURSE_PLAYER)!r})\n"
+        f"builtins.print = print\nrunpy.run_path({str(player)!r})\n"
     )
     cmd = [
         sys.executable, "-m", "referee", "laskermorris",
