@@ -12,8 +12,9 @@ from __future__ import annotations
 
 import argparse
 import random
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
@@ -30,7 +31,7 @@ from referee.tournament.template import describe_bots, discover_bots, example_co
 from referee.views.tournament import print_report
 from referee.web import add_server_arguments, check_port
 
-PIPE_WIDTH = 160
+T = TypeVar("T")
 EXIT_FAILED = 1  # `verify`: a game's record does not hold
 
 
@@ -212,22 +213,28 @@ def open_tournament_view(config_or_directory: Path) -> StoreView:
     return open_view(directory)
 
 
-def run_results(args: argparse.Namespace, out: Console, err: Console) -> int:
+def read_tournament(config: Path, err: Console, read: Callable[[StoreView], T]) -> T | None:
+    """Open a tournament's store read-only, `read` it and close it; None (said on `err`) when
+    the config or the store cannot be used."""
     try:
-        view = open_tournament_view(args.config)
+        view = open_tournament_view(config)
+        try:
+            return read(view)
+        finally:
+            view.close()
     except (ConfigError, StoreError) as exc:
         err.print(str(exc), markup=False, highlight=False)
-        return EXIT_USAGE
+        return None
+
+
+def run_results(args: argparse.Namespace, out: Console, err: Console) -> int:
     try:
-        report = build_report(view, anchor=args.anchor)
-    except StoreError as exc:
-        err.print(str(exc), markup=False, highlight=False)
-        return EXIT_USAGE
-    except ValueError as exc:
+        report = read_tournament(args.config, err, lambda v: build_report(v, anchor=args.anchor))
+    except ValueError as exc:  # an anchor that is not a player
         err.print(f"referee: {exc}", markup=False)
         return EXIT_USAGE
-    finally:
-        view.close()
+    if report is None:
+        return EXIT_USAGE
     print_report(out, report, args.format, args.games)
     return EXIT_OK
 
@@ -236,18 +243,11 @@ def run_results(args: argparse.Namespace, out: Console, err: Console) -> int:
 
 
 def run_verify(args: argparse.Namespace, out: Console, err: Console) -> int:
-    try:
-        view = open_tournament_view(args.config)
-    except (ConfigError, StoreError) as exc:
-        err.print(str(exc), markup=False, highlight=False)
+    audits = read_tournament(
+        args.config, err, lambda view: audit_games(view, view.games(GameState.FINISHED), err)
+    )
+    if audits is None:
         return EXIT_USAGE
-    try:
-        audits = audit_games(view, view.games(GameState.FINISHED), err)
-    except StoreError as exc:
-        err.print(str(exc), markup=False, highlight=False)
-        return EXIT_USAGE
-    finally:
-        view.close()
     print_audits(out, audits)
     return EXIT_OK if all(audit.ok for audit in audits) else EXIT_FAILED
 
