@@ -15,7 +15,7 @@ from rich.console import Console
 
 from protocols import UnknownGame, canonical_name, game_names, get_game
 from referee.commands import EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE, EXIT_VOID
-from referee.isolation import IsolationSettings, choose, describe
+from referee.isolation import IsolationSettings, choose, describe, ran_as_root_warning
 from referee.match import Match, MatchSettings, PlayerSpec, resolve_command
 from referee.records import GameRecord, Header, Ply, Result, describe_validation_error
 from referee.views.console import course_result_line, log_line, print_summary
@@ -218,6 +218,11 @@ def report_play(
     else:
         shown = record
     print_summary(err, match.game, shown, match.state)
+    asked = choose(match.settings.isolation)  # as at the start (detection is done once)
+    for side, report in result.bots.items():
+        name = record.header.players[side].name
+        if warning := ran_as_root_warning(name, asked, report.isolation):
+            err.print(warning, markup=False, highlight=False)
     err.print(f"record: {record_path}")
     if args.json:
         payload = {

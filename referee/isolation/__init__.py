@@ -22,6 +22,7 @@ from referee.isolation.levels import (
     describe,
     detect,
     parse_level,
+    ran_as_root_warning,
     root_warning,
 )
 from referee.isolation.limits import Limits
@@ -43,6 +44,7 @@ __all__ = [
     "detect",
     "parse_level",
     "player_directories",
+    "ran_as_root_warning",
     "root_warning",
     "start_confined",
 ]

@@ -179,6 +179,19 @@ def describe(isolation: Isolation) -> str:
     return f"{line}\n{warning}" if warning else line
 
 
+def ran_as_root_warning(name: str, asked: Isolation, actual: str | None) -> str | None:
+    """A loud sentence when `auto` had to run one bot without a user of its own although the
+    level has users (its user could not read its program or enter its folder): as root."""
+    if os.geteuid() != 0 or not asked.has(Feature.USERS) or actual is None:
+        return None
+    if Feature.USERS.value in actual.split("+"):
+        return None
+    return (
+        f"WARNING: {name} ran as root ({actual}): a user of its own could not read its files. "
+        "Make its folder readable by others (chmod -R o+rX) to give it one."
+    )
+
+
 def root_warning(isolation: Isolation) -> str | None:
     """A loud sentence when bots would run as root: the referee is root, and the level has no
     user of their own for them."""

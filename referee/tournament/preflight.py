@@ -18,7 +18,7 @@ import trio
 
 from protocols.base import Reason, Side
 from referee.bot import BotFault, BotInfrastructureError
-from referee.isolation import Isolation
+from referee.isolation import Isolation, ran_as_root_warning
 from referee.match import MatchSettings, PlayerSpec, open_bot_player
 
 
@@ -29,6 +29,7 @@ class StartCheck:
     name: str
     problem: str | None = None
     machine_failed: bool = False  # the machine, not the bot, failed to start it
+    warning: str | None = None  # it starts, but runs as root (see `ran_as_root_warning`)
 
     @property
     def broken(self) -> bool:
@@ -61,13 +62,16 @@ async def check_bot(
     """Start one bot as blue and wait for its first line (or its failure)."""
     budget = settings.startup_allowance + settings.move_timeout + settings.grace
     trial = settings.model_copy(update={"exit_grace": 0.2, "freeze": False})
+    warning = None
     try:
         async with open_bot_player(player, player, trial, isolation, lambda bot: None) as bot:
+            warning = ran_as_root_warning(player.name, isolation, bot.isolation_level)
             await bot.ask(Side.BLUE.value, trio.current_time() + budget)
     except BotInfrastructureError as exc:
         return StartCheck(player.name, f"the machine could not start it: {exc.detail}", True)
     except BotFault as fault:
         if fault.reason in (Reason.TIMEOUT, Reason.OUT_OF_TURN):
-            return StartCheck(player.name)  # it runs: slow or chatty is for the games to judge
+            # It runs: slow or chatty is for the games to judge.
+            return StartCheck(player.name, warning=warning)
         return StartCheck(player.name, fault.detail)
-    return StartCheck(player.name)
+    return StartCheck(player.name, warning=warning)

@@ -180,6 +180,8 @@ async def _bots_start(
         checks = await check_bots(players, loaded.config.match_settings(), isolation, limit)
     broken = [c for c in checks if c.broken]
     for check in checks:
+        if check.warning is not None:
+            err.print(check.warning, markup=False, highlight=False)
         if check.problem is not None:
             what = "the machine failed" if check.machine_failed else "cannot start"
             err.print(f"{check.name}: {what}: {check.problem}", markup=False, highlight=False)

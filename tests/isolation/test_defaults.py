@@ -5,8 +5,10 @@ what would provide it."""
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -95,3 +97,34 @@ def test_bots_running_as_root_are_announced_loudly(tmp_path: Path) -> None:
 
 def test_auto_here_is_what_doctor_reports() -> None:
     assert choose(IsolationSettings()).features == detect().available
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="bots get users of their own only under root")
+def test_a_bot_that_auto_must_run_as_root_is_announced_loudly(tmp_path: Path) -> None:
+    # pytest's temporary folders are private (0700, root's): a user of its own could not read
+    # this bot, so auto runs it without one, as root, and the run says so, in play and before a
+    # tournament's first game.
+    private = tmp_path / "private"
+    private.mkdir(mode=0o700)
+    (private / "bot.py").write_text("import sys\nsys.stdin.readline()\nprint('a', flush=True)\n")
+    bot = f"{sys.executable} {private / 'bot.py'}"
+    open_dir = Path(tempfile.mkdtemp(prefix="open-", dir="/tmp"))  # where bots run: readable
+    open_dir.chmod(0o755)
+    try:
+        done = referee(
+            "play", "alak", "-o", "size=5", "-p1", bot, "-p2", "builtin:random",
+            "--no-random-assignment", "--record", str(tmp_path / "g.jsonl"), cwd=open_dir,
+        )  # fmt: skip
+    finally:
+        shutil.rmtree(open_dir, ignore_errors=True)
+    assert done.returncode == 0, done.stderr
+    said = " ".join(done.stderr.split())
+    assert "WARNING: player1 ran as root" in said and "chmod -R o+rX" in said
+    assert "WARNING: player2" not in said  # the built-in bot had a user of its own
+    config = TOURNAMENT.format(isolation="").replace(
+        'command = "builtin:random --seed 2"', f'command = "{bot}"'
+    )
+    (tmp_path / "cup.toml").write_text(config)
+    done = referee("tournament", "run", "cup.toml", "-q", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert "WARNING: b ran as root" in " ".join(done.stderr.split())
