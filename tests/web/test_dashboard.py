@@ -164,7 +164,12 @@ def test_tournament_run_web_serves_the_dashboard_while_it_plays(page: Any, tmp_p
         assert process.stderr is not None
         first = process.stderr.readline()
         assert first.startswith("isolation: "), first  # every run names its level first
-        line = process.stderr.readline()
+        # Then, after any warnings of the bots' start, the dashboard's address.
+        line = ""
+        for _ in range(12):
+            line = process.stderr.readline()
+            if line.startswith("dashboard: ") or not line:
+                break
         assert line.startswith("dashboard: http://127.0.0.1:"), line
         url = line.split()[1].rstrip("/")
         tournaments = json.loads(urlopen(url + "/api/tournaments", timeout=30).read())
