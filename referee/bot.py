@@ -14,12 +14,13 @@ Each bot runs confined (`referee/confinement.py`): resource limits and the chose
 are applied by a launcher before the bot's program starts; a program that cannot be started is a
 `BotStartError` (the bot's fault), a machine that cannot start it is a `BotInfrastructureError`
 (nobody's fault: the game is void). When asked for, the bot is frozen whenever it is not on move,
-and the CPU time of each answer is measured (`last_cpu_ms`).
+and the CPU time of each answer is measured (`last_cpu_ms`), off the path of the moves.
 """
 
 from __future__ import annotations
 
 import fcntl
+import os
 import shlex
 import signal
 import struct
@@ -138,6 +139,26 @@ def unread_bytes(stream: object) -> int:
     return int(struct.unpack("i", raw)[0])
 
 
+async def send_now(stream: trio.abc.SendStream, data: bytes) -> None:
+    """`stream.send_all(data)`, but written at once when the pipe has room for it.
+
+    trio's `send_all` first yields to the scheduler, which on the path of every move costs
+    more than the write itself; a pipe that is full, closed or broken takes trio's own path,
+    which waits for room or raises the right error.
+    """
+    fileno = getattr(stream, "fileno", None)
+    fd = fileno() if fileno is not None else -1
+    if fd >= 0:
+        try:
+            written = os.write(fd, data)
+        except OSError:
+            written = 0
+        if written == len(data):
+            return
+        data = data[written:]
+    await stream.send_all(data)
+
+
 def split_command(command: str) -> list[str]:
     """Split a shell-style command string into argv (quotes honoured, no shell involved)."""
     try:
@@ -167,8 +188,10 @@ class BotProcess:
         self.confinement = confinement or Confinement(None, None, freeze=False)
         if self.confinement.pid is None:
             self.confinement.attach(process.pid)
-        self.last_cpu_ms: float | None = None  # CPU time of the last answer, where measured
-        self._cpu_mark: float | None = None  # the bot's CPU seconds when its last answer came
+        self._last_cpu_ms: float | None = None
+        self._cpu_due = False  # an answer came whose CPU time is not measured yet
+        # The bot's CPU seconds when its last answer was measured (at its start, before any).
+        self._cpu_mark: float | None = self.confinement.cpu_seconds()
         self._answered = 0
         self.stderr = TailBuffer(stderr_tail_bytes)
         self.fault: BotFault | None = None
@@ -218,42 +241,42 @@ class BotProcess:
                 return False
         return False
 
-    async def ask(self, line: str | None, deadline: float) -> str | None:
+    async def ask(
+        self, line: str | None, deadline: float, then: Callable[[], None] | None = None
+    ) -> str | None:
         """Write `line` (if any), then wait for the bot's one-line answer, all before `deadline`.
 
         The deadline is on trio's clock (`trio.current_time()`); the bot is "asked" from before
         the write, so an answer racing the end of our write is still taken as the answer.
-        Returns None if `interrupt()` stopped the wait.
+        `then` runs once the line is written, while the bot thinks: work that must not delay
+        the line (the match records the move it just forwarded there). Returns None if
+        `interrupt()` stopped the wait.
 
         A line the bot completed before it was asked is out of turn, however soon the ask
         follows: what the bot had written by now is what the reader has taken from the pipe plus
         what is still unread in it, and only a line ending after that offset can be the answer.
         """
         self._raise_fault()
+        self._settle_cpu()
         self._asked_from = self._framer.fed + unread_bytes(self.process.stdout)
         self._asked = True
         self._reply = None
         self._reply_event = trio.Event()
         self._interrupted = False
-        freezer = self.confinement.freezer
-        if freezer is not None and freezer.frozen and self._cpu_mark is not None:
-            # Frozen since its last answer was measured: its CPU time cannot have moved, so
-            # that reading serves again (one scan of the bot's processes per move, not two).
-            cpu_before: float | None = self._cpu_mark
-        else:
-            cpu_before = self.confinement.cpu_seconds()
         self._thaw()
         try:
             with trio.move_on_at(deadline) as scope:
                 self._ask_scope = scope
                 if line is not None:
                     await self._write(line)
+                if then is not None:
+                    then()
                 await self._reply_event.wait()
             if self._reply is not None:
                 # Answered in time. A fault right after it (a second line in the same turn) stays
                 # in `self.fault` for the caller to judge.
                 self._answered += 1
-                self._measure_cpu(cpu_before)
+                self._cpu_due = True
                 return self._reply
             self._raise_fault()
             if self._interrupted:
@@ -264,6 +287,30 @@ class BotProcess:
             self._ask_scope = None
             if self._answered and self.fault is None:
                 self._answered_event.set()  # the pondering watch decides about freezing
+
+    @property
+    def last_cpu_ms(self) -> float | None:
+        """The CPU time (ms) the bot used from its previous answer to its last one (from its
+        start, for its first answer), where measured.
+
+        Measured when first read after the answer, not when the answer arrives, so that the
+        reading stays off the path from a bot's move to its opponent (the match reads it once
+        it has forwarded the move). What a bot does after its answer therefore counts towards
+        its next one, and the answers' times add up to all the CPU the bot used; freezing
+        bounds what it can do between answers to the freeze grace.
+        """
+        self._settle_cpu()
+        return self._last_cpu_ms
+
+    def _settle_cpu(self) -> None:
+        if not self._cpu_due:
+            return
+        self._cpu_due = False
+        now = self.confinement.cpu_seconds()
+        self._last_cpu_ms = None
+        if now is not None and self._cpu_mark is not None:
+            self._last_cpu_ms = round(max(now - self._cpu_mark, 0.0) * 1000, 3)
+        self._cpu_mark = now
 
     async def watch_pondering(self) -> None:
         """Freeze the bot after each answer if it is still using CPU once the grace is over."""
@@ -294,11 +341,6 @@ class BotProcess:
         if self.confinement.freezer is not None:
             self.confinement.freezer.freeze()
 
-    def _measure_cpu(self, before: float | None) -> None:
-        after = self._cpu_mark = self.confinement.cpu_seconds()
-        if before is not None and after is not None:
-            self.last_cpu_ms = round(max(after - before, 0.0) * 1000, 3)
-
     def _timeout_fault(self) -> BotFault:
         detail = "no complete line within the time limit"
         limit = self.confinement.limit_hit(self.stderr.text())
@@ -318,7 +360,7 @@ class BotProcess:
         stdin = self.process.stdin
         assert stdin is not None
         try:
-            await stdin.send_all(line.encode() + b"\n")
+            await send_now(stdin, line.encode() + b"\n")
         except (trio.BrokenResourceError, trio.ClosedResourceError):
             await self._set_fault(await self._closed_output_fault("stopped reading its input"))
             self._raise_fault()

@@ -126,8 +126,11 @@ class Player(Protocol):
     def isolation_level(self) -> str | None:
         """The isolation level it actually ran under, for the record."""
 
-    async def ask(self, line: str | None, deadline: float) -> str | None:
-        """Write `line`, return the one-line answer by `deadline` (None if interrupted)."""
+    async def ask(
+        self, line: str | None, deadline: float, then: Callable[[], None] | None = None
+    ) -> str | None:
+        """Write `line`, return the one-line answer by `deadline` (None if interrupted);
+        `then` runs once the line is written, while the player thinks."""
 
     async def notify(self, line: str, timeout: float) -> bool:
         """Best-effort write at the end of a game; whether the line was written."""
@@ -297,6 +300,8 @@ class Match:
         self.listener = listener
         self.state: Any = self.game.initial_state(self.options)
         self.plies: list[Ply] = []
+        # The move last played, until it is recorded: (side, line received, move, seconds).
+        self._unrecorded: tuple[Side, str, str, float] | None = None
         self.bots: dict[Side, Player] = {}
         self._open_player = open_player
         self._writer: RecordWriter | None = None
@@ -371,6 +376,7 @@ class Match:
         line: str | None,
         ending: str | None = None,
     ) -> Result:
+        self._record_move()
         reports = {
             side: BotReport(
                 exit_code=bot.exit.returncode,
@@ -421,6 +427,7 @@ class Match:
             if failed:
                 return self._start_failure_verdict(failed)
             verdict = await self._turn_loop()
+            self._record_move()  # while its CPU time can still be read
             await self._send_end()
             return verdict
         raise AssertionError("unreachable")  # pragma: no cover - keeps mypy's flow analysis happy
@@ -448,6 +455,8 @@ class Match:
                 received, elapsed = await self._ask(side, to_send)
             except BotFault as fault:
                 return fault_verdict(side, fault)
+            finally:
+                self._record_move()  # if the ask ended before it could
             idle_fault = self.bots[side.other].fault  # it wrote while the mover thought
             if idle_fault is not None:
                 return fault_verdict(side.other, idle_fault)
@@ -460,16 +469,7 @@ class Match:
                 return Verdict(side.other, exc.reason_code, f"{side}: {exc.reason}", received)
             self.state = self.game.apply(self.state, move)
             to_send = self.game.format_move(move)
-            ply = Ply(
-                ply=len(self.plies) + 1,
-                side=side,
-                received=received,
-                move=to_send,
-                time_ms=round(elapsed * 1000, 3),
-                cpu_ms=self.bots[side].last_cpu_ms,
-            )
-            self.plies.append(ply)
-            self._emit(ply)
+            self._unrecorded = (side, received, to_send, elapsed)
             outcome = self.game.outcome(self.state)
             later_fault = self.bots[side].fault  # a second line in the same turn
             if later_fault is not None and outcome is None:
@@ -477,9 +477,31 @@ class Match:
         # After the game-ending move, what the mover wrote is trailing output (kept in the
         # record's `unasked`), never judged: the course referee never reads past that move.
         # The final legal move is still forwarded before END (spec 1.4).
+        self._record_move()
         if self.plies:
             await self._forward_final(self.state.to_move, to_send)
         return Verdict(outcome.winner, outcome.reason, outcome.detail, None, outcome.ending)
+
+    def _record_move(self) -> None:
+        """Record the move last played. It is called once the move is on its way to the
+        opponent, so that neither the mover's CPU reading nor the record line delays it; every
+        way out of the turn loop records it too (`_finish`)."""
+        if self._unrecorded is None:
+            return
+        side, received, move, elapsed = self._unrecorded
+        self._unrecorded = None
+        # Built from values the referee itself made: validating them again costs more than
+        # the rest of the record line.
+        ply = Ply.model_construct(
+            ply=len(self.plies) + 1,
+            side=side,
+            received=received,
+            move=move,
+            time_ms=round(elapsed * 1000, 3),
+            cpu_ms=self.bots[side].last_cpu_ms,
+        )
+        self.plies.append(ply)
+        self._emit(ply)
 
     async def _ask(self, side: Side, line: str) -> tuple[str | None, float]:
         s = self.settings
@@ -489,7 +511,7 @@ class Match:
         start = trio.current_time()
         deadline = start + budget + s.grace + allowance
         try:
-            received = await self.bots[side].ask(line, deadline)
+            received = await self.bots[side].ask(line, deadline, self._record_move)
         except BotFault as fault:
             if fault.reason is Reason.TIMEOUT:
                 raise self._timeout_fault(fault, start, deadline) from None

@@ -90,7 +90,8 @@ class Ply(_Model):
     received: str  # the line exactly as the bot wrote it (terminator removed)
     move: str  # canonical form, as forwarded to the opponent
     time_ms: float = Field(ge=0)  # wall time from our write to the answer
-    cpu_ms: float | None = Field(default=None, ge=0)  # the bot's CPU time, where measured
+    # The bot's CPU time since its previous answer (since its start, for its first), where measured.
+    cpu_ms: float | None = Field(default=None, ge=0)
 
 
 class BotReport(_Model):
@@ -194,11 +195,15 @@ CHAIN_FIELD = "chain"
 GENESIS = "0" * 64
 
 
+def canonical_text(data: Mapping[str, Any]) -> str:
+    """A record line's canonical form (without its `chain`): what its hash covers."""
+    body = {key: value for key, value in data.items() if key != CHAIN_FIELD}
+    return json.dumps(body, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+
+
 def canonical_line(data: Mapping[str, Any]) -> bytes:
     """The bytes of a record line that its hash covers: everything but its `chain`."""
-    body = {key: value for key, value in data.items() if key != CHAIN_FIELD}
-    text = json.dumps(body, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
-    return text.encode("utf-8")
+    return canonical_text(data).encode("utf-8")
 
 
 def next_chain(previous: str, data: Mapping[str, Any]) -> str:
@@ -254,10 +259,11 @@ class RecordWriter:
     def write(self, line: Header | Ply | Result) -> None:
         if self._file is None:
             raise RuntimeError(f"record {self.path} is already closed")
-        data = line.model_dump(mode="json")
-        self.chain = next_chain(self.chain, data)
-        data[CHAIN_FIELD] = self.chain
-        self._file.write(json.dumps(data, separators=(",", ":"), ensure_ascii=False) + "\n")
+        # The line is written in its canonical form (sorted keys) with its `chain` added last,
+        # so that it is serialised once, not once to hash and once to write.
+        text = canonical_text(line.model_dump(mode="json"))
+        self.chain = hashlib.sha256((self.chain + text).encode("utf-8")).hexdigest()
+        self._file.write(f'{text[:-1]},"{CHAIN_FIELD}":"{self.chain}"}}\n')
         self._file.flush()
 
     def close(self) -> None:

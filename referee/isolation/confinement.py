@@ -156,6 +156,8 @@ class Confinement:
         self.pid: int | None = None  # the bot's supervisor, whose descendants are the bot
         self.control: socket.socket | None = None  # closing it ends the bot's whole tree
         self.freezer: Freezer | None = None
+        self._tree_cpu: proctree.TreeCpu | None = None  # where no cgroup counts CPU time
+        self._released = False
         self.notes: list[str] = []  # what `auto` could not use for this bot, and why
         self.features = self.isolation.features  # what this bot actually runs under
 
@@ -295,11 +297,16 @@ class Confinement:
         self.freezer = Freezer(supervisor, self.cgroup, self.freeze_idle)
 
     def cpu_seconds(self) -> float | None:
+        """The bot's CPU time so far; None where it cannot be told (after `release`)."""
+        if self._released:
+            return None
         if self.cgroup is not None:
             return self.cgroup.cpu_seconds()
         if self.pid is None:
             return None
-        return proctree.tree_cpu_seconds(self.pid)
+        if self._tree_cpu is None:
+            self._tree_cpu = proctree.TreeCpu(self.pid)
+        return self._tree_cpu.seconds()
 
     def explain_exit(self, returncode: int, stderr_tail: str = "") -> tuple[int, str]:
         """The bot's own exit code (the sandbox reports a signal as 128 + its number) and what
@@ -359,9 +366,13 @@ class Confinement:
     async def release(self) -> None:
         """Give back the cgroup, the scratch directory and the user slot (after removing what
         the bot's user left in the world-writable directories)."""
+        self._released = True
         with trio.CancelScope(shield=True):
             if self.control is not None:
                 self.control.close()
+            if self._tree_cpu is not None:
+                self._tree_cpu.close()
+                self._tree_cpu = None
             if self.cgroup is not None:
                 await self.cgroup.remove()
                 self.cgroup = None

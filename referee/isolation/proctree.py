@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 import platform
+import time
 from contextlib import suppress
 
 import trio
@@ -126,6 +127,94 @@ async def wait_group_gone(pgid: int, limit: float = GROUP_EXIT_WAIT) -> bool:
 
 def tree_cpu_seconds(pid: int) -> float:
     return sum(process_cpu_seconds(p) for p in descendants(pid))
+
+
+# MAKE_PROCESS_CPUCLOCK(pid, CPUCLOCK_SCHED) of <linux/posix-timers.h>: the clock id of a
+# process's CPU clock (all its threads, living and ended, to the nanosecond), which any process
+# may read, and for well under a microsecond (clock_getcpuclockid(3) computes the same).
+CPUCLOCK_SCHED = 2
+
+
+def process_cpu_clock(pid: int) -> float:
+    """CPU seconds of `pid` by its kernel CPU clock; OSError once it is gone."""
+    return time.clock_gettime((~pid << 3) | CPUCLOCK_SCHED)
+
+
+class TreeCpu:
+    """The CPU time of a process tree, read after every move where no cgroup keeps count.
+
+    A full scan of the tree reads two /proc files per thread; this keeps the members it found
+    and reads each one's CPU clock, plus (from a kept descriptor) its `stat`: the CPU of the
+    children it reaped, and how many threads it has. The tree is scanned again only when a
+    member's main thread lists a child not known yet, or a member has other threads (a child
+    forked from another thread shows only in that thread's list), or a member ended.
+    """
+
+    def __init__(self, root: int) -> None:
+        self.root = root
+        self._members: dict[int, tuple[int, int]] = {}  # pid -> (stat fd, children fd)
+        self._rescan()
+
+    def seconds(self) -> float:
+        total = self._sum(strict=True)
+        if total is None:  # the tree may have changed: scan it and count what is there now
+            self._rescan()
+            total = self._sum(strict=False)
+        assert total is not None
+        return total
+
+    def close(self) -> None:
+        for fds in self._members.values():
+            for fd in fds:
+                with suppress(OSError):
+                    os.close(fd)
+        self._members = {}
+
+    def _sum(self, strict: bool) -> float | None:
+        """The members' CPU time; None (when `strict`) if the tree may have changed."""
+        total = 0.0
+        for pid, (stat_fd, children_fd) in self._members.items():
+            try:
+                stat = os.pread(stat_fd, 1024, 0)
+                listed = os.pread(children_fd, 4096, 0).split() if strict else []
+                total += process_cpu_clock(pid) + _reaped_seconds(stat)
+            except OSError:  # it ended: its time moved to whoever reaped it
+                if strict:
+                    return None
+                continue
+            if strict and (_threads(stat) > 1 or any(int(c) not in self._members for c in listed)):
+                return None
+        return total
+
+    def _rescan(self) -> None:
+        self.close()
+        for pid in descendants(self.root):
+            try:
+                stat_fd = os.open(f"/proc/{pid}/stat", os.O_RDONLY | os.O_CLOEXEC)
+            except OSError:
+                continue
+            try:
+                children_fd = os.open(
+                    f"/proc/{pid}/task/{pid}/children", os.O_RDONLY | os.O_CLOEXEC
+                )
+            except OSError:
+                os.close(stat_fd)
+                continue
+            self._members[pid] = (stat_fd, children_fd)
+
+
+def _stat_fields(stat: bytes) -> list[bytes]:
+    """The fields of /proc/<pid>/stat after the command name (which may hold spaces)."""
+    return stat[stat.rindex(b")") + 2 :].split()
+
+
+def _reaped_seconds(stat: bytes) -> float:
+    fields = _stat_fields(stat)
+    return (int(fields[13]) + int(fields[14])) / CLOCK_TICKS  # cutime + cstime
+
+
+def _threads(stat: bytes) -> int:
+    return int(_stat_fields(stat)[17])
 
 
 def waiting_for_input(pid: int) -> bool:

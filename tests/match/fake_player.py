@@ -83,7 +83,9 @@ class FakePlayer:
         self.heard.append(line)
         return True
 
-    async def ask(self, line: str | None, deadline: float) -> str | None:
+    async def ask(
+        self, line: str | None, deadline: float, then: Callable[[], None] | None = None
+    ) -> str | None:
         self._raise_fault()
         self._asked, self._reply, self._interrupted = True, None, False
         self._reply_event = trio.Event()
@@ -92,6 +94,8 @@ class FakePlayer:
                 self._ask_scope = scope
                 if line is not None:
                     self._write(line)
+                if then is not None:
+                    then()
                 await self._reply_event.wait()
             if self._reply is not None:
                 return self._reply  # a fault right after it stays in `fault`
