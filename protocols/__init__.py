@@ -3,15 +3,17 @@
 The registry below is the one explicit list of games: each entry names the module that holds the
 game and the other spellings the command line accepts. Modules are imported on first use, so a
 bot that plays one game loads only that game's rules. Aliases live here, not on the game classes:
-resolving a name must not import every game to read them.
+resolving a name must not import every game to read them. Nor does it import `protocols.base`
+(pydantic): the command line resolves names and lists games before it loads any rules.
 """
 
 from __future__ import annotations
 
 import importlib
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
-from protocols.base import Game
+if TYPE_CHECKING:
+    from protocols.base import Game
 
 
 class _Entry(NamedTuple):

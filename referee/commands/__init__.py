@@ -1,4 +1,6 @@
-"""The subcommands of `referee`: each module has `register(subparsers)` and sets `run`.
+"""The subcommands of `referee`: each module has `register(parser)`, which declares the
+command's arguments on its own parser and sets `run`. The command's name and help line live in
+the table in `cli.py`, which imports a command's module only when that command runs.
 
 A command's `run(args, out, err) -> int` gets the parsed arguments and two rich consoles (stdout
 for results that scripts read, stderr for everything people read) and returns the exit code.

@@ -39,15 +39,11 @@ from referee.views.console import wrapped
 EXIT_PROBLEMS = 1
 
 
-def register(commands: Any) -> None:
-    parser = commands.add_parser(
-        "check",
-        help="check a bot before a tournament (plays it against a built-in bot)",
-        description=(
-            "Play the bot against a built-in bot in both colours, under tournament limits and "
-            "isolation, and report every problem with a hint. Exit code 0 only if every game "
-            "was clean."
-        ),
+def register(parser: argparse.ArgumentParser) -> None:
+    parser.description = (
+        "Play the bot against a built-in bot in both colours, under tournament limits and "
+        "isolation, and report every problem with a hint. Exit code 0 only if every game "
+        "was clean."
     )
     parser.add_argument("game", help=f"one of: {', '.join(game_names())}")
     parser.add_argument("command", help='the bot\'s command, e.g. "python3 my_bot.py"')

@@ -17,7 +17,6 @@ import json
 import subprocess
 import sys
 from pathlib import Path
-from typing import Any
 
 from rich.console import Console
 
@@ -53,12 +52,8 @@ print(json.dumps(found))
 """
 
 
-def register(commands: Any) -> None:
-    demo = commands.add_parser(
-        "demo",
-        help="a live round robin of the built-in bots in every game",
-        description=__doc__.splitlines()[0] if __doc__ else None,
-    )
+def register(demo: argparse.ArgumentParser) -> None:
+    demo.description = __doc__.splitlines()[0] if __doc__ else None
     demo.add_argument("--dir", type=Path, default=DEFAULT_DIR, help=f"({DEFAULT_DIR})")
     demo.add_argument(
         "-g", "--game", action="append", default=None, help="only this game (repeatable)"

@@ -10,7 +10,6 @@ from __future__ import annotations
 import argparse
 import sys
 import time
-from typing import Any
 
 import trio
 from rich.console import Console
@@ -30,8 +29,7 @@ WHAT_IT_GIVES = {
 TRIAL_BOT = "import sys; print('ready ' + sys.stdin.readline().strip(), flush=True)"
 
 
-def register(commands: Any) -> None:
-    parser = commands.add_parser("doctor", help="show the isolation available for bots, and why")
+def register(parser: argparse.ArgumentParser) -> None:
     parser.set_defaults(run=run_doctor)
 
 

@@ -3,16 +3,16 @@
 from __future__ import annotations
 
 import argparse
-from typing import Any
-
-from rich.console import Console
+from typing import TYPE_CHECKING
 
 from protocols import aliases, game_names
 from referee.commands import EXIT_OK
 
+if TYPE_CHECKING:
+    from rich.console import Console
 
-def register(commands: Any) -> None:
-    parser = commands.add_parser("games", help="list the games")
+
+def register(parser: argparse.ArgumentParser) -> None:
     parser.set_defaults(run=run_games)
 
 

@@ -1,4 +1,8 @@
-"""`referee play`: one game between two programs, with the course referee's flags."""
+"""`referee play`: one game between two programs, with the course referee's flags.
+
+What the game needs is imported here; what shows it afterwards (the summary, the web view) only
+once it is wanted, so that the bots start as soon as possible after the command does.
+"""
 
 from __future__ import annotations
 
@@ -7,19 +11,20 @@ import json
 import random
 from datetime import datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import trio
 from pydantic import ValidationError
-from rich.console import Console
 
 from protocols import UnknownGame, canonical_name, game_names, get_game
 from referee.commands import EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE, EXIT_VOID
 from referee.isolation import IsolationSettings, choose, describe, ran_as_root_warning
-from referee.match import Match, MatchSettings, PlayerSpec, resolve_command
+from referee.match import Listener, Match, MatchSettings, PlayerSpec, resolve_command
 from referee.records import GameRecord, Header, Ply, Result, describe_validation_error
-from referee.views.console import course_result_line, log_line, print_summary
 from referee.web import DEFAULT_HOST, check_port
+
+if TYPE_CHECKING:
+    from rich.console import Console
 
 DEFAULT_RECORD_DIR = Path("referee-games")
 
@@ -103,17 +108,13 @@ def parse_clock(text: str) -> tuple[float, float]:
         ) from None
 
 
-def register(commands: Any) -> None:
-    """Add the `play` subcommand to the `referee` parser."""
-    play = commands.add_parser(
-        "play",
-        help="play one game between two programs",
-        description=(
-            "Play one game. Player commands are split like a shell would (no shell is run); "
-            "`builtin:random` runs a built-in bot. Colours are drawn at random unless "
-            "--no-random-assignment makes -p1 blue. --visual serves a live web view of the "
-            "game on 127.0.0.1:--port and keeps it up after the game until Ctrl-C."
-        ),
+def register(play: argparse.ArgumentParser) -> None:
+    """Declare the arguments of `referee play` on its parser."""
+    play.description = (
+        "Play one game. Player commands are split like a shell would (no shell is run); "
+        "`builtin:random` runs a built-in bot. Colours are drawn at random unless "
+        "--no-random-assignment makes -p1 blue. --visual serves a live web view of the "
+        "game on 127.0.0.1:--port and keeps it up after the game until Ctrl-C."
     )
     play.add_argument("game", help=f"one of: {', '.join(game_names())} (or laskermorris)")
     add_play_arguments(play)
@@ -175,11 +176,6 @@ def run_play(args: argparse.Namespace, out: Console, err: Console) -> int:
         PlayerSpec(name=name, command=resolve_command(cmd, game_name, options))
         for name, cmd in ((args.name1, args.player1), (args.name2, args.player2))
     ]
-
-    def listener(line: Header | Ply | Result) -> None:
-        if args.log:
-            log_line(err, line)
-
     match = Match(
         game_name,
         players[0],
@@ -188,7 +184,7 @@ def run_play(args: argparse.Namespace, out: Console, err: Console) -> int:
         settings=settings,
         seed=seed,
         record_path=record_path,
-        listener=listener,
+        listener=move_logger(err) if args.log else None,
     )
     if args.visual:
         return run_visual(args, out, err, match, record_path)
@@ -200,6 +196,17 @@ def run_play(args: argparse.Namespace, out: Console, err: Console) -> int:
     return report_play(args, out, err, match, record, record_path)
 
 
+def move_logger(err: Console) -> Listener:
+    """`--log`: every record line on stderr as it is played. The view is imported here, before
+    the game starts, so that no bot's clock runs while it loads."""
+    from referee.views.console import log_line
+
+    def listener(line: Header | Ply | Result) -> None:
+        log_line(err, line)
+
+    return listener
+
+
 def report_play(
     args: argparse.Namespace,
     out: Console,
@@ -208,6 +215,8 @@ def report_play(
     record: GameRecord,
     record_path: Path,
 ) -> int:
+    from referee.views.console import course_result_line, print_summary
+
     result = record.result
     assert result is not None
     if not args.debug:

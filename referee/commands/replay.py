@@ -13,7 +13,6 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
-from typing import Any
 
 from rich.console import Console
 
@@ -26,16 +25,12 @@ from referee.views.html_export import replay_html
 EXIT_MISMATCH = 1
 
 
-def register(commands: Any) -> None:
-    parser = commands.add_parser(
-        "replay",
-        help="re-verify a game record and show it (terminal or HTML)",
-        description=(
-            "Replay a game record through the rules and show it. On a terminal: → ← (or l h) "
-            "step, g G jump to the start/end, space plays, q quits. The exit code is 1 when "
-            "the record does not agree with the rules or was edited after it was written "
-            "(its hash chain breaks), and with --verify-only also when it is unfinished."
-        ),
+def register(parser: argparse.ArgumentParser) -> None:
+    parser.description = (
+        "Replay a game record through the rules and show it. On a terminal: → ← (or l h) "
+        "step, g G jump to the start/end, space plays, q quits. The exit code is 1 when "
+        "the record does not agree with the rules or was edited after it was written "
+        "(its hash chain breaks), and with --verify-only also when it is unfinished."
     )
     parser.add_argument("record", type=Path, help="a game record (.jsonl)")
     parser.add_argument("--ply", type=int, default=None, help="print the position after N plies")

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import argparse
 from pathlib import Path
-from typing import Any
 
 import trio
 from rich.console import Console
@@ -21,16 +20,12 @@ from referee.web import add_server_arguments, check_port
 DEFAULT_FOLDERS = [Path("referee-games"), Path("referee-runs"), Path("referee-demo")]
 
 
-def register(commands: Any) -> None:
-    parser = commands.add_parser(
-        "serve",
-        help="web view of game records and tournaments",
-        description=(
-            "Serve a read-only web view of the game records under the given folders (default: "
-            "./referee-games, ./referee-runs and ./referee-demo where they exist): a dashboard "
-            "with the standings of every tournament in them (up to three folders down), and a "
-            "replay of every game. Runs until Ctrl-C."
-        ),
+def register(parser: argparse.ArgumentParser) -> None:
+    parser.description = (
+        "Serve a read-only web view of the game records under the given folders (default: "
+        "./referee-games, ./referee-runs and ./referee-demo where they exist): a dashboard "
+        "with the standings of every tournament in them (up to three folders down), and a "
+        "replay of every game. Runs until Ctrl-C."
     )
     parser.add_argument("folders", nargs="*", type=Path, metavar="FOLDER", help="folders to serve")
     add_server_arguments(parser)

@@ -14,7 +14,7 @@ import argparse
 import random
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TypeVar
 
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
@@ -35,12 +35,8 @@ T = TypeVar("T")
 EXIT_FAILED = 1  # `verify`: a game's record does not hold
 
 
-def register(commands: Any) -> None:
-    parser = commands.add_parser(
-        "tournament",
-        help="run a tournament from a config file (new, run, results, verify)",
-        description="Round robins and gauntlets of many bots: resumable, in parallel.",
-    )
+def register(parser: argparse.ArgumentParser) -> None:
+    parser.description = "Round robins and gauntlets of many bots: resumable, in parallel."
     sub = parser.add_subparsers(dest="action", required=True, metavar="ACTION")
     new = sub.add_parser("new", help="write an example config for a folder of bots")
     new.add_argument("bots", type=Path, help="folder with one subfolder (or .py file) per bot")
