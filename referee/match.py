@@ -14,7 +14,7 @@ import shlex
 import sys
 from collections import deque
 from collections.abc import Callable
-from contextlib import AbstractAsyncContextManager, AsyncExitStack
+from contextlib import AbstractAsyncContextManager
 from pathlib import Path
 from typing import Any, NamedTuple, Protocol
 
@@ -23,7 +23,14 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from protocols import get_game
 from protocols.base import Game, GameOptions, IllegalMove, Outcome, Reason, Side
-from referee.bot import BotExit, BotFault, BotInfrastructureError, BotStartError, open_bot
+from referee.bot import (
+    BotExit,
+    BotFault,
+    BotInfrastructureError,
+    BotStartError,
+    open_bot,
+    unwrap_single,
+)
 from referee.isolation.confinement import player_directories
 from referee.isolation.levels import Isolation, IsolationSettings, IsolationUnavailable, choose
 from referee.isolation.limits import Limits
@@ -304,6 +311,7 @@ class Match:
         self._unrecorded: tuple[Side, str, str, float] | None = None
         self.bots: dict[Side, Player] = {}
         self._open_player = open_player
+        self._game_over = trio.Event()  # the players' tasks close them when it is set
         self._writer: RecordWriter | None = None
         self._header: Header | None = None
         self._first_move_done: set[Side] = set()
@@ -386,8 +394,8 @@ class Match:
                 isolation=bot.isolation_level,
                 unasked=list(bot.exit.unasked),
             )
-            for side, bot in self.bots.items()
-            if bot.exit is not None
+            for side in Side
+            if (bot := self.bots.get(side)) is not None and bot.exit is not None
         }
         result = Result(
             winner=winner,
@@ -406,31 +414,64 @@ class Match:
         return result
 
     async def _play_with_bots(self) -> Verdict:
-        async with AsyncExitStack() as stack:
-            try:
-                isolation = choose(self.settings.isolation)
-            except IsolationUnavailable as exc:
-                return Verdict(None, Reason.INFRASTRUCTURE, str(exc))
-            failed: list[tuple[Side, BotStartError]] = []
-            for side, player in self.players.items():
-                opponent = self.players[side.other]
+        try:
+            isolation = choose(self.settings.isolation)
+        except IsolationUnavailable as exc:
+            return Verdict(None, Reason.INFRASTRUCTURE, str(exc))
+        self._game_over = trio.Event()
+        try:
+            async with trio.open_nursery() as nursery:
                 try:
-                    self.bots[side] = await stack.enter_async_context(
-                        self._open_player(
-                            player, opponent, self.settings, isolation, self._on_idle_fault
-                        )
-                    )
-                except BotStartError as exc:
-                    failed.append((side, exc))
-                except BotInfrastructureError as exc:  # the machine failed us: void
-                    return Verdict(None, Reason.INFRASTRUCTURE, f"{side}: {exc.detail}")
-            if failed:
-                return self._start_failure_verdict(failed)
-            verdict = await self._turn_loop()
-            self._record_move()  # while its CPU time can still be read
-            await self._send_end()
-            return verdict
-        raise AssertionError("unreachable")  # pragma: no cover - keeps mypy's flow analysis happy
+                    return await self._open_both(nursery, isolation) or await self._play_game()
+                finally:
+                    self._game_over.set()  # both players close, at once
+        except BaseExceptionGroup as group:
+            # Only the match's own block raises here (`_hold` keeps the players' failures):
+            # re-raise it as itself, so Ctrl-C stays an interruption and a bug a referee fault.
+            raise unwrap_single(group) from None
+
+    async def _play_game(self) -> Verdict:
+        verdict = await self._turn_loop()
+        self._record_move()  # while its CPU time can still be read
+        await self._send_end()
+        return verdict
+
+    async def _open_both(self, nursery: trio.Nursery, isolation: Isolation) -> Verdict | None:
+        """Open both players at once (opening one is mostly waiting for its program to be
+        executed); a verdict if either could not start."""
+        failures: dict[Side, BotStartError | BotInfrastructureError] = {}
+        opened = {side: trio.Event() for side in self.players}
+        for side in self.players:
+            nursery.start_soon(self._hold, side, isolation, opened[side], failures)
+        for event in opened.values():
+            await event.wait()
+        for side in Side:  # the machine failing us voids the game, whoever else failed
+            if isinstance(failure := failures.get(side), BotInfrastructureError):
+                return Verdict(None, Reason.INFRASTRUCTURE, f"{side}: {failure.detail}")
+        failed = [(side, e) for side in Side if isinstance(e := failures.get(side), BotStartError)]
+        return self._start_failure_verdict(failed) if failed else None
+
+    async def _hold(
+        self,
+        side: Side,
+        isolation: Isolation,
+        opened: trio.Event,
+        failures: dict[Side, BotStartError | BotInfrastructureError],
+    ) -> None:
+        """Open one player and keep it open until the game is over: a player's context is left
+        by the task that entered it, so each player has a task of its own."""
+        player, opponent = self.players[side], self.players[side.other]
+        try:
+            async with self._open_player(
+                player, opponent, self.settings, isolation, self._on_idle_fault
+            ) as bot:
+                self.bots[side] = bot
+                opened.set()
+                await self._game_over.wait()
+        except (BotStartError, BotInfrastructureError) as exc:
+            failures[side] = exc
+        finally:
+            opened.set()
 
     def _start_failure_verdict(self, failed: list[tuple[Side, BotStartError]]) -> Verdict:
         if len(failed) == 2:
@@ -542,5 +583,5 @@ class Match:
         await self.bots[side].notify(line, self.settings.exit_grace)
 
     async def _send_end(self) -> None:
-        for bot in self.bots.values():
-            await bot.notify("END", self.settings.exit_grace)
+        for side in Side:
+            await self.bots[side].notify("END", self.settings.exit_grace)

@@ -2,7 +2,8 @@
 the bubblewrap sandbox, bot users, cgroups, the freezer and process trees.
 
 The rest of the referee uses the names below; the modules behind them are this package's own.
-`launch.py` is not imported at all: it is the launcher program, run by path before a bot's exec.
+`launch.py` and `supervise.py` are programs, run by path before a bot's exec (the referee imports
+`launch.py` only for the way it writes the launcher's options).
 """
 
 from referee.isolation.confinement import (

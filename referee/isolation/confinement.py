@@ -10,7 +10,6 @@ its CPU time, and at the end kills every process it left and releases what it he
 from __future__ import annotations
 
 import importlib.util
-import json
 import os
 import shlex
 import signal
@@ -33,6 +32,7 @@ from referee.isolation.bot_users import (
 )
 from referee.isolation.cgroups import Cgroup, CgroupError
 from referee.isolation.freezer import Freezer
+from referee.isolation.launch import options_of
 from referee.isolation.levels import AUTO, BASIC_ISOLATION, Feature, Isolation, level_name
 from referee.isolation.limits import MB, Limits
 from referee.isolation.sandbox import bwrap_argv
@@ -254,18 +254,17 @@ class Confinement:
         """The full command line: the supervisor with the launcher's arguments (its forked child
         runs the launcher's code without starting another interpreter), then (when sandboxed)
         bwrap and the inner launcher, then the bot's own argv."""
-        thaw = []
+        supervisor = [sys.executable, "-I", "-S", str(SUPERVISOR), str(control_fd)]
         if self.cgroup is not None:  # a frozen cgroup's processes die only once thawed
             path, value = self.cgroup.freeze_file(False)
-            thaw.append([str(path), value])
-        supervisor = [sys.executable, "-I", "-S", str(SUPERVISOR), str(control_fd)]
+            supervisor += ["--thaw", str(path), value]
         launch = self._launch_arguments(argv, cwd, executable, peers, fd)
-        return [*supervisor, json.dumps({"thaw": thaw}), "--", *launch]
+        return [*supervisor, "--", *launch]
 
     def _launch_arguments(
         self, argv: Sequence[str], cwd: Path, executable: Path, peers: Sequence[Path], fd: int
     ) -> list[str]:
-        """The launcher's arguments: STATUS_FD SPEC -- what it executes."""
+        """The launcher's arguments: STATUS_FD OPTION... -- what it executes."""
         rlimits = self.limits.rlimits(
             memory_by_rlimit=self.cgroup is None, nproc=self.uid is not None
         )
@@ -273,7 +272,7 @@ class Confinement:
         spec["cgroup_procs"] = self.cgroup.procs_files if self.cgroup else []
         if not self.sandboxed:
             spec.update(uid=self.uid, stage="only")
-            return [str(fd), json.dumps(spec), "--", *argv]
+            return [str(fd), *options_of(spec), *argv]
         sandbox = bwrap_argv(
             self.isolation.bwrap or "bwrap",
             cwd=cwd,
@@ -285,9 +284,9 @@ class Confinement:
             switch_user=self.uid is not None,
         )
         inner_launcher = [sys.executable, "-I", "-S", str(LAUNCHER), str(fd)]
-        inner = json.dumps({"stage": "inner", "uid": self.uid})
+        inner = options_of({"stage": "inner", "uid": self.uid})
         spec["stage"] = "outer"
-        return [str(fd), json.dumps(spec), "--", *sandbox, *inner_launcher, inner, "--", *argv]
+        return [str(fd), *options_of(spec), *sandbox, *inner_launcher, *inner, *argv]
 
     # -- while it runs ------------------------------------------------------------------------
 

@@ -1,10 +1,11 @@
 """The launcher: confines its own process, then becomes the bot (or the sandbox that runs it).
 
-Run as a script, never imported by the referee: `python -I -S launch.py STATUS_FD SPEC -- ARGV`.
-It uses the standard library only, so it starts in a few milliseconds and works inside the
-sandbox. Doing this work in a separate program rather than in a `preexec_fn` keeps the referee
-safe: trio starts processes from a worker thread, and running Python code between fork and exec
-in a multi-threaded parent can deadlock.
+Run as a program: `python -I -S launch.py STATUS_FD OPTION... -- ARGV` (the referee imports it
+only for `options_of`). It uses a few built-in modules only (not even `json`: its options are
+plain arguments), so it starts in a few milliseconds and works inside the sandbox. Doing this
+work in a separate program rather than in a `preexec_fn` keeps the referee safe: trio starts
+processes from a worker thread, and running Python code between fork and exec in a
+multi-threaded parent can deadlock.
 
 In order, each step before the next: join the bot's cgroups, set the resource limits, set a
 private umask, drop to the bot's user, then exec ARGV. Failures are written as one line to
@@ -20,17 +21,21 @@ to. In front of the sandbox, the outer launcher therefore parks the bot's stdin 
 `PARKED_FDS`, which bwrap passes on to the sandboxed program but closes in its own processes, and
 puts /dev/null in their place; the inner launcher moves them back.
 
-SPEC is JSON: {"cgroup_procs": [paths], "rlimits": [[name, soft, hard|null]], "uid": int|null,
-"gid": int|null, "stage": "only"|"outer"|"inner"}.
+The options, each at most once unless said: `--stage only|outer|inner` (default `only`),
+`--uid N`, `--gid N`, `--cgroup PROCS_FILE` (repeated: one per hierarchy), `--rlimit NAME SOFT
+HARD` (repeated; HARD `-` is the same as SOFT).
 """
 
 from __future__ import annotations
 
-import json
 import os
 import resource
 import sys
-from typing import Any, NoReturn
+
+# typing is for the type checker only: importing it costs 4 ms of each bot's start.
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any, NoReturn
 
 EXIT_LAUNCH_FAILED = 127
 PARKED_FDS = (100, 101)  # where stdin and stdout wait while bwrap sets the sandbox up
@@ -55,7 +60,7 @@ def join_cgroups(status_fd: int, paths: list[str]) -> None:
             fail(status_fd, "infra", f"cannot join cgroup {path}: {exc.strerror or exc}")
 
 
-def set_limits(status_fd: int, limits: list[list[Any]]) -> None:
+def set_limits(status_fd: int, limits: list[tuple[str, int, int | None]]) -> None:
     for name, soft, hard in limits:
         number = getattr(resource, name)
         _, current_hard = resource.getrlimit(number)
@@ -127,12 +132,55 @@ def run(status_fd: int, spec: dict[str, Any], argv: list[str]) -> NoReturn:
         fail(status_fd, kind, f"cannot execute {argv[0]!r}: {exc.strerror or exc}")
 
 
+def parse_options(args: list[str]) -> tuple[dict[str, Any], list[str]]:
+    """The options before `--` as a spec (see the module docstring), and what follows it."""
+    spec: dict[str, Any] = {"cgroup_procs": [], "rlimits": []}
+    at = 0
+    while args[at] != "--":
+        option = args[at]
+        if option == "--rlimit":
+            name, soft, hard = args[at + 1 : at + 4]
+            spec["rlimits"].append((name, int(soft), None if hard == "-" else int(hard)))
+            at += 4
+            continue
+        value = args[at + 1]
+        if option == "--cgroup":
+            spec["cgroup_procs"].append(value)
+        elif option in ("--uid", "--gid"):
+            spec[option[2:]] = int(value)
+        elif option == "--stage":
+            spec["stage"] = value
+        else:
+            raise ValueError(f"unknown option {option}")
+        at += 2
+    return spec, args[at + 1 :]
+
+
+def options_of(spec: dict[str, Any]) -> list[str]:
+    """The options that `parse_options` reads back as `spec` (used by the referee, which
+    imports this module for this only)."""
+    args = ["--stage", spec.get("stage", "only")]
+    for name in ("uid", "gid"):
+        if spec.get(name) is not None:
+            args += [f"--{name}", str(spec[name])]
+    for path in spec.get("cgroup_procs", []):
+        args += ["--cgroup", path]
+    for name, soft, hard in spec.get("rlimits", []):
+        args += ["--rlimit", name, str(soft), "-" if hard is None else str(hard)]
+    return [*args, "--"]
+
+
 def main() -> NoReturn:
-    if len(sys.argv) < 5 or sys.argv[3] != "--":
-        os.write(2, b"usage: launch.py STATUS_FD SPEC -- ARGV...\n")
+    try:
+        status_fd = int(sys.argv[1])
+        spec, argv = parse_options(sys.argv[2:])
+    except (IndexError, ValueError) as exc:
+        os.write(2, f"usage: launch.py STATUS_FD OPTION... -- ARGV... ({exc})\n".encode())
         os._exit(2)
-    status_fd = int(sys.argv[1])
-    run(status_fd, json.loads(sys.argv[2]), sys.argv[4:])
+    if not argv:
+        os.write(2, b"usage: launch.py STATUS_FD OPTION... -- ARGV...\n")
+        os._exit(2)
+    run(status_fd, spec, argv)
 
 
 if __name__ == "__main__":

@@ -174,7 +174,9 @@ class Arena:
             pytest.fail(f"process {pid} of a bot is still running: {cmdline(pid)}")
         if has(self.level, Feature.USERS):
             for uid in range(DEFAULT_UID_BASE, DEFAULT_UID_BASE + DEFAULT_UID_COUNT):
-                assert live_processes(uid=uid) == [], f"processes left under bot user {uid}"
+                left = live_processes(uid=uid)
+                shown = [cmdline(pid) for pid in left]
+                assert left == [], f"processes left under bot user {uid}: {shown}"
         if has(self.level, Feature.CGROUP):
             assert own_cgroups(detect().cgroups) == []
         for home in self.homes:

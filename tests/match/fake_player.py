@@ -173,9 +173,10 @@ class FakePlayer:
 class FakePlayers:
     """An `OpenPlayer` for `Match`: each player, found by its name, runs its program in memory."""
 
-    def __init__(self, programs: Mapping[str, Program]) -> None:
+    def __init__(self, programs: Mapping[str, Program], start_delay: float = 0.0) -> None:
         self.programs = dict(programs)
         self.opened: dict[str, FakePlayer] = {}
+        self.start_delay = start_delay  # how long opening a player takes (a program starting)
 
     @asynccontextmanager
     async def __call__(
@@ -186,6 +187,7 @@ class FakePlayers:
         isolation: Isolation,
         on_fault: FaultCallback,
     ) -> AsyncIterator[FakePlayer]:
+        await trio.sleep(self.start_delay)
         fake = self.opened[player.name] = FakePlayer(player.name, on_fault)
         try:
             async with trio.open_nursery() as nursery:

@@ -284,9 +284,9 @@ async def test_idle_bot_writing_out_of_turn_loses_at_once(
     record, _ = await play(plays(BLUE_MOVES, [30.0]), eager, settings)
     assert verdict_of(record) == (Side.BLUE, Reason.OUT_OF_TURN, 0)
     assert record.result is not None and record.result.loser_line == "h2 a1 r0"
-    # Blue's wait was cut short at 1.0 s (then each side had its exit grace), long before its
-    # answer at 30 s.
-    assert trio.current_time() - start == pytest.approx(1.0 + 2 * 0.3)
+    # Blue's wait was cut short at 1.0 s, long before its answer at 30 s; then both sides had
+    # their exit grace at the same time, not one after the other.
+    assert trio.current_time() - start == pytest.approx(1.0 + 0.3)
 
 
 async def test_a_second_line_right_after_a_move_is_out_of_turn(
@@ -400,3 +400,23 @@ async def test_a_debug_line_before_the_move_is_named_in_the_verdict(
     record, _ = await play(debugging, plays(ORANGE_MOVES), settings_of())
     assert verdict_of(record) == (Side.ORANGE, Reason.BAD_SYNTAX, 0)
     assert record.result is not None and record.result.loser_line == "depth 3 score=12"
+
+
+# -- opening and closing the players ---------------------------------------------------------
+
+
+async def test_both_players_are_opened_at_once(autojump_clock: trio.testing.MockClock) -> None:
+    start = trio.current_time()
+    players = FakePlayers({"blue": plays(BLUE_MOVES), "orange": plays(ORANGE_MOVES)}, 2.0)
+    match = Match(
+        "lasker-morris",
+        PlayerSpec(name="blue", command="in memory"),
+        PlayerSpec(name="orange", command="in memory"),
+        settings=settings_of(),
+        open_player=players,
+    )
+    record = await match.play()
+    assert verdict_of(record) == (None, Reason.NO_CAPTURE_LIMIT, 20)
+    # Each player takes 2 s to open and then plays instantly, leaving at END: the whole game
+    # takes 2 s, not 4 (opened one after the other).
+    assert trio.current_time() - start == pytest.approx(2.0)
