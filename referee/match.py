@@ -297,6 +297,7 @@ class Match:
         listener: Listener | None = None,
         lag_monitor: LagMonitor | None = None,
         open_player: OpenPlayer = open_bot_player,
+        on_decided: Callable[[], None] | None = None,
     ) -> None:
         self.game: Game[Any, Any, Any] = get_game(game_name)
         self.options = self.game.parse_options(options)
@@ -312,6 +313,9 @@ class Match:
         self.bots: dict[Side, Player] = {}
         self._open_player = open_player
         self._game_over = trio.Event()  # the players' tasks close them when it is set
+        # Called once the result is known, before the players have closed (a tournament starts
+        # its next game then).
+        self.on_decided = on_decided
         self._writer: RecordWriter | None = None
         self._header: Header | None = None
         self._first_move_done: set[Side] = set()
@@ -425,6 +429,8 @@ class Match:
                     return await self._open_both(nursery, isolation) or await self._play_game()
                 finally:
                     self._game_over.set()  # both players close, at once
+                    if self.on_decided is not None:
+                        self.on_decided()
         except BaseExceptionGroup as group:
             # Only the match's own block raises here (`_hold` keeps the players' failures):
             # re-raise it as itself, so Ctrl-C stays an interruption and a bug a referee fault.

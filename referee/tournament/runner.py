@@ -41,14 +41,22 @@ from referee.tournament.standings import GameResult, Standing, compute_standings
 from referee.tournament.store import GameRow, GameState, Store
 
 T = TypeVar("T")
-# How one game is played: (config, game, record path, listener, lag monitor) -> its record.
+# How one game is played: (config, game, record path, listener, lag monitor, decided) -> its
+# record, where `decided()` is called once the game's result is known, before its bots have
+# gone (the runner then starts the next game while this one closes).
 PlayGame = Callable[
-    [LoadedConfig, ScheduledGame, Path, Listener, LagMonitor], Awaitable[GameRecord]
+    [LoadedConfig, ScheduledGame, Path, Listener, LagMonitor, Callable[[], None]],
+    Awaitable[GameRecord],
 ]
 
 
 async def play_match(
-    loaded: LoadedConfig, game: ScheduledGame, record: Path, listener: Listener, lag: LagMonitor
+    loaded: LoadedConfig,
+    game: ScheduledGame,
+    record: Path,
+    listener: Listener,
+    lag: LagMonitor,
+    decided: Callable[[], None] = lambda: None,
 ) -> GameRecord:
     """Play one scheduled game as a `Match` (colours from the schedule)."""
     config = loaded.config
@@ -62,6 +70,7 @@ async def play_match(
         record_path=record,
         listener=listener,
         lag_monitor=lag,
+        on_decided=decided,
     )
     return await match.play()
 
@@ -206,12 +215,29 @@ class Runner:
             await self._changed.wait()
 
     async def _worker(self) -> None:
-        while (game := await self._next_game()) is not None:
-            try:
-                await self._play_one(game)
-            finally:
-                self._busy.difference_update(game.players)
-                self._wake()
+        # A worker takes its next game as soon as its game is decided: closing the bots,
+        # writing the record and committing the result go on beside the next game's start.
+        # At most one of its games is closing at a time, so slow exits cannot pile up.
+        closed: trio.Event | None = None  # of the game before the one being played
+        async with trio.open_nursery() as closing:
+            while (game := await self._next_game()) is not None:
+                decided, done = trio.Event(), trio.Event()
+                closing.start_soon(self._play_and_free, game, decided, done)
+                await decided.wait()
+                if closed is not None:
+                    await closed.wait()
+                closed = done
+
+    async def _play_and_free(
+        self, game: ScheduledGame, decided: trio.Event, done: trio.Event
+    ) -> None:
+        try:
+            await self._play_one(game, decided.set)
+        finally:
+            decided.set()
+            done.set()
+            self._busy.difference_update(game.players)
+            self._wake()
 
     # -- one game -----------------------------------------------------------------------------
 
@@ -219,7 +245,7 @@ class Runner:
         # SQLite commits wait for the disk: keep them off the event loop, one at a time.
         return await trio.to_thread.run_sync(lambda: fn(*args), limiter=self._db_limiter)
 
-    async def _play_one(self, game: ScheduledGame) -> None:
+    async def _play_one(self, game: ScheduledGame, decided: Callable[[], None]) -> None:
         attempt, record = await self._db(self.store.start, game.number)
         running = RunningGame(game, attempt, record, trio.current_time())
         self.state.running[game.number] = running
@@ -227,7 +253,7 @@ class Runner:
                               orange=game.orange, record=record))  # fmt: skip
         committed = False
         try:
-            result = await self._attempt(game, running)
+            result = await self._attempt(game, running, decided)
             state = await self._db(self.store.finish, game.number, attempt, result)
             committed = True
             self._after(game, running, result, state)
@@ -237,14 +263,16 @@ class Runner:
                 with trio.CancelScope(shield=True):
                     await self._db(self.store.release, game.number, attempt)
 
-    async def _attempt(self, game: ScheduledGame, running: RunningGame) -> Result:
+    async def _attempt(
+        self, game: ScheduledGame, running: RunningGame, decided: Callable[[], None]
+    ) -> Result:
         def listener(line: Header | Ply | Result) -> None:
             if isinstance(line, Ply):
                 running.plies += 1
 
         path = self.loaded.directory / running.record
         try:
-            record = await self.play(self.loaded, game, path, listener, self.lag)
+            record = await self.play(self.loaded, game, path, listener, self.lag, decided)
         except Exception as exc:  # a bug of ours outside the match: void, never blame a bot
             return Result(
                 winner=None,

@@ -122,11 +122,16 @@ def watch_tournament(
     """`play` and `emit` for a `Runner` that also feed the web view of `hub`."""
 
     async def play_live(
-        loaded: LoadedConfig, game: ScheduledGame, record: Path, listener: Listener, lag: LagMonitor
+        loaded: LoadedConfig,
+        game: ScheduledGame,
+        record: Path,
+        listener: Listener,
+        lag: LagMonitor,
+        decided: Callable[[], None],
     ) -> GameRecord:
         title = f"game {game.number}: {game.blue} vs {game.orange}"
         live = hub.open_match(title=title, match_id=live_id(game.number))
-        return await play(loaded, game, record, chain(listener, live.listener), lag)
+        return await play(loaded, game, record, chain(listener, live.listener), lag, decided)
 
     def emit_live(event: Event) -> None:
         emit(event)

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
+
+import trio
 
 from protocols.base import Reason
 from referee.match import LagMonitor, Listener
@@ -136,9 +139,14 @@ async def test_void_games_are_replayed_up_to_the_limit_and_never_scored(tmp_path
     attempts: dict[int, int] = {}
 
     async def flaky(
-        loaded: LoadedConfig, game: ScheduledGame, path: Path, listener: Listener, lag: LagMonitor
+        loaded: LoadedConfig,
+        game: ScheduledGame,
+        path: Path,
+        listener: Listener,
+        lag: LagMonitor,
+        decided: Callable[[], None],
     ) -> GameRecord:
-        record = await play_match(loaded, game, path, listener, lag)
+        record = await play_match(loaded, game, path, listener, lag, decided)
         attempts[game.number] = attempts.get(game.number, 0) + 1
         if game.number == 1 or attempts[game.number] == 1:
             assert record.result is not None
@@ -174,14 +182,49 @@ async def test_one_game_per_player_never_runs_a_bot_twice_at_once(tmp_path: Path
     overlaps: list[str] = []
 
     async def watched(
-        loaded: LoadedConfig, game: ScheduledGame, path: Path, listener: Listener, lag: LagMonitor
+        loaded: LoadedConfig,
+        game: ScheduledGame,
+        path: Path,
+        listener: Listener,
+        lag: LagMonitor,
+        decided: Callable[[], None],
     ) -> GameRecord:
         overlaps.extend(p for p in game.players if p in busy)
         busy.update(game.players)
         try:
-            return await play_match(loaded, game, path, listener, lag)
+            return await play_match(loaded, game, path, listener, lag, decided)
         finally:
             busy.difference_update(game.players)
 
     final, _ = await run(loaded, play=watched)
     assert final.complete and final.finished == 12 and overlaps == []
+
+
+async def test_the_next_game_starts_while_the_last_one_closes(tmp_path: Path) -> None:
+    # At concurrency 1, a game that is decided but still closing (its bots exiting, its record
+    # and result being written) does not hold up the next game; every game is still committed.
+    players = {f"r{i}": "builtin:random --seed {seed}" for i in range(3)}
+    loaded = load_config(write_config(tmp_path, players))
+    log: list[str] = []
+
+    async def slow_to_close(
+        loaded: LoadedConfig,
+        game: ScheduledGame,
+        path: Path,
+        listener: Listener,
+        lag: LagMonitor,
+        decided: Callable[[], None],
+    ) -> GameRecord:
+        log.append(f"start {game.number}")
+        record = await play_match(loaded, game, path, listener, lag, decided)
+        await trio.sleep(1.0)  # closing takes long
+        log.append(f"closed {game.number}")
+        return record
+
+    final, _ = await run(loaded, play=slow_to_close, concurrency=1)
+    assert final.complete and final.finished == 6
+    assert log.index("start 2") < log.index("closed 1")
+    # Never more than one game being played at once: each starts after the last one's decision,
+    # so at most the one before it is still closing.
+    for number in range(3, 7):
+        assert log.index(f"closed {number - 2}") < log.index(f"start {number}")
