@@ -493,7 +493,10 @@ class Match:
                 other.interrupt()
 
     async def _turn_loop(self) -> Verdict:
-        await self.bots[Side.ORANGE].send_line(Side.ORANGE.value)
+        try:
+            await self.bots[Side.ORANGE].send_line(Side.ORANGE.value)
+        except BotFault as fault:  # it died while starting, or stopped reading at once
+            return fault_verdict(Side.ORANGE, fault)
         to_send: str = Side.BLUE.value
         outcome: Outcome | None = self.game.outcome(self.state)
         while outcome is None:

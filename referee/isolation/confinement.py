@@ -353,10 +353,12 @@ class Confinement:
             with suppress(ProcessLookupError, PermissionError):
                 os.kill(pid, signal.SIGKILL)
         gone = True
-        if self.uid is not None:
-            gone = await kill_user(self.uid) and gone
         if self.cgroup is not None:
+            # Everything the bot ran is in its cgroup, which it cannot leave: no need to
+            # look through every process of the machine for its user's.
             gone = await self.cgroup.kill_all() and gone
+        elif self.uid is not None:
+            gone = await kill_user(self.uid) and gone
         with trio.move_on_after(2.0):
             while any(proctree.alive(pid) for pid in tree if pid != self.pid):
                 await trio.sleep(0.005)

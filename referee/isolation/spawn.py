@@ -10,6 +10,7 @@ sandbox that cannot be set up is the machine's (`InfrastructureFailure`), which 
 from __future__ import annotations
 
 import errno
+import fcntl
 import os
 import socket
 from collections.abc import Mapping, Sequence
@@ -24,6 +25,7 @@ from referee.isolation.confinement import (
     StartRefused,
     resolve_executable,
 )
+from referee.isolation.launch import PARKED_FDS
 
 REPORT_WAIT = 30.0  # the launcher (and bwrap) start in milliseconds; this is for a loaded machine
 STDERR_SHOWN = 2000
@@ -70,6 +72,7 @@ async def spawn_confined(
 ) -> trio.Process:
     """Start the bot through the launcher; return once its own program is being executed."""
     read_fd, write_fd = os.pipe()
+    write_fd = clear_of_parked(write_fd)
     control, supervisor_end = socket.socketpair()
     try:
         command = confinement.command(
@@ -98,6 +101,18 @@ async def spawn_confined(
     finally:
         await status.aclose()
     return process
+
+
+def clear_of_parked(fd: int) -> int:
+    """`fd`, or a duplicate of it numbered above the launcher's `PARKED_FDS` (closing `fd`).
+
+    The launcher in front of the sandbox parks the bot's stdin and stdout on those numbers; a
+    status pipe that had one of them (a referee with a hundred files open) would be lost."""
+    if fd not in PARKED_FDS:
+        return fd
+    moved = fcntl.fcntl(fd, fcntl.F_DUPFD_CLOEXEC, max(PARKED_FDS) + 1)
+    os.close(fd)
+    return moved
 
 
 async def _stderr_text(process: trio.Process) -> str:

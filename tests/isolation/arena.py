@@ -19,7 +19,7 @@ from referee.isolation.bot_users import DEFAULT_UID_BASE, DEFAULT_UID_COUNT, unr
 from referee.isolation.cgroups import CgroupDriver
 from referee.isolation.levels import Feature, IsolationSettings, detect, parse_level
 from referee.isolation.limits import Limits
-from referee.isolation.proctree import alive, live_processes
+from referee.isolation.proctree import alive
 from referee.match import Match, MatchSettings, PlayerSpec
 from referee.records import GameRecord
 from tests.scriptbots import quiet_opening
@@ -173,10 +173,9 @@ class Arena:
         for pid in leftover_processes(self.dirs):
             pytest.fail(f"process {pid} of a bot is still running: {cmdline(pid)}")
         if has(self.level, Feature.USERS):
-            for uid in range(DEFAULT_UID_BASE, DEFAULT_UID_BASE + DEFAULT_UID_COUNT):
-                left = live_processes(uid=uid)
-                shown = [cmdline(pid) for pid in left]
-                assert left == [], f"processes left under bot user {uid}: {shown}"
+            left = processes_of_users(range(DEFAULT_UID_BASE, DEFAULT_UID_BASE + DEFAULT_UID_COUNT))
+            shown = {pid: (uid, cmdline(pid)) for pid, uid in left.items()}
+            assert left == {}, f"processes left under bot users: {shown}"
         if has(self.level, Feature.CGROUP):
             assert own_cgroups(detect().cgroups) == []
         for home in self.homes:
@@ -186,6 +185,23 @@ class Arena:
     def cleanup(self) -> None:
         for path in self.dirs:
             shutil.rmtree(path, ignore_errors=True)
+
+
+def processes_of_users(uids: range) -> dict[int, int]:
+    """Live processes whose real user is one of `uids` (one scan of /proc): pid -> uid."""
+    found = {}
+    for entry in os.scandir("/proc"):
+        if not entry.name.isdigit():
+            continue
+        try:
+            status = Path(f"/proc/{entry.name}/status").read_text()
+        except OSError:
+            continue
+        fields = dict(line.split(":", 1) for line in status.splitlines() if ":" in line)
+        uid = int(fields.get("Uid", "-1").split()[0])
+        if uid in uids and not fields.get("State", "").strip().startswith("Z"):
+            found[int(entry.name)] = uid
+    return found
 
 
 def cmdline(pid: int) -> str:

@@ -18,6 +18,7 @@ from pydantic import ValidationError
 from protocols.base import Reason
 from referee.bot import BotInfrastructureError, BotStartError, open_bot
 from referee.isolation.cgroups import sweep_stale
+from referee.isolation.launch import PARKED_FDS
 from referee.isolation.levels import (
     Detection,
     Feature,
@@ -337,3 +338,21 @@ def test_what_a_referee_killed_hard_left_is_cleaned_up(cgroup_level: None) -> No
     finally:
         sleeper.kill()
         sleeper.wait()
+
+
+async def test_a_bot_starts_whatever_descriptors_the_referee_has_open(arena: Arena) -> None:
+    # A referee running a hundred games has hundreds of files open: the launcher's status pipe
+    # then gets any number, including those the sandbox's launcher parks stdin and stdout on.
+    command, directory = arena.hostile("while True: say('echo ' + hear())")
+    isolation = choose(IsolationSettings(level=arena.level))
+    taken: list[int] = []
+    try:
+        while (fd := os.open(os.devnull, os.O_RDONLY)) < min(PARKED_FDS):
+            taken.append(fd)
+        os.close(fd)  # the next descriptor opened is the first parked number
+        async with open_bot(command, cwd=directory, isolation=isolation, exit_grace=0.1) as bot:
+            assert await bot.ask("one", trio.current_time() + 30) == "echo one"
+    finally:
+        for fd in taken:
+            os.close(fd)
+    arena.assert_nothing_left()

@@ -420,3 +420,20 @@ async def test_both_players_are_opened_at_once(autojump_clock: trio.testing.Mock
     # Each player takes 2 s to open and then plays instantly, leaving at END: the whole game
     # takes 2 s, not 4 (opened one after the other).
     assert trio.current_time() - start == pytest.approx(2.0)
+
+
+async def test_an_orange_bot_dead_before_its_colour_loses_by_crash() -> None:
+    async def dies(bot: BotEnd) -> int:
+        return 3
+
+    players = FakePlayers({"blue": plays(BLUE_MOVES), "orange": dies})
+    match = Match(
+        "lasker-morris",
+        PlayerSpec(name="blue", command="in memory"),
+        PlayerSpec(name="orange", command="in memory"),
+        settings=settings_of(),
+        open_player=players,
+    )
+    record = await match.play()
+    assert verdict_of(record) == (Side.BLUE, Reason.CRASH, 0)
+    assert record.result is not None and record.result.detail.startswith("orange: ")
