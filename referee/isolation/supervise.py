@@ -186,9 +186,14 @@ def supervise(control_fd: int, thaw_files: list[tuple[str, str]], command: list[
         signal.signal(number, signal.SIG_IGN)  # only the control socket ends a supervisor
     bot = start_bot(command, control_fd)
     let_go_of_descriptors({control_fd, wake_read, wake_write})
+    waiting = select.poll()
+    for fd in (control_fd, wake_read):
+        waiting.register(fd, select.POLLIN)
     status: int | None = None
     while status is None:
-        ready, _, _ = select.select([control_fd, wake_read], [], [])
+        # poll, not select: a referee running hundreds of bots hands out descriptor numbers
+        # above select's limit of 1024.
+        ready = [fd for fd, _ in waiting.poll()]
         if wake_read in ready:
             try:  # noqa: SIM105 - importing contextlib for suppress() costs 3 ms per bot
                 os.read(wake_read, 4096)  # only a wake-up: what ended is asked of waitpid

@@ -340,18 +340,24 @@ def test_what_a_referee_killed_hard_left_is_cleaned_up(cgroup_level: None) -> No
         sleeper.wait()
 
 
-async def test_a_bot_starts_whatever_descriptors_the_referee_has_open(arena: Arena) -> None:
-    # A referee running a hundred games has hundreds of files open: the launcher's status pipe
-    # then gets any number, including those the sandbox's launcher parks stdin and stdout on.
+@pytest.mark.parametrize("first_free", [min(PARKED_FDS), 1030], ids=["parked", "over-1024"])
+async def test_a_bot_starts_whatever_descriptors_the_referee_has_open(
+    arena: Arena, first_free: int
+) -> None:
+    # A referee running a hundred games has hundreds of files open: a bot's pipes then get any
+    # numbers, including those the sandbox's launcher parks stdin and stdout on, and those
+    # above 1024, which select() cannot watch.
     command, directory = arena.hostile("while True: say('echo ' + hear())")
     isolation = choose(IsolationSettings(level=arena.level))
     taken: list[int] = []
     try:
-        while (fd := os.open(os.devnull, os.O_RDONLY)) < min(PARKED_FDS):
+        while (fd := os.open(os.devnull, os.O_RDONLY)) < first_free:
             taken.append(fd)
-        os.close(fd)  # the next descriptor opened is the first parked number
+        os.close(fd)  # the next descriptor opened is `first_free`
         async with open_bot(command, cwd=directory, isolation=isolation, exit_grace=0.1) as bot:
             assert await bot.ask("one", trio.current_time() + 30) == "echo one"
+            await trio.sleep(0.2)
+            assert await bot.ask("two", trio.current_time() + 30) == "echo two"
     finally:
         for fd in taken:
             os.close(fd)
