@@ -1,11 +1,14 @@
 """Benchmark the referee's own cost per ply: two instant bots replay a fixed long legal game.
 
-Reports, as medians and p99 over every ply of every game:
-- overhead: from the mover's line arriving at the referee to the move having been written to the
-  opponent (framing, parsing, the rules, the record line, the write);
-- round trip: from writing a line to a bot to its answer arriving (pipe and bot time included);
-and whole games per second. The timestamps come from wrapping two methods of `BotProcess` in
-this script only; the referee's code runs unchanged.
+Prints one line of `key=value` fields that other tools can read; medians and p99 over every ply
+of every game:
+- overhead_us: from the mover's line arriving at the referee to the move having been written to
+  the opponent (framing, parsing, the rules, the write; the CPU reading and the record line come
+  after the write, off this path);
+- round_trip_us: from writing a line to a bot to its answer arriving (pipe and bot time included);
+and games_per_s, whole games per second (starting and stopping both bots included). The
+timestamps come from wrapping two methods of `BotProcess` in this script only; the referee's
+code runs unchanged.
 
 Usage: python scripts/bench_match.py [--games N] [--plies N]
 """
@@ -149,17 +152,18 @@ def main() -> None:
             run, args.games, moves, Path(tmp), not args.no_freeze
         )
     us = 1e6
-    freezing = "off" if args.no_freeze else "on"
-    print(f"game: {GAME}, {len(moves)} plies x {args.games} games, freezing {freezing}")
-    print(
-        f"referee overhead per ply: median {statistics.median(overheads) * us:.1f} us, "
-        f"p99 {percentile(overheads, 0.99) * us:.1f} us"
-    )
-    print(
-        f"round trip per ply:       median {statistics.median(round_trips) * us:.1f} us, "
-        f"p99 {percentile(round_trips, 0.99) * us:.1f} us"
-    )
-    print(f"whole games per second:   {rate:.2f} (includes starting and stopping both bots)")
+    fields = {
+        "game": GAME,
+        "plies": len(moves),
+        "games": args.games,
+        "freezing": "off" if args.no_freeze else "on",
+        "overhead_us_p50": f"{statistics.median(overheads) * us:.1f}",
+        "overhead_us_p99": f"{percentile(overheads, 0.99) * us:.1f}",
+        "round_trip_us_p50": f"{statistics.median(round_trips) * us:.1f}",
+        "round_trip_us_p99": f"{percentile(round_trips, 0.99) * us:.1f}",
+        "games_per_s": f"{rate:.2f}",
+    }
+    print("bench_match " + " ".join(f"{key}={value}" for key, value in fields.items()))
 
 
 if __name__ == "__main__":
