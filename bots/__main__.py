@@ -7,6 +7,7 @@ import importlib
 import json
 import sys
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 from bots.config import (
@@ -90,6 +91,14 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
         f"{DEFAULT_PERFECT_ALAK}, at most {MAX_PERFECT_ALAK}, 0 never; 11 takes seconds to solve)",
     )
     parser.add_argument("--verbose", action="store_true", help="search: report each search")
+    parser.add_argument(
+        "--cache-dir",
+        type=Path,
+        default=None,
+        metavar="DIR",
+        help="perfect, search: where solved tables are read and written (default "
+        "$REFEREE_CACHE_DIR, else $XDG_CACHE_HOME/referee, else ~/.cache/referee)",
+    )
     return parser.parse_args(argv)
 
 
@@ -104,6 +113,7 @@ def config_from(args: argparse.Namespace, options: Any) -> BotConfig:
         options=options,
         perfect_alak=args.perfect_alak,
         verbose=args.verbose,
+        cache_dir=args.cache_dir,
     )
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 DEFAULT_MOVETIME = 1.0  # seconds; the referee's default limit is 5 s (+0.5 s grace)
@@ -14,7 +15,8 @@ MAX_PERFECT_ALAK = 11  # the largest any bot solves: 1.6 s and 100 MB; 13 needs 
 @dataclass(frozen=True, slots=True)
 class BotConfig:
     """A bot's settings: `seed` None means a fresh random seed; `depth` None means search by
-    time alone; `options` are the game's parsed options (they must match the referee's)."""
+    time alone; `options` are the game's parsed options (they must match the referee's);
+    `cache_dir` None means the solved tables' default directories (`bots.solvers.cache`)."""
 
     seed: int | None = None
     movetime: float = DEFAULT_MOVETIME
@@ -22,3 +24,4 @@ class BotConfig:
     options: Any = None
     perfect_alak: int = DEFAULT_PERFECT_ALAK
     verbose: bool = False
+    cache_dir: Path | None = None

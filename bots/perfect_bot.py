@@ -1,24 +1,30 @@
 """Perfect play from solved tables: the L game always, Alak on boards small enough to solve.
 
-The L game table (`bots.solvers.l_game`) is built at start-up in a fraction of a second. The
-bot wins every won position by the fastest route, keeps every drawn one drawn and, when lost,
-holds out as long as possible. Among equally good moves it prefers the one that leaves the
-opponent the most replies that would throw the result away (a drawing move after which many
-replies lose is a trap for a weaker player), then the seed decides.
+The L game table (`bots.solvers.l_game`) wins every won position by the fastest route, keeps
+every drawn one drawn and, when lost, holds out as long as possible. Among equally good moves the
+bot prefers the one that leaves the opponent the most replies that would throw the result away
+(a drawing move after which many replies lose is a trap for a weaker player), then the seed
+decides. Alak is played from the solved table of the board size in the options
+(`bots.solvers.alak`); the same preferences apply.
 
-Alak is solved at start-up for the board size in the options (`bots.solvers.alak`: about
-0.5 s for 10 points, a few seconds and 100 MB for 11); the same preferences apply.
+Tables are read from the cache on disk (`bots.solvers.cache`) when a valid one is there, which
+takes milliseconds. Otherwise they are solved at start-up (0.2 s for the L game; 0.5 s for Alak on
+10 points, more than a second and 100 MB on 11) and written to the cache after the first move has
+been sent, off the clock, if the cache can be written.
 """
 
 from __future__ import annotations
 
 import random
 import time
+from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 from bots.clock import MoveClock
 from bots.config import MAX_PERFECT_ALAK, BotConfig
 from bots.player import Chooser
+from bots.solvers import cache
 from bots.solvers.alak import Solution, children, state_key
 from bots.solvers.alak import Value as AlakValue
 from bots.solvers.alak import solve as solve_alak
@@ -37,13 +43,30 @@ def _neutral_moves(neutrals: int, occupied: int) -> list[int]:
     ]
 
 
-class LGamePerfect:
+class _SavesLater:
+    """A chooser that may have a table to write to the cache once its first move is sent."""
+
+    def __init__(self) -> None:
+        self.pending_save: Callable[[], object] | None = None
+
+    def after_move(self) -> None:
+        """Called by the protocol loop after each move: the save runs off the clock, once."""
+        save, self.pending_save = self.pending_save, None
+        if save is not None:
+            save()
+
+
+class LGamePerfect(_SavesLater):
     """Perfect L game play with a trap-setting tie-break."""
 
-    def __init__(self, seed: int | None) -> None:
-        self.table: Table = solve()
+    def __init__(self, seed: int | None, table: Table | None = None) -> None:
+        super().__init__()
+        self.table: Table = table if table is not None else solve()
         self.rng = random.Random(seed)
         self._traps: dict[tuple[int, int, int, int], float] = {}  # (arrangement, hope) -> share
+
+    def __call__(self, state: LGameState, clock: MoveClock) -> Move:
+        return self.choose(state, clock)
 
     def choose(self, state: LGameState, clock: MoveClock) -> Move:
         moves = best_moves(state, self.table)
@@ -91,13 +114,17 @@ def _after(state: LGameState, move: Move) -> tuple[int, int, int]:
     return opponent, move.placement, neutrals
 
 
-class AlakPerfect:
+class AlakPerfect(_SavesLater):
     """Perfect Alak play from the solved table of one board size."""
 
-    def __init__(self, size: int, seed: int | None) -> None:
-        self.solution: Solution = solve_alak(size)
+    def __init__(self, size: int, seed: int | None, solution: Solution | None = None) -> None:
+        super().__init__()
+        self.solution: Solution = solution if solution is not None else solve_alak(size)
         self.rules = rules_for(size, 0, 0)
         self.rng = random.Random(seed)
+
+    def __call__(self, state: AlakState, clock: MoveClock) -> AlakMove:
+        return self.choose(state, clock)
 
     def choose(self, state: AlakState, clock: MoveClock) -> AlakMove:
         ranked: list[tuple[tuple[int, int], int]] = []
@@ -115,9 +142,10 @@ class AlakPerfect:
 
 
 def perfect_chooser(game: Game[Any, Any, Any], config: BotConfig) -> Chooser:
-    """The perfect player of the L game or of Alak (any size: large boards take long to solve)."""
+    """The perfect player of the L game or of Alak, its table read from the cache if there."""
+    dirs = cache.search_dirs(config.cache_dir)
     if game.name == "l-game":
-        return LGamePerfect(config.seed).choose
+        return l_game_player(config.seed, dirs)
     if game.name == "alak":
         size = config.options.size
         if size > MAX_PERFECT_ALAK:
@@ -125,5 +153,24 @@ def perfect_chooser(game: Game[Any, Any, Any], config: BotConfig) -> Chooser:
                 f"the perfect bot solves Alak boards of up to {MAX_PERFECT_ALAK} points, not "
                 f"{size}: larger ones take too long at start-up (use the search bot)"
             )
-        return AlakPerfect(size, config.seed).choose
+        return alak_player(size, config.seed, dirs)
     raise ValueError(f"the perfect bot plays only the L game and Alak, not {game.name}")
+
+
+def l_game_player(seed: int | None, dirs: list[Path]) -> LGamePerfect:
+    """The L game player from the first valid cached table in `dirs`, else solved (and saved
+    to `dirs[0]` after the first move)."""
+    table = cache.load_l_game(dirs)
+    player = LGamePerfect(seed, table)
+    if table is None and dirs:
+        player.pending_save = lambda: cache.store_l_game(dirs[0], player.table)
+    return player
+
+
+def alak_player(size: int, seed: int | None, dirs: list[Path]) -> AlakPerfect:
+    """`l_game_player` for Alak on `size` points."""
+    solution = cache.load_alak(dirs, size)
+    player = AlakPerfect(size, seed, solution)
+    if solution is None and dirs:
+        player.pending_save = lambda: cache.store_alak(dirs[0], player.solution)
+    return player

@@ -31,6 +31,7 @@ from referee.bot import (
     open_bot,
     unwrap_single,
 )
+from referee.builtin_tables import prepare_tables, table_cache_directory
 from referee.isolation.confinement import player_directories
 from referee.isolation.levels import Isolation, IsolationSettings, IsolationUnavailable, choose
 from referee.isolation.limits import Limits
@@ -49,6 +50,7 @@ from referee.records import (
 # -- players ----------------------------------------------------------------------------------
 
 BUILTIN_PREFIX = "builtin:"
+PERFECT_BOT = "perfect"  # the built-in bot that plays from solved tables
 
 
 def resolve_command(command: str, game: str, options: GameOptions | None = None) -> str:
@@ -65,6 +67,10 @@ def resolve_command(command: str, game: str, options: GameOptions | None = None)
     changed = options.model_dump(mode="json", exclude_defaults=True) if options else {}
     if changed:
         argv += ["--options", json.dumps(changed, separators=(",", ":"))]
+    if name == PERFECT_BOT:
+        # Its HOME and environment are not the referee's: it is told where its solved tables
+        # are (a folder its command line names is also visible in its sandbox).
+        argv += ["--cache-dir", str(table_cache_directory())]
     return shlex.join(argv) + (f" {rest.strip()}" if rest.strip() else "")
 
 
@@ -423,6 +429,9 @@ class Match:
         except IsolationUnavailable as exc:
             return Verdict(None, Reason.INFRASTRUCTURE, str(exc))
         self._game_over = trio.Event()
+        if any(f"-m bots {PERFECT_BOT} " in p.command for p in self.players.values()):
+            options = self.options.model_dump(mode="json")
+            await prepare_tables(self.game.name, options)  # before any bot's clock runs
         try:
             async with trio.open_nursery() as nursery:
                 try:

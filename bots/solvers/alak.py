@@ -10,13 +10,16 @@ loser delays). Following `best_move` therefore wins without repeating a state.
 `solve(size)` builds the table in memory: under a second up to 9 points, a few seconds and about
 100 MB for the default 11, half a minute and 0.6 GB for 13 (see `scripts/solve_alak.py`). Only
 states reachable from the empty board are in the table; others raise KeyError. Pure: standard
-library only.
+library only. A solved table is kept on disk by `bots.solvers.cache`, which reads it back with a
+`SortedKeys` index.
 """
 
 from __future__ import annotations
 
 from array import array
+from bisect import bisect_left
 from collections import deque
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from enum import IntEnum
 
@@ -58,12 +61,37 @@ def children(rules: AlakRules, key: int) -> list[tuple[int, int]]:
     return result
 
 
+class SortedKeys(Mapping[int, int]):
+    """key -> row for keys stored in increasing order (row = position), by binary search.
+
+    A table read from disk uses this instead of a dict: building a dict of every key would cost
+    more start-up time than all the lookups of a game together.
+    """
+
+    __slots__ = ("ordered",)
+
+    def __init__(self, ordered: array[int]) -> None:
+        self.ordered = ordered
+
+    def __getitem__(self, key: int) -> int:
+        row = bisect_left(self.ordered, key)
+        if row == len(self.ordered) or self.ordered[row] != key:
+            raise KeyError(key)
+        return row
+
+    def __len__(self) -> int:
+        return len(self.ordered)
+
+    def __iter__(self) -> Iterator[int]:
+        return iter(self.ordered)
+
+
 @dataclass(frozen=True, slots=True)
 class Solution:
     """The solved table of one board size: for each reachable key, its value and length."""
 
     size: int
-    index: dict[int, int]  # key -> row
+    index: Mapping[int, int]  # key -> row (a dict when solved, `SortedKeys` when read)
     values: bytes  # row -> Value
     plies: array[int]  # row -> plies to the end under perfect play (0 for draws)
 

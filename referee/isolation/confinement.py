@@ -22,6 +22,7 @@ from pathlib import Path
 
 import trio
 
+from referee.builtin_tables import table_cache_directory
 from referee.isolation import proctree
 from referee.isolation.bot_users import (
     NoFreeSlot,
@@ -125,9 +126,9 @@ def _unique(paths: Sequence[Path]) -> list[Path]:
 
 
 def public_directories(caller_environment: bool = False) -> list[Path]:
-    """What every sandboxed bot may read: the referee's Python and the built-in bots, and the
-    libraries its caller installed for bots (user site-packages, the active virtualenv, and
-    with the caller's environment the folders of its PYTHONPATH)."""
+    """What every sandboxed bot may read: the referee's Python and the built-in bots (with their
+    solved tables), and the libraries its caller installed for bots (user site-packages, the
+    active virtualenv, and with the caller's environment the folders of its PYTHONPATH)."""
     paths = {Path(p).resolve() for p in (sys.prefix, sys.base_prefix, sys.exec_prefix)}
     extras = [site.getusersitepackages(), os.environ.get("VIRTUAL_ENV")]
     if caller_environment:
@@ -139,6 +140,9 @@ def public_directories(caller_environment: bool = False) -> list[Path]:
         spec = importlib.util.find_spec(package)
         for location in (spec.submodule_search_locations or []) if spec else []:
             paths.add(Path(location).resolve())
+    tables = table_cache_directory()
+    if tables.is_dir():  # the built-in bots' solved tables: nothing private, read-only
+        paths.add(tables.resolve())
     paths.add(LAUNCHER.resolve().parent)
     return sorted(paths)
 

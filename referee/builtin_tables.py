@@ -1,0 +1,52 @@
+"""The solved tables of the built-in perfect bot: where they are kept, and built before a game.
+
+The perfect bot (L game, Alak) plays from a table of every position. Solving it takes up to a
+second at the bot's start, so the bot keeps it on disk (`bots/solvers/cache.py`: versioned and
+checked by a checksum). A sandboxed bot cannot write that cache, and sees neither the referee's
+HOME nor its environment, so the referee builds the table once, before the first game that
+needs it (it is the project's own code, run unconfined), and names the folder on the bot's
+command line, which also mounts it read-only in the bot's sandbox.
+
+The location repeats `bots.solvers.cache.cache_dir()`, because the referee never imports `bots`.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from pathlib import Path
+from typing import Any
+
+import trio
+
+BUILD_TIMEOUT = 120.0  # seconds; building every table there is takes a few
+_built: set[str] = set()  # (game, options, folder) already built by this process
+
+
+def table_cache_directory() -> Path:
+    """Where the built-in bots keep their solved tables."""
+    explicit = os.environ.get("REFEREE_CACHE_DIR")
+    if explicit:
+        return Path(explicit).expanduser()
+    xdg = os.environ.get("XDG_CACHE_HOME")
+    if xdg and Path(xdg).is_absolute():
+        return Path(xdg) / "referee"
+    return Path.home() / ".cache" / "referee"
+
+
+async def prepare_tables(game: str, options: dict[str, Any]) -> None:
+    """Build the perfect bot's table for `game` with `options` if it is missing; best effort
+    (without it, the bot solves the game itself at its start)."""
+    directory = table_cache_directory()
+    key = json.dumps([game, options, str(directory)], sort_keys=True)
+    if key in _built:
+        return
+    _built.add(key)
+    command = [sys.executable, "-m", "bots.solvers.cache", "--build", "--game", game]
+    command += ["--options", json.dumps(options), "--cache-dir", str(directory)]
+    with trio.move_on_after(BUILD_TIMEOUT):
+        try:
+            await trio.run_process(command, capture_stdout=True, capture_stderr=True, check=False)
+        except OSError:
+            return

@@ -1,0 +1,31 @@
+"""The perfect bot's solved tables: built by the referee before the first game that needs them,
+and found by the bot at the default isolation."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from referee.match import Match, MatchSettings, PlayerSpec, resolve_command
+
+
+async def test_a_perfect_bot_gets_its_table_built_and_named(
+    private_table_cache: Path,
+) -> None:
+    command = resolve_command("builtin:perfect", "l-game")
+    assert f"--cache-dir {private_table_cache}" in command
+    assert "--cache-dir" not in resolve_command("builtin:random", "l-game")
+    match = Match(
+        "l-game",
+        PlayerSpec(name="perfect", command=command),
+        PlayerSpec(name="random", command=resolve_command("builtin:random", "l-game")),
+        settings=MatchSettings(random_assignment=False),
+        seed=1,
+    )
+    record = await match.play()
+    assert record.result is not None and not record.result.void, record.result
+    # The table was there before the bot started: it came from the referee, since a bot in
+    # the sandbox cannot write the folder (it sees it read-only).
+    assert [p.name for p in private_table_cache.iterdir()] == ["l-game.v1.table"]
+    assert record.result.bots
+    perfect_side = next(s for s, p in record.header.players.items() if p.name == "perfect")
+    assert record.result.bots[perfect_side].stderr_tail == ""
