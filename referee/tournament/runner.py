@@ -121,6 +121,7 @@ class Runner:
         concurrency: int | None = None,
         emit: Callable[[Event], None] = lambda event: None,
         play: PlayGame = play_match,
+        stop_when: Callable[[RunState], bool] | None = None,
     ) -> None:
         self.loaded = loaded
         self.store = store
@@ -134,6 +135,10 @@ class Runner:
         self._busy: set[str] = set()
         self._changed = trio.Event()
         self._db_limiter = trio.CapacityLimiter(1)
+        # Asked after each finished game: once it says so, no further game starts (the games
+        # being played still finish and count). A match stopped by a statistical test uses it.
+        self.stop_when = stop_when
+        self.stopped = False
 
     def _prepare(self) -> None:
         self.store.recover()
@@ -205,6 +210,8 @@ class Runner:
     async def _next_game(self) -> ScheduledGame | None:
         exclusive = self.loaded.config.one_game_per_player
         while True:
+            if self.stopped:
+                return None
             for i, game in enumerate(self._queue):
                 if not exclusive or self._busy.isdisjoint(game.players):
                     del self._queue[i]
@@ -303,6 +310,9 @@ class Runner:
         event = finished_event(game, running, result, replay)
         self.state.recent.appendleft(event)
         self.emit(event)
+        if self.stop_when is not None and not self.stopped and self.stop_when(self.state):
+            self.stopped = True
+            self._wake()
 
 
 def _scheduled(row: GameRow) -> ScheduledGame:

@@ -228,3 +228,16 @@ async def test_the_next_game_starts_while_the_last_one_closes(tmp_path: Path) ->
     # so at most the one before it is still closing.
     for number in range(3, 7):
         assert log.index(f"closed {number - 2}") < log.index(f"start {number}")
+
+
+async def test_a_run_told_to_stop_starts_no_further_game(tmp_path: Path) -> None:
+    players = {f"r{i}": "builtin:random --seed {seed}" for i in range(3)}
+    loaded = load_config(write_config(tmp_path, players))
+    final, events = await run(loaded, concurrency=1, stop_when=lambda state: state.finished >= 2)
+    # The game started while the second was being committed still finishes and counts.
+    assert final.finished in (2, 3) and not final.complete
+    assert final.pending == 6 - final.finished
+    assert sum(isinstance(e, GameStarted) for e in events) == final.finished
+    # The stopped run resumes like an interrupted one: the remaining games are played.
+    final, _ = await run(loaded, concurrency=1)
+    assert final.complete and final.finished == 6
