@@ -11,8 +11,8 @@ The 95% confidence intervals come from the inverse of the observed information (
 Hessian of the log-likelihood) at the maximum.
 
 For two players this gives exactly 400 * log10(wins / losses) whatever the draws. The maximum
-exists only when the players cannot be split into two groups one of which never won or drew
-against the other; otherwise (a bot that lost every game, a tournament just begun) a weak normal
+exists only when the players cannot be split into two groups one of which never won against the
+other; otherwise (a bot that lost every game, a tournament just begun) a weak normal
 prior on each theta (standard deviation `prior_sd` Elo) keeps ratings finite, and the result says
 so. Games that no bot could start (double forfeits) tell nothing about strength and are left out.
 """
@@ -126,14 +126,18 @@ def _tally(players: list[str], results: Iterable[GameResult]) -> tuple[list[_Pai
 
 
 def _ml_exists(n: int, pairs: list[_Pair]) -> bool:
-    """Ford's condition: the "won or drew against" graph is strongly connected."""
+    """Ford's condition on wins: the "won against" graph is strongly connected.
+
+    Draws do not count: with draws in the model, a player who never won against a group can be
+    pushed infinitely far below it while the draw parameter grows to keep the draws likely (two
+    wins and two draws against a player who never won have no finite maximum)."""
     if n < 2:
         return True
     beats: list[set[int]] = [set() for _ in range(n)]
     for p in pairs:
-        if p.wins or p.draws:
+        if p.wins:
             beats[p.i].add(p.j)
-        if p.losses or p.draws:
+        if p.losses:
             beats[p.j].add(p.i)
     beaten_by: list[set[int]] = [set() for _ in range(n)]
     for i, targets in enumerate(beats):
@@ -167,10 +171,11 @@ class _Model:
         x = [0.0] * size
         for _ in range(200):
             value, grad, hess = self._evaluate(x, n, free, prior)
-            step = solve([[-h for h in row] for row in hess], grad)
-            x = self._line_search(x, step, value, n, free, prior)
-            if max(map(abs, step), default=0.0) < 1e-10:
+            moved, step = self._step(x, value, grad, hess, n, free, prior)
+            if moved == x or max(map(abs, step), default=0.0) < 1e-10:
+                x = moved
                 break
+            x = moved
         _, _, hess = self._evaluate(x, n, free, prior)
         information_inverse = inverse([[-h for h in row] for row in hess])
         theta = [0.0] * n
@@ -181,6 +186,35 @@ class _Model:
                 cov[ka][kb] = information_inverse[a][b]
         self.nu = math.exp(x[-1]) if self.with_draws else 0.0
         return theta, cov
+
+    def _step(
+        self,
+        x: list[float],
+        value: float,
+        grad: list[float],
+        hess: list[list[float]],
+        n: int,
+        free: list[int],
+        prior: float | None,
+    ) -> tuple[list[float], list[float]]:
+        """One damped Newton step uphill: the likelihood is not concave in the draw parameter
+        everywhere, so where the plain Newton step does not climb, the information matrix is
+        damped (Levenberg-Marquardt) until it does; returns the new x and the step taken."""
+        for damping in (0.0, 1e-3, 1e-2, 1e-1, 1.0, 10.0, 100.0, 1e3, 1e4):
+            matrix = [
+                [-h + (damping if a == b else 0.0) for b, h in enumerate(row)]
+                for a, row in enumerate(hess)
+            ]
+            try:
+                step = solve(matrix, grad)
+            except ZeroDivisionError:
+                continue
+            if sum(g * d for g, d in zip(grad, step, strict=True)) <= 0:
+                continue  # not uphill
+            moved = self._line_search(x, step, value, n, free, prior)
+            if moved != x:
+                return moved, step
+        return x, [0.0] * len(x)
 
     def _line_search(
         self,
@@ -206,6 +240,8 @@ class _Model:
         for a, k in enumerate(free):
             theta[k] = x[a]
         u = x[-1] if self.with_draws else -math.inf
+        if self.with_draws and abs(u) > 300:  # nu beyond any data: outside the search
+            return -math.inf, [0.0] * len(x), [[0.0] * len(x) for _ in x]
         e = math.exp(u) if self.with_draws else 0.0
         slot = {k: a for a, k in enumerate(free)}
         size = len(x)

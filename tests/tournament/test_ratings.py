@@ -81,3 +81,21 @@ def test_double_forfeits_are_not_rated_and_anchors_are_checked() -> None:
     with pytest.raises(ValueError, match="not one of the players"):
         fit_ratings(["A", "B"], [], anchor="C")
     assert pytest.approx(173.717792) == ELO_PER_UNIT
+
+
+def test_draws_with_a_player_who_never_won_give_finite_ratings() -> None:
+    # Greedy beat random; the other two games were draws. Random never won: with draws in the
+    # model its rating has no finite maximum, so the weak prior keeps every rating finite.
+    results = [
+        GameResult("greedy", "random", Side.BLUE, Reason.GAME_ENDING),
+        GameResult("search", "greedy", None, Reason.GAME_ENDING),
+        GameResult("random", "search", None, Reason.GAME_ENDING),
+    ]
+    ratings = fit_ratings(["greedy", "search", "random"], results)
+    assert ratings.method.startswith("maximum a posteriori")
+    by_name = ratings.by_name()
+    assert by_name["greedy"].elo is not None and by_name["random"].elo is not None
+    assert by_name["greedy"].elo > by_name["random"].elo
+    for rating in ratings.ratings:
+        assert rating.elo is not None and abs(rating.elo) < 5000
+        assert rating.low is not None and rating.high is not None and rating.low < rating.high
