@@ -1,4 +1,4 @@
-"""`referee demo`: a round robin of the built-in bots in each of the five games, shown live.
+"""`referee demo`: a round robin of the built-in bots in each installed game, shown live.
 
 For each game it writes a config (`<dir>/<game>.toml`) and plays it into `<dir>/<game>/` (the
 store and one record per game), exactly as `referee tournament run` would; then it prints the

@@ -66,7 +66,7 @@ HEAD = """\
 # Ctrl-C, a crash or a reboot: finished games are kept and the tournament resumes.
 
 name = {name}
-game = {game}                # lasker-morris, lielow, legionnaires, l-game or alak
+game = {game}                # any game `referee games` lists (lasker-morris, alak, ...)
 seed = {seed}                      # fixes the schedule: pairings, colours and each game's seed
 format = "round-robin"          # or "gauntlet": `challengers` against everybody else
 # challengers = ["alice"]       # gauntlet only

@@ -220,6 +220,10 @@ def draw_board(game: str, state: StateView, marks: Marks, colour: bool = True) -
     `colour=False` for a console without colour, where letters tell the sides apart."""
     drawer = _DRAWERS.get(game)
     if drawer is None:
+        # A plug-in game: its `text` rows when its state_json has them (docs/new-game.md).
+        rows = state.get("text")
+        if isinstance(rows, list) and all(isinstance(row, str) for row in rows):
+            return Text("\n".join(rows))
         return Text(str(dict(state)))
     text = drawer(state, marks, colour)
     legend = _legend(marks, colour)

@@ -10,6 +10,7 @@ import html
 from importlib import resources
 
 from referee.replay import Replay
+from referee.web.renderers import renderer_source
 
 _PAGE = """<!doctype html>
 <html lang="en">
@@ -58,6 +59,6 @@ def replay_html(replay: Replay) -> str:
         title=html.escape(title),
         style=static_text("style.css"),
         player=static_text("player.js"),
-        renderer=static_text(f"games/{replay.game}.js"),
+        renderer=renderer_source(replay.game),
         data=json_in_script(replay.model_dump_json()),
     )

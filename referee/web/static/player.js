@@ -47,6 +47,13 @@
   function millis(ms) { return (ms < 10 ? ms.toFixed(1) : Math.round(ms)) + " ms"; }
   function sideSpan(side, text) { return element("span", "side-" + side, text); }
 
+  /* A game without a renderer (a plug-in that ships none): its `text` rows when its state_json
+     has them (docs/new-game.md), else the state as JSON. */
+  function genericBoard(state) {
+    const rows = Array.isArray(state.text) ? state.text.join("\n") : JSON.stringify(state, null, 1);
+    return element("pre", "generic-board", rows);
+  }
+
   function startPly(count, fallback) {
     const match = /[?#&]ply=(\d+)/.exec(location.search + location.hash);
     return match ? Math.min(parseInt(match[1], 10), count) : fallback;
@@ -156,7 +163,7 @@
     show(index) {
       this.index = index;
       const frame = this.data.frames[index];
-      const svg = this.draw ? this.draw(frame.state, frame.marks) : element("pre", "", JSON.stringify(frame.state, null, 1));
+      const svg = this.draw ? this.draw(frame.state, frame.marks) : genericBoard(frame.state);
       svg.setAttribute("data-ply", index);
       this.board.replaceChildren(svg);
       this.slider.max = this.last;
