@@ -46,6 +46,10 @@ COMMANDS: dict[str, Command] = {
         "referee.commands.check",
         "check a bot before a tournament (plays it against a built-in bot)",
     ),
+    "course": Command(
+        "referee.commands.course",
+        "a course's tournament: new, collect, check, report, grades",
+    ),
     "doctor": Command("referee.commands.doctor", "show the isolation available for bots, and why"),
     "games": Command("referee.commands.games", "list the games"),
 }

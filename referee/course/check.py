@@ -131,18 +131,20 @@ async def run_check(
     opponent: str = DEFAULT_OPPONENT,
     seed: int = 1,
     on_game: Callable[[CheckedGame], None] | None = None,
+    cwd: Path | None = None,
 ) -> CheckReport:
-    """Time the bot's start-up, then play the games one after the other and analyse each."""
+    """Time the bot's start-up, then play the games one after the other and analyse each.
+    The bot runs in `cwd` (default: the current folder)."""
     report = CheckReport(game_name, command, settings)
     for _ in range(games_per_colour):
-        elapsed = await time_startup(command, settings)
+        elapsed = await time_startup(command, settings, cwd)
         if elapsed is not None:
             report.startup.append(elapsed * 1000)
     fixed = settings.model_copy(update={"random_assignment": False})
     colours = [Side.BLUE, Side.ORANGE] * games_per_colour
     for number, colour in enumerate(colours, start=1):
         rival = opponent_command(opponent, game_name, seed + number)
-        bot = PlayerSpec(name=BOT_NAME, command=command)
+        bot = PlayerSpec(name=BOT_NAME, command=command, cwd=cwd)
         other = PlayerSpec(name=opponent, command=rival)
         blue, orange = (bot, other) if colour is Side.BLUE else (other, bot)
         path = record_dir / f"check-{number:02d}-{colour.value}.jsonl"
@@ -158,7 +160,9 @@ async def run_check(
     return report
 
 
-async def time_startup(command: str, settings: MatchSettings) -> float | None:
+async def time_startup(
+    command: str, settings: MatchSettings, cwd: Path | None = None
+) -> float | None:
     """Seconds from starting the bot alone to its first move as blue (None if it failed: the
     games will show why)."""
     start = trio.current_time()
@@ -166,6 +170,7 @@ async def time_startup(command: str, settings: MatchSettings) -> float | None:
         async with open_bot(
             command,
             name=BOT_NAME,
+            cwd=cwd,
             limits=settings.limits,
             isolation=choose(settings.isolation),
             exit_grace=settings.exit_grace,

@@ -1,0 +1,151 @@
+"""Build one submission once, confined like a bot, with a time limit.
+
+What to build is found from the folder (first match wins):
+
+1. `referee.toml` with `build = "..."` (the student's own build command);
+2. a Makefile: `make`;
+3. Java sources with a `main` and no compiled classes: `javac -d . ` every `.java` file;
+4. C sources at the top of the folder and no Makefile: `gcc -O2 -o bot *.c -lm`.
+
+A build runs under the course's isolation with the same limits as a bot, but with its own folder
+writable (it must write its program there) and without a user of its own: that user could not
+write into a folder the referee owns, and the sandbox already hides the rest of the machine. The
+content hash of the folder after the build says exactly what was built.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import re
+import shlex
+import tomllib
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+import trio
+
+from referee.isolation import (
+    Confinement,
+    Feature,
+    InfrastructureFailure,
+    Isolation,
+    IsolationSettings,
+    Limits,
+    StartRefused,
+    choose,
+    start_confined,
+)
+from referee.tournament.layouts import MAKEFILES
+
+OUTPUT_KEPT = 4000  # the build's last words, for the student
+_JAVA_MAIN = re.compile(r"\bstatic\s+(?:public\s+)?(?:final\s+)?void\s+main\s*\(")
+
+
+@dataclass(frozen=True)
+class BuildResult:
+    command: list[str] | None  # None: nothing to build
+    ok: bool
+    output: str = ""  # the tail of what the build wrote (stdout and stderr together)
+    problem: str | None = None  # in plain words, when not ok
+
+
+def build_command(folder: Path) -> list[str] | None:
+    """How to build the submission in `folder`, or None when it needs no build."""
+    manifest = folder / "referee.toml"
+    if manifest.is_file():
+        try:
+            build = tomllib.loads(manifest.read_text(encoding="utf-8", errors="replace"))
+        except tomllib.TOMLDecodeError:
+            build = {}
+        if isinstance(build.get("build"), str) and build["build"].strip():
+            return shlex.split(build["build"])
+    if any((folder / name).is_file() for name in MAKEFILES):
+        return ["make"]
+    sources = sorted(p.relative_to(folder).as_posix() for p in folder.rglob("*.java"))
+    compiled = any(folder.rglob("*.class"))
+    has_main = any(_JAVA_MAIN.search(_text(folder / s)) for s in sources)
+    if sources and not compiled and has_main:
+        return ["javac", "-encoding", "UTF-8", "-d", ".", *sources]
+    c_files = sorted(p.name for p in folder.glob("*.c"))
+    if c_files:
+        return ["gcc", "-O2", "-o", "bot", *c_files, "-lm"]
+    return None
+
+
+def _text(path: Path) -> str:
+    try:
+        return path.read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return ""
+
+
+def build_isolation(level: str) -> Isolation:
+    """The course's isolation for builds: the folder writable, no user of its own (see above)."""
+    chosen = choose(IsolationSettings(level=level, writable_dir=True))
+    return replace(chosen, features=chosen.features - {Feature.USERS})
+
+
+async def build(folder: Path, isolation: Isolation, limits: Limits, timeout: float) -> BuildResult:
+    """Build `folder` once; a failure is described, never raised."""
+    argv = build_command(folder)
+    if argv is None:
+        return BuildResult(None, True)
+    shown = " ".join(argv)
+    confinement = Confinement(isolation, limits, freeze=False)
+    try:
+        process = await start_confined(argv, folder.resolve(), None, (), confinement)
+    except StartRefused as exc:
+        return BuildResult(argv, False, problem=f"`{shown}` could not start: {exc}")
+    except InfrastructureFailure as exc:
+        return BuildResult(argv, False, problem=f"the machine failed to start the build: {exc}")
+    output = bytearray()
+    timed_out = False
+    try:
+        assert process.stdin is not None
+        await process.stdin.aclose()  # a build reads nothing
+        with trio.move_on_after(timeout) as scope:
+            async with trio.open_nursery() as nursery:
+                for stream in (process.stdout, process.stderr):
+                    if stream is not None:
+                        nursery.start_soon(_drain, stream, output)
+                await process.wait()
+        timed_out = scope.cancelled_caught
+    finally:
+        with trio.CancelScope(shield=True):
+            await confinement.kill_everything()
+            await process.wait()
+            await confinement.release()
+    tail = bytes(output[-OUTPUT_KEPT:]).decode(errors="replace")
+    if timed_out:
+        return BuildResult(argv, False, tail, f"`{shown}` took longer than {timeout:g} s")
+    assert process.returncode is not None  # waited for above
+    code, limit = confinement.explain_exit(process.returncode, tail)
+    if code != 0:
+        why = f"; it {limit}" if limit else ""
+        return BuildResult(argv, False, tail, f"`{shown}` failed (exit code {code}){why}")
+    return BuildResult(argv, True, tail)
+
+
+async def _drain(stream: trio.abc.ReceiveStream, into: bytearray) -> None:
+    while chunk := await stream.receive_some(65536):
+        into += chunk
+        del into[: max(0, len(into) - 4 * OUTPUT_KEPT)]
+
+
+def content_hash(folder: Path) -> str:
+    """sha256 over every file's relative path and bytes (sorted, `.git` skipped): the same
+    folder always gives the same hash, and any change to what was built changes it."""
+    digest = hashlib.sha256()
+    for here, dirs, files in os.walk(folder):
+        dirs[:] = sorted(d for d in dirs if d != ".git")
+        for name in sorted(files):
+            path = Path(here, name)
+            if path.is_symlink() or not path.is_file():
+                continue
+            digest.update(path.relative_to(folder).as_posix().encode() + b"\0")
+            with path.open("rb") as file:
+                for block in iter(lambda: file.read(1 << 20), b""):
+                    digest.update(block)
+            digest.update(b"\0")
+    return digest.hexdigest()
