@@ -7,6 +7,7 @@ they believe legal, in Python, Java and C; the others fail in one way each.
 from __future__ import annotations
 
 import subprocess
+import tarfile
 import textwrap
 import zipfile
 from pathlib import Path
@@ -203,6 +204,12 @@ def make_course(root: Path, *, java: bool = True, c: bool = True) -> Path:
     write(subs / "ivan", {"player.py": SLOW})
     with zipfile.ZipFile(subs / "gina.zip", "w") as zf:  # zipped, in a top folder of its own
         zf.writestr("gina/player.py", PYTHON_BOT)
+    kate = write(root / "kate-src", {"player.py": PYTHON_BOT})
+    with tarfile.open(subs / "kate.tar.gz", "w:gz") as tar:  # a tarball, files at its top
+        tar.add(kate / "player.py", arcname="player.py")
+    # A manifest naming a build step and the command (a script the build writes).
+    manifest = 'build = "cp source.py built.py"\nrun = "python3 built.py"\n'
+    write(subs / "leo", {"referee.toml": manifest, "source.py": PYTHON_BOT})
     repo = write(root / "hugo-repo", {"player.py": PYTHON_BOT})
     git = ["git", "-c", "user.name=t", "-c", "user.email=t@t"]
     subprocess.run(["git", "init", "-q", str(repo)], check=True)

@@ -38,7 +38,15 @@ C = shutil.which("gcc") is not None and shutil.which("make") is not None
 # The machine's own browser, as tests/web uses it.
 CHROMIUM = os.environ.get("REFEREE_TEST_CHROMIUM", "/usr/bin/chromium")
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking"]
-READY = ["alice", "gina", "hugo", *(["bob"] if JAVA else []), *(["carol", "jack"] if C else [])]
+READY = [
+    "alice",
+    "gina",
+    "hugo",
+    "kate",
+    "leo",
+    *(["bob"] if JAVA else []),
+    *(["carol", "jack"] if C else []),
+]
 PLAYING = [*READY, "erin", "fred", "ivan"]  # collected, so in the tournament
 MB = 1 << 20
 
