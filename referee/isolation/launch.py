@@ -31,6 +31,11 @@ from __future__ import annotations
 import os
 import resource
 import sys
+import warnings  # noqa: F401 - see below
+
+# `warnings` is imported now, while the launcher can still read the standard library:
+# `os.execvp` imports it to search the PATH, which is after the switch to the bot's user, who
+# may not be able to read the interpreter's files (an interpreter in root's home).
 
 # typing is for the type checker only: importing it costs 4 ms of each bot's start.
 TYPE_CHECKING = False
