@@ -35,6 +35,10 @@ COMMANDS: dict[str, Command] = {
         "referee.commands.tournament",
         "run a tournament from a config file (new, run, results, verify)",
     ),
+    "match": Command(
+        "referee.commands.match",
+        "many games between two bots: Elo, LOS, and an SPRT that stops when it decides",
+    ),
     "demo": Command(
         "referee.commands.demo", "a live round robin of the built-in bots in every game"
     ),

@@ -10,6 +10,7 @@ from __future__ import annotations
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Protocol
 
 import trio
 from rich.console import Console
@@ -21,7 +22,7 @@ from referee.tournament.config import LoadedConfig
 from referee.tournament.events import Event, TournamentFinished
 from referee.tournament.growth import added_games
 from referee.tournament.preflight import check_bots
-from referee.tournament.runner import PlayGame, Runner, play_match
+from referee.tournament.runner import PlayGame, Runner, RunState, play_match
 from referee.tournament.schedule import ScheduledGame, make_schedule
 from referee.tournament.store import GameState, Store, StoreError, TournamentInfo, open_store
 from referee.views.tournament_live import LiveDisplay
@@ -87,6 +88,20 @@ def _check_unchanged(loaded: LoadedConfig, store: Store, schedule: list[Schedule
         )
 
 
+class Display(Protocol):
+    """A live view of a run: redraws from the run's state until cancelled."""
+
+    async def run(self) -> None: ...
+
+
+def _both(first: Callable[[Event], None], then: Callable[[Event], None]) -> Callable[[Event], None]:
+    def emit(event: Event) -> None:
+        first(event)
+        then(event)
+
+    return emit
+
+
 @dataclass(frozen=True)
 class WebView:
     """Where `tournament run --web` serves the live dashboard."""
@@ -104,9 +119,15 @@ def play_tournament(
     events: bool = False,
     web: WebView | None = None,
     allow_broken: bool = False,
+    stop_when: Callable[[RunState], bool] | None = None,
+    watch: Callable[[Event], None] | None = None,
+    display: Callable[[Console, RunState], Display] | None = None,
 ) -> TournamentFinished | None:
     """Play or resume one tournament with the live display (and, with `web`, the live web
     dashboard for as long as it runs); None if it could not start.
+
+    A match (`referee match`) passes the runner's `stop_when`, `watch` to see every event
+    before the runner asks `stop_when`, and its own `display` in place of the standings.
 
     The first line it prints is the isolation level the bots will run under; a level this
     machine cannot give stops it here, before any game, saying why and what would provide it.
@@ -125,7 +146,8 @@ def play_tournament(
     except StoreError as exc:
         err.print(f"referee: {exc}", markup=False, highlight=False)
         return None
-    emit: Callable[[Event], None] = print_event if events else (lambda event: None)
+    printing: Callable[[Event], None] = print_event if events else (lambda event: None)
+    emit = printing if watch is None else _both(watch, printing)
     done = sum(g.state is GameState.FINISHED for g in store.games())
     if done:
         total = len(store.games())
@@ -139,10 +161,15 @@ def play_tournament(
             on_event = emit
             if web is not None:
                 play, on_event = await _serve_dashboard(nursery, loaded, web, err, emit)
-            runner = Runner(loaded, store, concurrency=concurrency, emit=on_event, play=play)
+            runner = Runner(
+                loaded, store, concurrency=concurrency, emit=on_event, play=play,
+                stop_when=stop_when,
+            )  # fmt: skip
             if not quiet:
-                display = LiveDisplay(err, runner.state, loaded.config.name)
-                nursery.start_soon(display.run)
+                live: Display = LiveDisplay(err, runner.state, loaded.config.name)
+                if display is not None:
+                    live = display(err, runner.state)
+                nursery.start_soon(live.run)
             final = await runner.run()
             nursery.cancel_scope.cancel()
         return final

@@ -7,6 +7,8 @@ no per-move work), so it costs the games nothing noticeable. Rich's own refresh 
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import trio
 from rich.console import Console, Group, RenderableType
 from rich.live import Live
@@ -18,6 +20,19 @@ from referee.tournament.runner import RunState
 from referee.views.tournament import finished_table, standings_table
 
 REFRESH = 0.5  # seconds between redraws
+
+
+async def keep_drawn(console: Console, render: Callable[[], RenderableType]) -> None:
+    """Redraw `render()` until cancelled; the final frame stays on screen."""
+    with Live(console=console, auto_refresh=False, transient=False) as live:
+        try:
+            while True:
+                live.update(render(), refresh=True)
+                await trio.sleep(REFRESH)
+        finally:
+            live.update(render(), refresh=True)
+
+
 MAX_RUNNING_ROWS = 8
 MAX_STANDING_ROWS = 20
 
@@ -30,14 +45,7 @@ class LiveDisplay:
         self._started = trio.current_time()
 
     async def run(self) -> None:
-        """Redraw until cancelled; the final frame stays on screen."""
-        with Live(console=self.console, auto_refresh=False, transient=False) as live:
-            try:
-                while True:
-                    live.update(self.render(), refresh=True)
-                    await trio.sleep(REFRESH)
-            finally:
-                live.update(self.render(), refresh=True)
+        await keep_drawn(self.console, self.render)
 
     def render(self) -> RenderableType:
         parts: list[RenderableType] = [self._progress()]

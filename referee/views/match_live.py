@@ -1,0 +1,94 @@
+"""The view of a match between two bots (`referee match`): the score, the Elo difference with
+its 95% interval, the LOS and the SPRT's log-likelihood ratio between its bounds, drawn live
+while the games play and printed once as the summary.
+
+The live display redraws from the run's in-memory state and the match's tally twice a second,
+like the tournament's live display (tournament_live.py).
+"""
+
+from __future__ import annotations
+
+import math
+
+from rich.console import Console, Group, RenderableType
+from rich.progress_bar import ProgressBar
+from rich.text import Text
+
+from referee.tournament.head_to_head import Tally, conclusion
+from referee.tournament.runner import RunState
+from referee.tournament.sprt import MatchStats, Sprt
+from referee.views.tournament import finished_table
+from referee.views.tournament_live import keep_drawn
+
+
+def signed(elo: float) -> str:
+    if math.isinf(elo):
+        return "+inf" if elo > 0 else "-inf"
+    return f"{elo:+.1f}"
+
+
+def summary_lines(stats: MatchStats, tally: Tally, *, final: bool = True) -> list[str]:
+    """The match's numbers in plain lines, from the first player's point of view; the SPRT's
+    conclusion once it decided, or (`final`) that it did not."""
+    first, second = tally.first, tally.second
+    if stats.games == 0:
+        return [f"{first} vs {second}: no game finished yet"]
+    percent = 100 * (stats.wins + stats.draws / 2) / stats.games
+    estimate = stats.estimate
+    lines = [
+        f"{first} vs {second}: {stats.games} games, {first} +{stats.wins} ={stats.draws} "
+        f"-{stats.losses} ({percent:.1f}%)",
+        f"pairs (0, 1/2, 1, 3/2, 2 points of 2): {' '.join(map(str, stats.pairs))}",
+        f"Elo difference: {signed(estimate.elo)}, 95% interval "
+        f"[{signed(estimate.low)}, {signed(estimate.high)}]",
+        f"LOS (likelihood {first} is stronger): {100 * stats.los:.1f}%",
+    ]
+    sprt = tally.sprt
+    if sprt is not None and stats.llr is not None:
+        lines.append(
+            f"SPRT elo0={sprt.elo0:g} elo1={sprt.elo1:g} alpha={sprt.alpha:g} "
+            f"beta={sprt.beta:g}: LLR {stats.llr:.2f} (bounds {sprt.lower:.2f}, {sprt.upper:.2f})"
+        )
+        if final or stats.decision is not None:
+            lines.append(conclusion(stats, sprt, first, second))
+    return lines
+
+
+class MatchDisplay:
+    def __init__(self, console: Console, state: RunState, tally: Tally) -> None:
+        self.console = console
+        self.state = state
+        self.tally = tally
+
+    async def run(self) -> None:
+        await keep_drawn(self.console, self.render)
+
+    def render(self) -> RenderableType:
+        s = self.state
+        done = s.finished + s.void
+        head = Text(f"{self.tally.first} vs {self.tally.second}  ", style="bold")
+        head.append(f"{done}/{s.total} games  {len(s.running)} playing")
+        parts: list[RenderableType] = [
+            head,
+            ProgressBar(total=max(s.total, 1), completed=done, width=60),
+            Text(),
+        ]
+        stats = self.tally.stats()
+        parts += [Text(line) for line in summary_lines(stats, self.tally, final=False)]
+        if self.tally.sprt is not None and stats.llr is not None:
+            parts.append(llr_bar(stats.llr, self.tally.sprt))
+        if s.recent:
+            parts.append(finished_table(s.recent))
+        return Group(*parts, Text())
+
+
+def llr_bar(llr: float, sprt: Sprt, width: int = 41) -> Text:
+    """Where the LLR stands between the bounds: H0 on the left, H1 on the right."""
+    span = sprt.upper - sprt.lower
+    at = round((min(max(llr, sprt.lower), sprt.upper) - sprt.lower) / span * (width - 1))
+    bar = Text("H0 [")
+    bar.append("-" * at)
+    bar.append("*", style="bold cyan")
+    bar.append("-" * (width - 1 - at))
+    bar.append("] H1")
+    return bar
