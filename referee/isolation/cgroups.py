@@ -62,6 +62,7 @@ class Cgroup:
     # The CPU usage file, kept open: it is read after every move, and opening a cgroup file
     # costs ten times what reading it does.
     _cpu_fd: int | None = field(default=None, init=False, repr=False, compare=False)
+    _freeze_fd: int | None = field(default=None, init=False, repr=False, compare=False)
 
     @property
     def procs_files(self) -> list[str]:
@@ -114,10 +115,11 @@ class Cgroup:
         return int(text) / 1e9 if text.strip() else 0.0
 
     def close_files(self) -> None:
-        if self._cpu_fd is not None:
-            with suppress(OSError):
-                os.close(self._cpu_fd)
-            self._cpu_fd = None
+        for fd in (self._cpu_fd, self._freeze_fd):
+            if fd is not None:
+                with suppress(OSError):
+                    os.close(fd)
+        self._cpu_fd = self._freeze_fd = None
 
     def oom_kills(self) -> int:
         if self.version == 2:
@@ -133,7 +135,15 @@ class Cgroup:
             return 0
 
     def freeze(self, frozen: bool) -> None:
-        _write(*self.freeze_file(frozen))
+        """Freeze or thaw every process of the cgroup, through a descriptor kept open: a
+        pondering bot is thawed just before the line that asks it, on the path of a move."""
+        path, value = self.freeze_file(frozen)
+        try:
+            if self._freeze_fd is None:
+                self._freeze_fd = os.open(path, os.O_WRONLY | os.O_CLOEXEC)
+            os.pwrite(self._freeze_fd, value.encode(), 0)
+        except OSError as exc:
+            raise CgroupError(f"cannot write {value!r} to {path}: {exc.strerror or exc}") from None
 
     def freeze_file(self, frozen: bool) -> tuple[Path, str]:
         """The file and value that freeze (or thaw) this cgroup."""
