@@ -17,9 +17,15 @@ of `key=value` fields that other tools can read:
 (0.05) per move, and reports false timeouts, the extra latency per move over the thinking time
 (p50, p99) and the referee's memory per game (peak resident memory over the baseline, / N).
 
+`--course` instead compares this referee with the course referee (`cs4341-referee`): a tournament
+of a fixed 110-ply game against one course referee process per game, and one whole-process game
+of each; see scripts/bench_course.py for the figures, how CPU is separated and how to get the
+course referee (`--course-referee PATH` to its checkout, or `--course-command CMD`).
+
 Usage:
     python scripts/bench_tournament.py [BOT_COMMAND ...] [--concurrency 1 2 4] [--game G]
     python scripts/bench_tournament.py --scale 200 [--think 0.05] [--plies 100]
+    python scripts/bench_tournament.py --course [--course-referee PATH] [--games 20] [--runs 5]
 """
 
 from __future__ import annotations
@@ -35,7 +41,8 @@ from pathlib import Path
 from typing import Any
 
 import trio
-from bench_match import fixed_game  # the same long legal game; scripts/ is on the path
+from bench_course import add_comparison_arguments, run_comparison  # scripts/ is on the path
+from bench_match import fixed_game  # the same long legal game
 
 from protocols.base import Reason
 from referee.records import read_record
@@ -247,7 +254,14 @@ def main() -> None:
     parser.add_argument("--timeout", type=float, default=1.0, help="scale: seconds per move")
     parser.add_argument("--isolation", default=None, help="bot isolation level (default: auto)")
     parser.add_argument("--no-freeze", action="store_true", help="do not freeze the idle bot")
+    parser.add_argument(
+        "--course", action="store_true", help="compare with the course referee (bench_course.py)"
+    )
+    add_comparison_arguments(parser)
     args = parser.parse_args()
+    if args.course:
+        run_comparison(args)  # its own bots and game; --isolation applies to this referee
+        return
     match = match_settings(args.isolation, not args.no_freeze)
     with tempfile.TemporaryDirectory(prefix="bench-tournament-") as tmp:
         workdir = Path(tmp)
