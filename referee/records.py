@@ -81,6 +81,9 @@ class Header(_Model):
     started_at: datetime
     # Isolation level asked for, fair-CPU freezing and resource limits (referee/limits.py).
     confinement: dict[str, Any] | None = None
+    # The moves the game started from (canonical lines, played before ply 1), if any; records
+    # without it started from the start position.
+    opening: list[str] | None = None
 
 
 class Ply(_Model):

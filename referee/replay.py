@@ -19,6 +19,7 @@ from pydantic import BaseModel, ConfigDict
 from protocols import get_game
 from protocols.base import Game, Touched
 from referee.records import GameRecord, Header, Ply, Result, read_chained_record
+from referee.tournament.openings import apply_opening
 from referee.verify import verify_record
 
 # The squares a move touched, as every view reads them (the web renderers' SVG ids are the same).
@@ -97,7 +98,8 @@ class FrameBuilder:
 
     def __init__(self, header: Header) -> None:
         self.game: Game[Any, Any, Any] = get_game(header.game)
-        self.state: Any = self.game.initial_state(self.game.parse_options(header.options))
+        start = self.game.initial_state(self.game.parse_options(header.options))
+        self.state: Any = apply_opening(self.game, start, header.opening or [])
         self.first = make_frame(self.game, None, None, self.state)
 
     def push(self, move: str) -> Frame:

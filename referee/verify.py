@@ -12,13 +12,16 @@ from typing import Any
 from protocols import UnknownGame, get_game
 from protocols.base import IllegalMove, Outcome, Reason
 from referee.records import GameRecord
+from referee.tournament.openings import apply_opening
 
 
 @dataclass
 class Verification:
     """What replaying a record found: `problems` is empty for a consistent record."""
 
-    states: list[Any] = field(default_factory=list)  # state before each ply, then the final one
+    # State before each recorded ply, then the final one: the first is the position after the
+    # header's opening, where the bots took over.
+    states: list[Any] = field(default_factory=list)
     moves: list[Any] = field(default_factory=list)  # each legal ply's move, as the rules parsed it
     problems: list[str] = field(default_factory=list)
     outcome: Outcome | None = None  # the rules' ending of the final position, if any
@@ -38,6 +41,7 @@ def verify_record(record: GameRecord) -> Verification:
     try:
         game = get_game(record.header.game)
         state = game.initial_state(game.parse_options(record.header.options))
+        state = apply_opening(game, state, record.header.opening or [])
     except (UnknownGame, ValueError) as exc:
         found.problems.append(f"header: {exc}")
         return found

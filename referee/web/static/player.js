@@ -99,6 +99,13 @@
       this.verdict = element("div", "rp-box rp-verdict");
       const moves = element("div", "rp-box rp-moves");
       this.moveTable = element("table");
+      if (header.opening && header.opening.length) {
+        // The game started from an opening: its moves came before ply 1, and the bots took over
+        // at the start frame.
+        const opening = element("div", "rp-opening muted", "opening (before the bots took over): " + header.opening.join(", "));
+        opening.dataset.opening = String(header.opening.length);
+        moves.append(opening);
+      }
       moves.append(this.moveTable);
       this.movesBox = moves;
       side.append(this.status, this.clocks, this.verdict, moves);
