@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import csv
 import io
-import os
 import shutil
 import signal
 import subprocess
@@ -15,7 +14,6 @@ import sys
 import tarfile
 import time
 import zipfile
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -35,9 +33,6 @@ from tests.course.kit import PYTHON_BOT, make_course, write
 
 JAVA = shutil.which("javac") is not None
 C = shutil.which("gcc") is not None and shutil.which("make") is not None
-# The machine's own browser, as tests/web uses it.
-CHROMIUM = os.environ.get("REFEREE_TEST_CHROMIUM", "/usr/bin/chromium")
-CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking"]
 READY = [
     "alice",
     "gina",
@@ -248,19 +243,6 @@ def test_grades_follow_the_scheme(course: Path) -> None:
     assert done.returncode == 0, done.stderr
     rows = list(csv.DictReader((Course(course).work / "grades.csv").open()))
     assert {r["grade"] for r in rows} == {"P"}
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    if not Path(CHROMIUM).exists() and shutil.which(CHROMIUM) is None:
-        pytest.skip(f"no Chromium at {CHROMIUM}")
-    playwright_api = pytest.importorskip("playwright.sync_api")
-    with playwright_api.sync_playwright() as playwright:
-        chromium = playwright.chromium.launch(
-            executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS
-        )
-        yield chromium
-        chromium.close()
 
 
 def test_pages_show_every_game_offline(course: Path, browser: Any) -> None:

@@ -3,8 +3,6 @@ headless Chromium driven by playwright (the machine's own browser, /usr/bin/chro
 
 from __future__ import annotations
 
-import os
-import shutil
 import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -20,13 +18,6 @@ from referee.web.server import WebServer, start_web_server
 
 ROOT = Path(__file__).resolve().parents[2]
 ARTIFACTS = ROOT / "test-artifacts" / "web"
-CHROMIUM = os.environ.get("REFEREE_TEST_CHROMIUM", "/usr/bin/chromium")
-CHROMIUM_ARGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--no-first-run",
-]
 
 
 @dataclass
@@ -79,20 +70,6 @@ def serve_in_thread(folders: list[Path]) -> Iterator[ServerThread]:
         handle.call(box["cancel"].cancel)
         thread.join(30)
         assert not thread.is_alive(), "the server did not stop"
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    """A headless Chromium; skipped only where the machine has no Chromium or no playwright."""
-    if not Path(CHROMIUM).exists() and shutil.which(CHROMIUM) is None:
-        pytest.skip(f"no Chromium at {CHROMIUM} (CI installs Debian's chromium)")
-    playwright_api = pytest.importorskip("playwright.sync_api")
-    with playwright_api.sync_playwright() as playwright:
-        chromium = playwright.chromium.launch(
-            executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS
-        )
-        yield chromium
-        chromium.close()
 
 
 @pytest.fixture
