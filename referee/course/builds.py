@@ -8,9 +8,12 @@ What to build is found from the folder (first match wins):
 4. C sources at the top of the folder and no Makefile: `gcc -O2 -o bot *.c -lm`.
 
 A build runs under the course's isolation with the same limits as a bot, but with its own folder
-writable (it must write its program there) and without a user of its own: that user could not
-write into a folder the referee owns, and the sandbox already hides the rest of the machine. The
-content hash of the folder after the build says exactly what was built.
+writable (it must write its program there). In the sandbox it has no user of its own: that user
+could not write into a folder the referee owns, and the sandbox already hides the rest of the
+machine. Without the sandbox, a referee running as root must not run a student's Makefile as
+root: the build then runs as a user of its own, with the folder opened to it for the build and
+everything in it given back to the referee's user afterwards. The content hash of the folder
+after the build says exactly what was built.
 """
 
 from __future__ import annotations
@@ -81,9 +84,36 @@ def _text(path: Path) -> str:
 
 
 def build_isolation(level: str) -> Isolation:
-    """The course's isolation for builds: the folder writable, no user of its own (see above)."""
+    """The course's isolation for builds: the folder writable; in the sandbox, no user of its
+    own (see above)."""
     chosen = choose(IsolationSettings(level=level, writable_dir=True))
-    return replace(chosen, features=chosen.features - {Feature.USERS})
+    if Feature.SANDBOX in chosen.features:
+        return replace(chosen, features=chosen.features - {Feature.USERS})
+    return chosen
+
+
+def _open_to_others(folder: Path) -> None:
+    """Let a build running as a user of its own write its folder (for the build only)."""
+    for here, _dirs, files in os.walk(folder):
+        os.chmod(here, 0o777)
+        for name in files:
+            path = Path(here, name)
+            if not path.is_symlink():
+                path.chmod(path.stat().st_mode | 0o666)
+
+
+def _give_back(folder: Path) -> None:
+    """Everything in the folder belongs to the referee's user again, writable by it alone."""
+    uid, gid = os.getuid(), os.getgid()
+    for here, dirs, files in os.walk(folder):
+        for name in [*dirs, *files]:
+            os.chown(Path(here, name), uid, gid, follow_symlinks=False)
+        os.chown(here, uid, gid)
+        os.chmod(here, 0o755)
+        for name in files:
+            path = Path(here, name)
+            if not path.is_symlink():
+                path.chmod(path.stat().st_mode & ~0o022)
 
 
 async def build(folder: Path, isolation: Isolation, limits: Limits, timeout: float) -> BuildResult:
@@ -91,6 +121,19 @@ async def build(folder: Path, isolation: Isolation, limits: Limits, timeout: flo
     argv = build_command(folder)
     if argv is None:
         return BuildResult(None, True)
+    own_user = Feature.USERS in isolation.features
+    if own_user:
+        _open_to_others(folder)
+    try:
+        return await _build(folder, argv, isolation, limits, timeout)
+    finally:
+        if own_user:
+            _give_back(folder)
+
+
+async def _build(
+    folder: Path, argv: list[str], isolation: Isolation, limits: Limits, timeout: float
+) -> BuildResult:
     shown = " ".join(argv)
     confinement = Confinement(isolation, limits, freeze=False)
     try:
