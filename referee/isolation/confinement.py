@@ -9,6 +9,7 @@ its CPU time, and at the end kills every process it left and releases what it he
 
 from __future__ import annotations
 
+import functools
 import importlib.util
 import os
 import shlex
@@ -22,6 +23,7 @@ from pathlib import Path
 
 import trio
 
+from protocols import entries
 from referee.builtin_tables import table_cache_directory
 from referee.isolation import proctree
 from referee.isolation.bot_users import (
@@ -125,10 +127,37 @@ def _unique(paths: Sequence[Path]) -> list[Path]:
     return unique
 
 
+def package_directories(package: str) -> list[Path]:
+    """Where an importable top-level package (or module) lives, without importing it."""
+    try:
+        spec = importlib.util.find_spec(package)
+    except (ImportError, ValueError):
+        return []
+    if spec is None:
+        return []
+    if spec.submodule_search_locations:
+        return [Path(location).resolve() for location in spec.submodule_search_locations]
+    return [Path(spec.origin).resolve().parent] if spec.origin else []
+
+
+@functools.cache
+def plugin_packages() -> tuple[str, ...]:
+    """The top-level packages of the installed game plug-ins: the built-in bots import them, so
+    a sandboxed bot must see them wherever they are installed (an editable install may live in
+    a folder the sandbox hides, such as /tmp or a home directory). Read once: installing a game
+    takes a new referee process anyway."""
+    found = []
+    for entry in entries():
+        if not entry.builtin:
+            found.append(entry.value.split(":")[0].split(".")[0].strip())
+    return tuple(dict.fromkeys(found))
+
+
 def public_directories(caller_environment: bool = False) -> list[Path]:
-    """What every sandboxed bot may read: the referee's Python and the built-in bots (with their
-    solved tables), and the libraries its caller installed for bots (user site-packages, the
-    active virtualenv, and with the caller's environment the folders of its PYTHONPATH)."""
+    """What every sandboxed bot may read: the referee's Python, the built-in bots (with their
+    solved tables) and the installed game plug-ins, and the libraries its caller installed for
+    bots (user site-packages, the active virtualenv, and with the caller's environment the
+    folders of its PYTHONPATH)."""
     paths = {Path(p).resolve() for p in (sys.prefix, sys.base_prefix, sys.exec_prefix)}
     extras = [site.getusersitepackages(), os.environ.get("VIRTUAL_ENV")]
     if caller_environment:
@@ -136,10 +165,8 @@ def public_directories(caller_environment: bool = False) -> list[Path]:
     for extra in extras:
         if extra and Path(extra).is_dir():
             paths.add(Path(extra).resolve())
-    for package in ("bots", "protocols"):
-        spec = importlib.util.find_spec(package)
-        for location in (spec.submodule_search_locations or []) if spec else []:
-            paths.add(Path(location).resolve())
+    for package in ("bots", "protocols", *plugin_packages()):
+        paths.update(package_directories(package))
     tables = table_cache_directory()
     if tables.is_dir():  # the built-in bots' solved tables: nothing private, read-only
         paths.add(tables.resolve())

@@ -4,6 +4,7 @@ tournament, through `replay` and the web view; tic-tac-toe as the course referee
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import sys
 from pathlib import Path
@@ -15,6 +16,7 @@ from bots.evaluation import GenericModel, model_for
 from protocols import GameNotLoadable, UnknownGame, canonical_name, entry, get_game
 from protocols.base import BadSyntax, IllegalMove, Reason, Side
 from referee.cli import normalise_argv
+from referee.isolation.confinement import public_directories
 from referee.match import Match, MatchSettings, PlayerSpec, resolve_command
 from referee.records import GameRecord
 from referee.replay import build_replay
@@ -217,3 +219,15 @@ def test_connect_four_drops_and_wins() -> None:
     assert outcome.winner is Side.BLUE and outcome.ending == "four-in-a-row"
     diagonal = ["a", "b", "b", "c", "c", "d", "c", "d", "d", "g", "d"]
     assert play_lines("connect-four", diagonal).winner is Side.BLUE
+
+
+def test_sandboxed_bots_see_every_installed_plugin() -> None:
+    # The built-in bots import a plug-in game's rules: wherever the plug-in is installed (an
+    # editable install in /tmp or a home directory, which the sandbox hides), its package is
+    # among the directories a sandboxed bot may read.
+    visible = public_directories()
+    for package in ("connect_four", "tic_tac_toe"):
+        spec = importlib.util.find_spec(package)
+        assert spec is not None and spec.submodule_search_locations, package
+        where = Path(next(iter(spec.submodule_search_locations))).resolve()
+        assert any(where == v or v in where.parents for v in visible), (package, visible)
