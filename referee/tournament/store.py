@@ -478,6 +478,7 @@ class Store(StoreView):
             )
             self.db.execute("INSERT OR REPLACE INTO meta VALUES ('grown', '1')")
 
+    @_guarded
     def grown(self) -> bool:
         """Whether games were added to the first schedule (then it is no longer one piece)."""
         found = self.db.execute("SELECT value FROM meta WHERE key = 'grown'").fetchone()

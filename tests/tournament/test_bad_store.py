@@ -147,3 +147,16 @@ def test_the_dashboard_shows_the_problem_for_that_folder(
         tournaments = {t["folder"]: t for t in json.loads(body)["tournaments"]}
     assert STORE_NAME in tournaments[0]["error"] and message in tournaments[0]["error"]
     assert tournaments[1]["name"] == "fine" and "error" not in tournaments[1]
+
+
+def test_a_store_that_breaks_while_open_is_named_when_asked_whether_it_grew(
+    tmp_path: Path,
+) -> None:
+    (tmp_path / "t.toml").write_text(CONFIG)
+    store, _ = open_tournament(load_config(tmp_path / "t.toml"))
+    try:
+        store.db.execute("DROP TABLE meta")
+        with pytest.raises(StoreError, match=re.escape(str(tmp_path / "t" / STORE_NAME))):
+            store.grown()
+    finally:
+        store.close()
