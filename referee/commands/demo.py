@@ -134,12 +134,16 @@ def run_demo(args: argparse.Namespace, out: Console, err: Console) -> int:
             err.print(str(exc), markup=False)
             return EXIT_USAGE
         final = play_tournament(
-            loaded, err, concurrency=args.concurrency, quiet=args.quiet, web=web
+            loaded,
+            err,
+            concurrency=args.concurrency,
+            quiet=args.quiet,
+            web=web,
+            resume_hint=f"run `referee demo --dir {args.dir}` again to resume",
         )
         if final is None:
             return EXIT_USAGE
         if final.interrupted:
-            err.print(f"interrupted: run `referee demo --dir {args.dir}` again to resume")
             return EXIT_INTERRUPTED
         if final.void:
             code = EXIT_VOID

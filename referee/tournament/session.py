@@ -122,6 +122,7 @@ def play_tournament(
     stop_when: Callable[[RunState], bool] | None = None,
     watch: Callable[[Event], None] | None = None,
     display: Callable[[Console, RunState], Display] | None = None,
+    resume_hint: str = "run the same command to resume",
 ) -> TournamentFinished | None:
     """Play or resume one tournament with the live display (and, with `web`, the live web
     dashboard for as long as it runs); None if it could not start.
@@ -180,7 +181,7 @@ def play_tournament(
         store.close()
     if final is not None and final.interrupted:
         err.print(
-            f"interrupted after {final.finished} finished games: run the same command to resume",
+            f"interrupted after {final.finished} finished games: {resume_hint}",
             markup=False,
             highlight=False,
         )

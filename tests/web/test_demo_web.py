@@ -16,6 +16,7 @@ from urllib.request import urlopen
 
 import pytest
 
+from referee import EXIT_INTERRUPTED
 from referee.tournament.config import load_config
 from referee.tournament.session import open_tournament
 from tests.web.conftest import serve_in_thread
@@ -103,3 +104,25 @@ def test_demo_web_serves_the_dashboard_while_it_plays(tmp_path: Path) -> None:
     assert replay.split()[:2] == ["referee", "replay"]
     record = Path(replay.split()[2])
     assert record.is_file() and record.is_relative_to(where / "alak" / "games")
+
+
+def test_an_interrupted_demo_says_once_how_to_resume(tmp_path: Path) -> None:
+    command = [sys.executable, "-m", "referee", "demo", "--game", "alak", "--games-per-pairing",
+               "1", "--movetime", "0.2", "--dir", "out", "-q"]  # fmt: skip
+    process = subprocess.Popen(command, cwd=tmp_path, stdout=subprocess.PIPE,
+                               stderr=subprocess.PIPE, text=True)  # fmt: skip
+    try:
+        deadline = time.monotonic() + 120
+        first_record = tmp_path / "out" / "alak" / "games" / "0001.jsonl"
+        while not first_record.exists() and process.poll() is None:
+            assert time.monotonic() < deadline, "no game started"
+            time.sleep(0.05)
+        process.send_signal(signal.SIGINT)
+        _, said = process.communicate(timeout=60)
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait()
+    assert process.returncode == EXIT_INTERRUPTED, said
+    hints = [line for line in said.splitlines() if "to resume" in line]
+    assert len(hints) == 1 and "referee demo --dir out" in hints[0], said
