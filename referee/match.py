@@ -428,7 +428,6 @@ class Match:
             isolation = choose(self.settings.isolation)
         except IsolationUnavailable as exc:
             return Verdict(None, Reason.INFRASTRUCTURE, str(exc))
-        self._game_over = trio.Event()
         if any(f"-m bots {PERFECT_BOT} " in p.command for p in self.players.values()):
             options = self.options.model_dump(mode="json")
             await prepare_tables(self.game.name, options)  # before any bot's clock runs

@@ -58,19 +58,12 @@ def alive(pid: int) -> bool:
 
 
 def process_cpu_seconds(pid: int) -> float:
-    """CPU time of one process: its live threads to the nanosecond, plus its reaped children."""
-    total_ns = 0
-    with suppress(OSError):
-        for task in os.listdir(f"/proc/{pid}/task"):
-            fields = _read(f"/proc/{pid}/task/{task}/schedstat").split()
-            if fields:
-                total_ns += int(fields[0])
-    stat = _read(f"/proc/{pid}/stat")
-    reaped = 0.0
-    if stat:
-        fields = stat[stat.rindex(")") + 2 :].split()
-        reaped = (int(fields[13]) + int(fields[14])) / CLOCK_TICKS  # cutime + cstime
-    return total_ns / 1e9 + reaped
+    """CPU time of one process: its threads, living and ended, plus its reaped children; 0.0
+    once it is gone."""
+    try:
+        return process_cpu_clock(pid) + _reaped_seconds(_read(f"/proc/{pid}/stat").encode())
+    except (OSError, ValueError, IndexError):
+        return 0.0
 
 
 def live_processes(*, pgid: int | None = None, uid: int | None = None) -> list[int]:
@@ -123,10 +116,6 @@ async def wait_group_gone(pgid: int, limit: float = GROUP_EXIT_WAIT) -> bool:
             await trio.sleep(0.005)
         return True
     return False
-
-
-def tree_cpu_seconds(pid: int) -> float:
-    return sum(process_cpu_seconds(p) for p in descendants(pid))
 
 
 # MAKE_PROCESS_CPUCLOCK(pid, CPUCLOCK_SCHED) of <linux/posix-timers.h>: the clock id of a

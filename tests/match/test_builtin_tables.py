@@ -5,6 +5,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
+from bots.solvers import cache
+from referee.builtin_tables import table_cache_directory
 from referee.match import Match, MatchSettings, PlayerSpec, resolve_command
 
 
@@ -29,3 +33,20 @@ async def test_a_perfect_bot_gets_its_table_built_and_named(
     assert record.result.bots
     perfect_side = next(s for s, p in record.header.players.items() if p.name == "perfect")
     assert record.result.bots[perfect_side].stderr_tail == ""
+
+
+def test_the_referee_and_the_bots_agree_where_the_tables_are(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The referee repeats the bots' rule (it never imports `bots`): they must not drift apart.
+    cases = [
+        {"REFEREE_CACHE_DIR": str(tmp_path / "explicit"), "XDG_CACHE_HOME": str(tmp_path / "x")},
+        {"XDG_CACHE_HOME": str(tmp_path / "xdg")},
+        {"HOME": str(tmp_path / "home")},
+    ]
+    for variables in cases:
+        for name in ("REFEREE_CACHE_DIR", "XDG_CACHE_HOME"):
+            monkeypatch.delenv(name, raising=False)
+        for name, value in variables.items():
+            monkeypatch.setenv(name, value)
+        assert table_cache_directory() == cache.cache_dir(), variables
