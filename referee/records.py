@@ -47,6 +47,9 @@ class PlayerInfo(_Model):
     command: str
     cwd: str | None = None
     limits: dict[str, Any] | None = None  # this player's own limits, where they differ
+    # The SHA-256 of the bot's folder as shipped to the cluster worker that played the game
+    # (referee/cluster/shipping.py); None when the bot ran from its own folder.
+    content_hash: str | None = None
 
 
 class TimeControl(_Model):

@@ -60,6 +60,13 @@ def register(parser: argparse.ArgumentParser) -> None:
         action="store_true",
         help="play even if some bots cannot start (their games are lost); default: refuse",
     )
+    run.add_argument(
+        "--cluster",
+        metavar="ADDRESS",
+        default=None,
+        help="play the games on a Dask cluster: local:N (N workers here) or tcp://HOST:PORT of "
+        "a scheduler (see docs/cluster.md); default: [cluster] address, else this machine",
+    )
     run.set_defaults(run=run_run)
     replay = sub.add_parser(
         "replay",
@@ -137,6 +144,7 @@ def run_run(args: argparse.Namespace, out: Console, err: Console) -> int:
         events=args.events,
         web=web,
         allow_broken=args.allow_broken,
+        cluster=args.cluster,
     )
     return finish_run(final, loaded, err, args.quiet)
 

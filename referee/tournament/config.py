@@ -38,6 +38,26 @@ class PlayerConfig(_Model):
     limits: Limits | None = None  # this player's own resource limits (default: [match.limits])
 
 
+class ClusterSettings(_Model):
+    """`[cluster]`: play the games on a Dask cluster (docs/cluster.md)."""
+
+    address: str | None = None  # `local:N` or a scheduler's tcp://HOST:PORT (or --cluster)
+    # True: every worker sees the bots' folders at the paths this config gives; False: each
+    # bot's folder is packed and sent to the workers by its content hash.
+    shared_filesystem: bool = False
+    # Game slots of each worker of a `local:N` cluster (default: this machine's cores / N).
+    slots: int | None = Field(None, ge=1, le=1024)
+
+    @field_validator("address")
+    @classmethod
+    def _known_address(cls, value: str | None) -> str | None:
+        if value is not None:
+            from referee.cluster.address import parse_address
+
+            parse_address(value)  # its ValueError names what is wrong
+        return value
+
+
 class TournamentConfig(_Model):
     name: str = Field(min_length=1)
     game: str
@@ -55,6 +75,7 @@ class TournamentConfig(_Model):
     # resource limits and isolation where the match offers them.
     match: dict[str, Any] = Field(default_factory=dict)
     players: list[PlayerConfig] = Field(min_length=2)
+    cluster: ClusterSettings | None = None
 
     @field_validator("game")
     @classmethod

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Callable
+from contextlib import AsyncExitStack
 from dataclasses import dataclass
 from typing import Protocol
 
@@ -123,6 +124,7 @@ def play_tournament(
     watch: Callable[[Event], None] | None = None,
     display: Callable[[Console, RunState], Display] | None = None,
     resume_hint: str = "run the same command to resume",
+    cluster: str | None = None,
 ) -> TournamentFinished | None:
     """Play or resume one tournament with the live display (and, with `web`, the live web
     dashboard for as long as it runs); None if it could not start.
@@ -135,13 +137,22 @@ def play_tournament(
     Every bot with games still to play is then started once (`preflight.py`); a bot that cannot
     start stops the run here too, named with the reason, unless `allow_broken` says to score its
     games as losses.
+
+    With `cluster` (or the config's `[cluster] address`) the games are played on a Dask
+    cluster (docs/cluster.md): each worker chooses its bots' isolation and starts them.
     """
-    try:
-        isolation = choose(loaded.config.match_settings().isolation)
-    except IsolationUnavailable as exc:
-        err.print(f"referee: {loaded.path}: [match.isolation]: {exc}", markup=False)
-        return None
-    err.print(describe(isolation), markup=False, highlight=False)
+    # Imported here: the cluster package is loaded only by the runs that use it.
+    from referee.cluster.start import chosen_address, enter_cluster
+
+    address = chosen_address(loaded, cluster)
+    isolation: Isolation | None = None
+    if address is None:
+        try:
+            isolation = choose(loaded.config.match_settings().isolation)
+        except IsolationUnavailable as exc:
+            err.print(f"referee: {loaded.path}: [match.isolation]: {exc}", markup=False)
+            return None
+        err.print(describe(isolation), markup=False, highlight=False)
     try:
         store, _ = open_tournament(loaded)
     except StoreError as exc:
@@ -155,15 +166,28 @@ def play_tournament(
         err.print(f"resuming: {done}/{total} games done", markup=False, highlight=False)
 
     async def main() -> TournamentFinished | None:
-        if not await _bots_start(loaded, store, isolation, err, concurrency, allow_broken):
+        async with AsyncExitStack() as stack:
+            return await play_with(stack)
+
+    async def play_with(stack: AsyncExitStack) -> TournamentFinished | None:
+        play: PlayGame = play_match
+        limit = concurrency
+        if address is not None:
+            session = await enter_cluster(stack, loaded, address, err)
+            if session is None:
+                return None
+            play = session.play
+            limit = concurrency or loaded.config.concurrency or max(1, session.slots())
+        elif isolation is None or not await _bots_start(
+            loaded, store, isolation, err, concurrency, allow_broken
+        ):
             return None
         async with trio.open_nursery() as nursery:
-            play: PlayGame = play_match
             on_event = emit
             if web is not None:
-                play, on_event = await _serve_dashboard(nursery, loaded, web, err, emit)
+                play, on_event = await _serve_dashboard(nursery, loaded, web, err, emit, play)
             runner = Runner(
-                loaded, store, concurrency=concurrency, emit=on_event, play=play,
+                loaded, store, concurrency=limit, emit=on_event, play=play,
                 stop_when=stop_when,
             )  # fmt: skip
             if not quiet:
@@ -231,6 +255,7 @@ async def _serve_dashboard(
     web: WebView,
     err: Console,
     emit: Callable[[Event], None],
+    play: PlayGame = play_match,
 ) -> tuple[PlayGame, Callable[[Event], None]]:
     """Start the web view of this tournament's folder; its games are shown live as they play."""
     # Imported here: the web stack is loaded only by the runs that serve it.
@@ -239,7 +264,7 @@ async def _serve_dashboard(
 
     server = await start_web_server(nursery, [loaded.directory], web.port, host=web.host)
     err.print(f"dashboard: {server.url}/  (it stops with the tournament)", highlight=False)
-    return watch_tournament(server.hub, play_match, emit)
+    return watch_tournament(server.hub, play, emit)
 
 
 def print_event(event: Event) -> None:

@@ -1,0 +1,57 @@
+"""Opening the cluster for `referee tournament run --cluster`: which address (the option, else
+the config's `[cluster] address`), what to say on the terminal, and the session held open for
+the run (closed, with a `local:N` cluster stopped, when the run ends however it ends)."""
+
+from __future__ import annotations
+
+from contextlib import AsyncExitStack
+
+from rich.console import Console
+
+from referee.cluster.address import ClusterAddress, parse_address
+from referee.cluster.client import ClusterError, ClusterSession, open_cluster
+from referee.tournament.config import ClusterSettings, LoadedConfig
+
+MISSING_EXTRA = (
+    "the cluster needs Dask: pip install 'referee[cluster]' here and on every worker "
+    "(docs/cluster.md)"
+)
+
+
+def chosen_address(loaded: LoadedConfig, option: str | None) -> str | None:
+    """The cluster to play on: `--cluster`, else `[cluster] address`, else None (locally)."""
+    if option is not None:
+        return option
+    return loaded.config.cluster.address if loaded.config.cluster else None
+
+
+async def enter_cluster(
+    stack: AsyncExitStack, loaded: LoadedConfig, text: str, err: Console
+) -> ClusterSession | None:
+    """The open cluster session, kept open by `stack`; None (said on `err`) if it cannot be."""
+    try:
+        address: ClusterAddress = parse_address(text)
+    except ValueError as exc:
+        err.print(f"referee: --cluster: {exc}", markup=False, highlight=False)
+        return None
+    settings = loaded.config.cluster or ClusterSettings()
+    try:
+        import distributed  # noqa: F401  (only to say plainly that it is missing)
+    except ImportError:
+        err.print(f"referee: {MISSING_EXTRA}", markup=False, highlight=False)
+        return None
+    try:
+        with err.status(f"connecting to the cluster {address}..."):
+            session = await stack.enter_async_context(open_cluster(loaded, address, settings))
+    except (ClusterError, OSError, TimeoutError) as exc:
+        err.print(f"referee: {exc}", markup=False, highlight=False)
+        return None
+    workers = session.workers()
+    bots = "a shared filesystem" if settings.shared_filesystem else "shipped by content hash"
+    err.print(
+        f"cluster: {address}: {workers} workers, {session.slots()} game slots; bots: {bots}; "
+        "each worker chooses its isolation level",
+        markup=False,
+        highlight=False,
+    )
+    return session

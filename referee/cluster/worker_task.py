@@ -1,0 +1,111 @@
+"""The function a Dask worker runs for one game: a `Match` in a trio loop of its own, its record
+written to a local file and returned whole, each line also published to the coordinator as it is
+written (live.py).
+
+The match is the one a local tournament plays, under the same isolation and limits, and its
+timeouts are judged on this machine's clock; a lag monitor in the game's own loop voids a timeout
+that this worker, overloaded, caused (as locally). Whatever happens to the game, the worker
+returns a complete record: a fault of the machine is a void result inside it, never an exception
+that Dask would retry.
+"""
+
+from __future__ import annotations
+
+import tempfile
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import trio
+
+from protocols.base import Side
+from referee.cluster.orders import GameOrder, Seat, WorkerReturn
+from referee.cluster.shipping import cached_digests, empty_folder, remove_folder, unpack
+from referee.match import LagMonitor, Match, MatchSettings
+from referee.records import Header, Ply, RecordWriter, Result
+
+Publish = Callable[[dict[str, Any]], None]
+LINES_TOPIC = "referee-lines"
+
+
+def run_game(order_json: dict[str, Any]) -> dict[str, Any]:
+    """The Dask task: play the game of `order_json` on this worker (see `play_order`)."""
+    from distributed import get_worker  # only ever called on a Dask worker
+
+    worker = get_worker()
+
+    def publish(message: dict[str, Any]) -> None:
+        worker.log_event(LINES_TOPIC, message)
+
+    order = GameOrder.model_validate(order_json)
+    return play_order(order, worker.address, publish).model_dump(mode="python")
+
+
+def play_order(order: GameOrder, worker: str, publish: Publish) -> WorkerReturn:
+    """Play `order` here; the packs it needs that are not in this machine's cache instead."""
+    held = set(cached_digests())
+    missing = [digest for digest in order.digests() if digest not in held]
+    if missing:
+        return WorkerReturn(worker=worker, missing=missing)
+    folders: list[Path] = []
+    try:
+        blue = order.player_spec(order.blue, _folder(order.blue, folders))
+        orange = order.player_spec(order.orange, _folder(order.orange, folders))
+        record = trio.run(_play, order, blue, orange, publish)
+    finally:
+        for folder in folders:
+            remove_folder(folder)
+    return WorkerReturn(worker=worker, record=record)
+
+
+def _folder(seat: Seat, made: list[Path]) -> Path:
+    if seat.folder is not None:
+        return Path(seat.folder)
+    folder = unpack(seat.digest) if seat.digest is not None else empty_folder()
+    made.append(folder)
+    return folder
+
+
+async def _play(order: GameOrder, blue: Any, orange: Any, publish: Publish) -> bytes:
+    digests = {Side.BLUE: order.blue.digest, Side.ORANGE: order.orange.digest}
+    with tempfile.TemporaryDirectory(prefix="referee-record-") as scratch:
+        path = Path(scratch) / "record.jsonl"
+        writer = RecordWriter(path)
+        sent = 0
+
+        def listener(line: Header | Ply | Result) -> None:
+            nonlocal sent
+            if isinstance(line, Header):
+                line = _with_digests(line, digests)
+            writer.write(line)
+            publish({"key": order.key, "index": sent, "line": line.model_dump(mode="json")})
+            sent += 1
+
+        lag = LagMonitor()
+        try:
+            async with trio.open_nursery() as nursery:
+                nursery.start_soon(lag.run)
+                match = Match(
+                    order.game,
+                    blue,
+                    orange,
+                    options=order.options,
+                    settings=MatchSettings.model_validate(order.settings),
+                    seed=order.seed,
+                    listener=listener,
+                    lag_monitor=lag,
+                )
+                await match.play()
+                nursery.cancel_scope.cancel()
+        finally:
+            writer.close()
+        return path.read_bytes()
+
+
+def _with_digests(header: Header, digests: dict[Side, str | None]) -> Header:
+    """The header naming the content hash of each shipped bot."""
+    players = {
+        side: info.model_copy(update={"content_hash": digests.get(side)})
+        for side, info in header.players.items()
+    }
+    return header.model_copy(update={"players": players})
