@@ -19,6 +19,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 from protocols import UnknownGame, canonical_name, get_game
 from referee.isolation.limits import Limits
 from referee.match import MatchSettings, PlayerSpec, TimeSettings, resolve_command
+from referee.tournament.formats.settings import KnockoutSettings, StagesSettings, SwissSettings
 from referee.tournament.toml_lines import locate
 
 Loc = tuple[str | int, ...]
@@ -63,7 +64,7 @@ class TournamentConfig(_Model):
     game: str
     game_options: dict[str, Any] = Field(default_factory=dict)
     seed: int = 1
-    format: Literal["round-robin", "gauntlet"] = "round-robin"
+    format: Literal["round-robin", "gauntlet", "stages", "knockout", "swiss"] = "round-robin"
     challengers: list[str] = Field(default_factory=list)
     games_per_pairing: int = Field(2, ge=1, le=1000)
     concurrency: int | None = Field(None, ge=1, le=10000)
@@ -75,6 +76,10 @@ class TournamentConfig(_Model):
     # resource limits and isolation where the match offers them.
     match: dict[str, Any] = Field(default_factory=dict)
     players: list[PlayerConfig] = Field(min_length=2)
+    # The staged formats' settings (docs/formats.md).
+    stages: StagesSettings = Field(default_factory=StagesSettings)
+    knockout: KnockoutSettings = Field(default_factory=KnockoutSettings)
+    swiss: SwissSettings = Field(default_factory=SwissSettings)
     cluster: ClusterSettings | None = None
 
     @field_validator("game")
@@ -110,7 +115,19 @@ class TournamentConfig(_Model):
             "challengers": self.challengers,
             "games_per_pairing": self.games_per_pairing,
             "seed": self.seed,
-        }
+        } | _format_key(self)
+
+
+def _format_key(config: TournamentConfig) -> dict[str, Any]:
+    """A staged format's own settings, and the replay limit that says when a game is void for
+    good (which decides later stages); none for round robins and gauntlets, whose stored keys
+    predate these."""
+    from referee.tournament.formats import is_staged
+
+    if not is_staged(config.format):
+        return {}
+    own = getattr(config, config.format).model_dump(mode="json", exclude={"ratings_from"})
+    return {config.format: own, "max_replays": config.max_replays}
 
 
 class ConfigError(ValueError):
@@ -166,6 +183,10 @@ def parse_config(text: str, path: Path) -> LoadedConfig:
         problems = [(tuple(e["loc"]), _message(e)) for e in exc.errors()]
         raise ConfigError(_describe(text, path, problems)) from None
     problems = check_config(config)
+    if not problems:
+        from referee.tournament.formats.checks import resolve_seeds
+
+        config, problems = resolve_seeds(config, path.parent)
     if problems:
         raise ConfigError(_describe(text, path, problems))
     return LoadedConfig(config, path)
@@ -204,7 +225,9 @@ def _check_format(config: TournamentConfig) -> list[tuple[Loc, str]]:
             problems.append((("challengers",), "a gauntlet needs players besides the challengers"))
     elif config.challengers:
         problems.append((("challengers",), "challengers are only used by format = 'gauntlet'"))
-    return problems
+    from referee.tournament.formats.checks import check_format
+
+    return problems + check_format(config)
 
 
 def _check_game(config: TournamentConfig) -> list[tuple[Loc, str]]:

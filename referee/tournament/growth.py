@@ -5,7 +5,8 @@ When a config differs from the stored tournament only in its players (all the ol
 in a larger `games_per_pairing`, every stored game is matched with a game of the new schedule
 between the same two players (same colours where the new schedule has them), and the new
 schedule's other games are added after the stored ones, keeping their colours, rounds and seeds.
-Any other change still changes the schedule, and is refused.
+Any other change still changes the schedule, and is refused, and so does any change to a staged
+format (`formats/`), whose later stages follow from the first.
 """
 
 from __future__ import annotations
@@ -32,6 +33,8 @@ def added_games(
     changed = {key for key in wanted_key if stored_key.get(key) != wanted_key[key]}
     if not changed or not changed <= GROWABLE:
         return None
+    if wanted_key.get("format") not in ("round-robin", "gauntlet"):
+        return None  # a staged format's later stages follow from its first: it cannot grow
     if not set(stored_key["players"]) <= set(wanted_key["players"]):
         return None  # a player left: its games cannot be kept
     if wanted_key["games_per_pairing"] < stored_key["games_per_pairing"]:

@@ -10,6 +10,10 @@ free), play it, and commit its result. A void result (referee fault, infrastruct
 referee overload, cut short) never counts for anyone: the game goes to the back of the queue and
 is replayed, up to `max_replays` times. Ctrl-C (SIGINT) or SIGTERM stops the run cleanly: games
 in progress are voided as interrupted and go back to `pending`.
+
+A staged format (group stages, knockout, Swiss: `formats/`) adds its games as it goes: when no
+game is left to play and none is being played, the runner asks the format for its plan, stores
+the next stage's games in one transaction and plays on; a plan with nothing to add ends the run.
 """
 
 from __future__ import annotations
@@ -36,6 +40,7 @@ from referee.tournament.events import (
     TournamentFinished,
     TournamentStarted,
 )
+from referee.tournament.formats import Plan, is_staged, new_games, plan_for
 from referee.tournament.schedule import ScheduledGame
 from referee.tournament.standings import GameResult, Standing, compute_standings
 from referee.tournament.store import GameRow, GameState, Store
@@ -96,6 +101,7 @@ class RunState:
     finished_before: int = 0  # finished in earlier runs
     void: int = 0  # games void for good (replays used up)
     interrupted: bool = False
+    plan: Plan | None = None  # a staged format's stages so far (None: one stage, made up front)
 
     @property
     def finished(self) -> int:
@@ -139,6 +145,8 @@ class Runner:
         # being played still finish and count). A match stopped by a statistical test uses it.
         self.stop_when = stop_when
         self.stopped = False
+        self._staged = is_staged(loaded.config.format)
+        self._advancing = trio.Lock()
 
     def _prepare(self) -> None:
         self.store.recover()
@@ -156,6 +164,8 @@ class Runner:
         self.state.finished_before = self.state.finished
         # Replays of void games come after the games not yet played.
         self._queue.sort(key=lambda g: (self._voids[g.number] > 0, g.number))
+        if self._staged:
+            self.state.plan = plan_for(self.loaded.config, rows)
 
     async def run(self, *, handle_signals: bool = True) -> TournamentFinished:
         """Play every pending game; returns the final event (also emitted)."""
@@ -192,8 +202,9 @@ class Runner:
 
     def _final_event(self) -> TournamentFinished:
         pending = self.state.total - self.state.finished - self.state.void
+        plan = self.state.plan
         return TournamentFinished(
-            complete=pending == 0,
+            complete=pending == 0 and (plan is None or plan.finished),
             interrupted=self.state.interrupted,
             finished=self.state.finished,
             void=self.state.void,
@@ -218,8 +229,39 @@ class Runner:
                     self._busy.update(game.players)
                     return game
             if not self._queue and not self.state.running:
+                if await self._advance():
+                    continue
                 return None
             await self._changed.wait()
+
+    async def _advance(self) -> bool:
+        """A staged format's next stage, stored and queued; False when there is none."""
+        if not self._staged or self.stopped:
+            return False
+        async with self._advancing:
+            if self._queue or self.state.running:
+                return True  # another worker added the stage while this one waited
+            added, plan = await self._db(self._add_stage)
+            self.state.plan = plan
+            for game in added:
+                self._voids[game.number] = 0
+            self._queue += added
+            self.state.total += len(added)
+            self._wake()
+            return bool(added)
+
+    def _add_stage(self) -> tuple[list[ScheduledGame], Plan]:
+        config = self.loaded.config
+        rows = self.store.games()
+        plan = plan_for(config, rows)
+        added = new_games(plan, len(rows) + 1, config.seed)
+        if not added:
+            return [], plan
+        self.store.add_stage([(g.number, g.round, g.blue, g.orange, g.seed) for g in added])
+        return added, plan_for(config, self.store.games())
+
+    def _replan(self) -> Plan:
+        return plan_for(self.loaded.config, self.store.games())
 
     async def _worker(self) -> None:
         # A worker takes its next game as soon as its game is decided: closing the bots,
@@ -264,6 +306,8 @@ class Runner:
             state = await self._db(self.store.finish, game.number, attempt, result)
             committed = True
             self._after(game, running, result, state)
+            if self._staged:  # the live view's tables and bracket
+                self.state.plan = await self._db(self._replan)
         finally:
             del self.state.running[game.number]
             if not committed:

@@ -37,7 +37,12 @@ Pairing = tuple[str, str]  # (blue in the first cycle, orange in the first cycle
 
 
 def make_schedule(config: TournamentConfig) -> list[ScheduledGame]:
-    """The tournament's games, in the order they are meant to be played."""
+    """The tournament's games, in the order they are meant to be played; for a staged format
+    (`formats/`), the games of its first stage."""
+    if config.format not in ("round-robin", "gauntlet"):
+        from referee.tournament.formats import first_stage
+
+        return first_stage(config)
     if config.format == "gauntlet":
         rounds = gauntlet_rounds(config.challengers, config.player_names)
     else:

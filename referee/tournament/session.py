@@ -21,6 +21,7 @@ from referee.isolation import Isolation, IsolationUnavailable, choose, describe
 from referee.records import utc_now
 from referee.tournament.config import LoadedConfig
 from referee.tournament.events import Event, TournamentFinished
+from referee.tournament.formats import FormatMismatch, is_staged, plan_for
 from referee.tournament.growth import added_games
 from referee.tournament.preflight import check_bots
 from referee.tournament.runner import PlayGame, Runner, RunState, play_match
@@ -75,8 +76,15 @@ def _check_unchanged(loaded: LoadedConfig, store: Store, schedule: list[Schedule
     changed = [key for key in wanted if stored.get(key) != wanted[key]]
     if not changed and not store.grown():  # a grown schedule is in the order it grew
         rows = [(g.number, g.blue, g.orange, g.seed) for g in store.games()]
+        if is_staged(loaded.config.format):
+            rows = rows[: len(schedule)]  # the first stage; the format checks the later ones
         if rows != [(g.number, g.blue, g.orange, g.seed) for g in schedule]:
             changed = ["the schedule itself (made by another version of the referee)"]
+        elif is_staged(loaded.config.format):
+            try:
+                plan_for(loaded.config, store.games())
+            except FormatMismatch as exc:
+                changed = [f"the later stages ({exc})"]
     if changed:
         details = "; ".join(
             f"{key}: {stored.get(key)!r} -> {wanted[key]!r}" for key in changed if key in wanted

@@ -479,6 +479,16 @@ class Store(StoreView):
             self.db.execute("INSERT OR REPLACE INTO meta VALUES ('grown', '1')")
 
     @_guarded
+    def add_stage(self, games: Iterable[ScheduleRow]) -> None:
+        """Add the games of a staged format's next stage (`formats/`), in one transaction: a
+        crash leaves the stage stored whole or not at all, and it is asked for again."""
+        with self.db:
+            self.db.executemany(
+                "INSERT INTO games (number, round, blue, orange, seed) VALUES (?, ?, ?, ?, ?)",
+                games,
+            )
+
+    @_guarded
     def grown(self) -> bool:
         """Whether games were added to the first schedule (then it is no longer one piece)."""
         found = self.db.execute("SELECT value FROM meta WHERE key = 'grown'").fetchone()

@@ -72,7 +72,7 @@ def test_a_good_config_loads_with_paths_relative_to_the_file(tmp_path: Path) -> 
         ('game = "laskermorris"', 'game = "chess"', ":2: game: unknown game 'chess'"),
         ("no_capture_limit = 30", "no_capture_limt = 30", ":7: game_options.no_capture_limt"),
         ('name = "bob"', 'name = "alice"', ":18: players[1].name: duplicate player name"),
-        ("seed = 7", 'seed = 7\nformat = "swiss"', ":4: format: Input should be"),
+        ("seed = 7", 'seed = 7\nformat = "ladder"', ":4: format: Input should be"),
         ("seed = 7", 'seed = 7\nformat = "gauntlet"', ": challengers: a gauntlet needs"),
         ("seed = 7", 'seed = 7\nchallengers = ["carol"]', ":4: challengers[0]: 'carol' is not"),
         ("[time_control]", "[match]\nmax_line_bytes = 2\n[time_control]", ":10: match.max_line"),
