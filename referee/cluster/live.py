@@ -41,6 +41,7 @@ class LineRouter:
     def __init__(self, token: trio.lowlevel.TrioToken) -> None:
         self._token = token
         self._games: dict[str, GameLines] = {}
+        self.delivered = 0  # lines given to a listener as they happened (for the record)
 
     def open(self, key: str, listener: Listener) -> GameLines:
         """Start routing the lines of the task `key` (trio thread)."""
@@ -67,5 +68,6 @@ class LineRouter:
             return  # not a line this referee can read: the returned record is what counts
         # A failing view must not end the run (an exception here would end the trio loop):
         # the returned record is what counts.
+        self.delivered += 1
         with suppress(Exception):
             game.deliver(line)

@@ -63,10 +63,11 @@ def shipping_report(session: ClusterSession) -> list[str]:
     """What the opening sent: each bot's content hash and to how many workers."""
     if not session.packs:
         return []
-    names = {s.digest: s.name for s in session.seats.values() if s.digest is not None}
     lines = []
-    for digest, name in sorted(names.items(), key=lambda item: item[1]):
-        workers = sum(sent == digest for _, sent in session.shipped)
+    for seat in sorted(session.seats.values(), key=lambda seat: seat.name):
+        if seat.digest is None:
+            continue
+        workers = sum(sent == seat.digest for _, sent in session.shipped)
         what = f"sent to {workers} workers" if workers else "already held by the workers"
-        lines.append(f"bot {name}: {digest[:12]} {what}")
+        lines.append(f"bot {seat.name}: {seat.digest[:12]} {what}")
     return lines
