@@ -28,7 +28,7 @@ def test_addresses(text: str, expected: ClusterAddress) -> None:
 
 @pytest.mark.parametrize("text", ["local:0", "local:x", "local:", "head-node", "tcp://h:99999"])
 def test_bad_addresses_say_why(text: str) -> None:
-    with pytest.raises(ValueError, match="local:N|port"):
+    with pytest.raises(ValueError, match=r"local:N|port"):
         parse_address(text)
 
 
