@@ -59,6 +59,8 @@ class SwissPairingError(ValueError):
 
 @dataclass(frozen=True, slots=True)
 class Tiebreaks:
+    """A player's tie-break values (see `tiebreaks`)."""
+
     buchholz: float
     buchholz_cut1: float
     sonneborn_berger: float
