@@ -79,7 +79,13 @@ def register(parser: argparse.ArgumentParser) -> None:
     replay.set_defaults(run=run_replay)
     results = sub.add_parser("results", help="standings, ratings and games of a tournament")
     results.add_argument("config", type=Path, help="the config, or the tournament's directory")
-    results.add_argument("-f", "--format", choices=["table", "csv", "json"], default="table")
+    results.add_argument(
+        "-f",
+        "--format",
+        choices=["table", "csv", "json", "course-csv"],
+        default="table",
+        help="course-csv: the course runner's results CSV (one line per game)",
+    )
     results.add_argument("--games", action="store_true", help="list the games (table, csv)")
     results.add_argument("--anchor", default=None, help="player rated 0 (default: the mean)")
     results.set_defaults(run=run_results)

@@ -19,6 +19,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 from protocols import UnknownGame, canonical_name, get_game
 from referee.isolation.limits import Limits
 from referee.match import MatchSettings, PlayerSpec, TimeSettings, resolve_command
+from referee.tournament.course_file import CourseFile, is_course_file, read_course_file
 from referee.tournament.formats.settings import KnockoutSettings, StagesSettings, SwissSettings
 from referee.tournament.toml_lines import locate
 
@@ -177,19 +178,32 @@ def parse_config(text: str, path: Path) -> LoadedConfig:
         raw = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"{path}: not valid TOML: {exc}") from None
+    course = None
+    if is_course_file(raw):  # the course runner's tournament file (course_file.py)
+        course = read_course_file(raw, path)
+        if course.problems:
+            raise ConfigError(_describe(text, path, course.problems))
+        raw = course.config
     try:
         config = TournamentConfig.model_validate(raw)
     except ValidationError as exc:
         problems = [(tuple(e["loc"]), _message(e)) for e in exc.errors()]
-        raise ConfigError(_describe(text, path, problems)) from None
+        raise ConfigError(_describe(text, path, _in_file(course, problems))) from None
     problems = check_config(config)
     if not problems:
         from referee.tournament.formats.checks import resolve_seeds
 
         config, problems = resolve_seeds(config, path.parent)
     if problems:
-        raise ConfigError(_describe(text, path, problems))
+        raise ConfigError(_describe(text, path, _in_file(course, problems)))
     return LoadedConfig(config, path)
+
+
+def _in_file(course: CourseFile | None, problems: list[tuple[Loc, str]]) -> list[tuple[Loc, str]]:
+    """Problems at the fields of the file as written (a course file's own names)."""
+    if course is None:
+        return problems
+    return [(course.where(loc), message) for loc, message in problems]
 
 
 def _message(error: Any) -> str:

@@ -1,7 +1,9 @@
-"""A tournament's results as data: standings with ratings, head-to-head, and the list of games.
+"""A tournament's results as data: standings with ratings, head-to-head, the list of games, and
+the format's own plan (group tables, bracket, Swiss rounds: `formats/`).
 
 Built from a store (read-only) by `build_report`; `referee tournament results` prints it as a
-table, CSV or JSON, and other tools can use the same model.
+table, CSV, JSON or the course runner's results CSV (`course_csv`), and other tools can use the
+same model.
 """
 
 from __future__ import annotations
@@ -12,10 +14,12 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, ValidationError
 
 from protocols.base import Reason
+from referee.tournament.config import TournamentConfig
 from referee.tournament.events import StandingLine
+from referee.tournament.formats import FormatMismatch, Plan, plan_for
 from referee.tournament.ratings import Rating, fit_ratings
 from referee.tournament.standings import (
     BOT_FAULTS,
@@ -74,6 +78,8 @@ class Report(_Model):
     draw_parameter: float
     head_to_head: dict[str, dict[str, Record]]
     games: list[GameLine]
+    format: str = "round-robin"
+    plan: Plan | None = None  # None: the stored config no longer reads, or its games differ
 
 
 def finished_results(rows: Sequence[GameRow]) -> list[GameResult]:
@@ -105,7 +111,17 @@ def build_report(view: StoreView, anchor: str | None = None) -> Report:
         draw_parameter=ratings.draw_parameter,
         head_to_head=h2h,
         games=[_game_line(view, r) for r in rows],
+        format=str(info.config.get("format", "round-robin")),
+        plan=_plan(info.config, rows),
     )
+
+
+def _plan(stored: dict[str, Any], rows: list[GameRow]) -> Plan | None:
+    """The format's plan, from the config stored with the tournament."""
+    try:
+        return plan_for(TournamentConfig.model_validate(stored), rows)
+    except (ValidationError, FormatMismatch):
+        return None
 
 
 def _standing_row(s: Standing, rating: Rating) -> StandingRow:
@@ -169,3 +185,50 @@ def _csv(fields: list[str], rows: list[dict[str, Any]]) -> str:
     for data in rows:
         writer.writerow({k: "" if v is None else v for k, v in data.items()})
     return out.getvalue()
+
+
+COURSE_COLUMNS = [
+    "Round",
+    "Group",
+    "Game Number",
+    "Player 1",
+    "Player 2",
+    "Winner",
+    "Is Draw",
+    "Error",
+]
+
+
+def course_csv(report: Report) -> str:
+    """Every played game in the course runner's results CSV (`tournament_results.csv`): its
+    round (stage) and group, the game's number within the group, blue as Player 1, the winner,
+    `true`/`false` for a draw, and in Error why a game has no result (void for good: the reason;
+    a double forfeit: the fault). Games not yet played are left out, as the course's file does."""
+    slots = report.plan.slots if report.plan is not None else {}
+    rows = []
+    for game in report.games:
+        if game.state not in (GameState.FINISHED, GameState.VOID):
+            continue
+        slot = slots.get(game.number)
+        draw = game.state is GameState.FINISHED and game.winner is None
+        error = ""
+        if game.state is GameState.VOID:
+            error = f"void: {_why(game)}"
+        elif draw and game.reason is not None and game.reason.is_bot_fault:
+            draw, error = False, f"both players: {_why(game)}"
+        rows.append({
+            "Round": slot.stage if slot else "",
+            "Group": slot.group if slot else "",
+            "Game Number": slot.index if slot else game.number,
+            "Player 1": game.blue,
+            "Player 2": game.orange,
+            "Winner": game.winner or "",
+            "Is Draw": "true" if draw else "false",
+            "Error": error,
+        })  # fmt: skip
+    return _csv(COURSE_COLUMNS, rows)
+
+
+def _why(game: GameLine) -> str:
+    reason = game.ending or (game.reason.value if game.reason else "")
+    return f"{reason}: {game.detail}" if game.detail else reason

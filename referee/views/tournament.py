@@ -1,4 +1,5 @@
-"""Rich views of tournaments: standings (with ratings), head-to-head, games, progress.
+"""Rich views of tournaments: standings (with ratings), head-to-head, games, progress, and a
+staged format's own tables (group tables, the bracket, Swiss rounds with tie-breaks).
 
 Pure functions from data to renderables; the live display and `referee tournament results` use
 them, nothing in the core imports them.
@@ -10,13 +11,21 @@ import json
 import os
 from collections.abc import Iterable, Mapping, Sequence
 
-from rich.console import Console
+from rich.console import Console, Group, RenderableType
 from rich.table import Table
 from rich.text import Text
 
 from protocols.base import Reason, why_ended
 from referee.tournament.events import GameFinished
-from referee.tournament.report import GameLine, Report, StandingRow, standings_csv, to_csv
+from referee.tournament.formats.base import GroupTable, Plan, Stage, SwissRoundTable, Tie
+from referee.tournament.report import (
+    GameLine,
+    Report,
+    StandingRow,
+    course_csv,
+    standings_csv,
+    to_csv,
+)
 from referee.tournament.standings import Standing, ordered_faults
 
 RESULT_STYLE = {"blue": "bold blue", "orange": "bold dark_orange", "draw": "bold", "void": "red"}
@@ -125,6 +134,8 @@ def print_report(out: Console, report: Report, fmt: str, games: bool) -> None:
     """A tournament's results as a table (cut to no width when piped), CSV or JSON."""
     if fmt == "json":
         out.out(json.dumps(report.model_dump(mode="json"), indent=2), highlight=False)
+    elif fmt == "course-csv":
+        out.out(course_csv(report), end="", highlight=False)
     elif fmt == "csv":
         text = to_csv(report.games) if games else standings_csv(report.standings)
         out.out(text, end="", highlight=False)
@@ -133,6 +144,8 @@ def print_report(out: Console, report: Report, fmt: str, games: bool) -> None:
             out = Console(file=out.file, width=PIPE_WIDTH, soft_wrap=True)
         counts = ", ".join(f"{n} {state.value}" for state, n in report.counts.items() if n)
         out.print(f"[bold]{report.name}[/bold] ({report.game}): {counts}", highlight=False)
+        if report.plan is not None and report.plan.stages[0].kind != "table":
+            out.print(plan_view(report.plan))
         out.print(standings_table(report.standings))
         out.print(
             f"Elo: {report.rating_method}, anchored at {report.rating_anchor}; "
@@ -143,3 +156,94 @@ def print_report(out: Console, report: Report, fmt: str, games: bool) -> None:
         if games:
             out.print(games_table(report.games, report.directory))
         out.print(f"records: {report.directory}/games/", highlight=False)
+
+
+# -- a staged format's own tables --------------------------------------------------------------
+
+
+def plan_view(plan: Plan, only_current: bool = False) -> RenderableType:
+    """Every stage's tables (or, live, the stage being played and any bracket), then the final
+    order once the format has one."""
+    parts: list[RenderableType] = []
+    for stage in plan.stages:
+        if only_current and stage.kind == "groups" and stage.name != plan.current:
+            continue
+        parts.append(stage_view(stage, current=stage.name == plan.current))
+    if plan.finished and plan.placings:
+        order = "  ".join(f"{i}. {name}" for i, name in enumerate(plan.placings, 1))
+        parts.append(Text(f"Final order: {order}", style="bold"))
+    return Group(*parts)
+
+
+def stage_view(stage: Stage, current: bool = False) -> RenderableType:
+    title = f"{stage.name}{' (playing)' if current else ''}"
+    if stage.kind == "groups":
+        return Group(*(group_table(g, f"{title}: {g.name}") for g in stage.groups))
+    if stage.kind == "bracket":
+        return bracket_table(stage.ties, title)
+    if stage.kind == "swiss":
+        tables: list[RenderableType] = [swiss_round_table(r) for r in stage.rounds]
+        return Group(*tables, swiss_standings_table(stage))
+    return Text("")
+
+
+def group_table(group: GroupTable, title: str) -> Table:
+    table = Table(title=title, show_edge=False, pad_edge=False, title_justify="left")
+    for header in ("#", "player", "games", "W", "D", "L", "pts", "", "note"):
+        table.add_column(header, justify="left" if header in ("player", "note") else "right")
+    for line in group.lines:
+        mark = Text("advances", style="green") if line.advances else Text("")
+        table.add_row(
+            str(line.position), line.name, str(line.games), str(line.wins), str(line.draws),
+            str(line.losses), str(line.points), mark, line.note,
+        )  # fmt: skip
+    return table
+
+
+def bracket_table(ties: list[Tie], title: str) -> Table:
+    """One line per tie: the two players with their seeds, the points, who went through."""
+    table = Table(title=title, show_edge=False, pad_edge=False, title_justify="left")
+    for header in ("tie", "higher seed", "lower seed", "points", "through", "by"):
+        table.add_column(header, justify="center" if header == "points" else "left")
+    for tie in ties:
+        score = "" if tie.second is None else f"{tie.first_points}-{tie.second_points}"
+        through = Text(tie.winner or "", style="bold green")
+        table.add_row(
+            tie.label, _seeded(tie.first, tie.first_seed), _seeded(tie.second, tie.second_seed),
+            score, through, tie.decided_by,
+        )  # fmt: skip
+    return table
+
+
+def _seeded(name: str | None, seed: int | None) -> str:
+    if name is None:
+        return "(bye)"
+    return f"{name} ({seed})" if seed is not None else name
+
+
+def swiss_round_table(swiss_round: SwissRoundTable) -> Table:
+    title = f"Swiss round {swiss_round.number}"
+    if swiss_round.bye:
+        title += f" (bye: {swiss_round.bye})"
+    table = Table(title=title, show_edge=False, pad_edge=False, title_justify="left")
+    for header in ("board", "blue", "orange", "result", "game"):
+        table.add_column(header, justify="right" if header in ("board", "game") else "left")
+    for board, pair in enumerate(swiss_round.pairs, 1):
+        table.add_row(str(board), pair.blue, pair.orange, pair.result, str(pair.game))
+    return table
+
+
+def swiss_standings_table(stage: Stage) -> Table:
+    table = Table(title="Swiss standings", show_edge=False, pad_edge=False, title_justify="left")
+    for header in ("#", "player", "score", "Buchholz", "BH cut-1", "S-B", "byes"):
+        table.add_column(header, justify="left" if header == "player" else "right")
+    for line in stage.standings:
+        table.add_row(
+            str(line.rank), line.name, _half(line.score), _half(line.buchholz),
+            _half(line.buchholz_cut1), _half(line.sonneborn_berger), str(line.byes),
+        )  # fmt: skip
+    return table
+
+
+def _half(value: float) -> str:
+    return f"{value:g}"
