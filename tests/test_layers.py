@@ -22,7 +22,11 @@ ALLOWED = {
     "referee": {"referee", "protocols", "pydantic", "trio", "rich", "hypercorn", "starlette"},
 }
 # Optional extras, each imported by one folder only (and lazily there: see the start-up test).
-ONLY_UNDER = {"distributed": "referee/cluster", "dask": "referee/cluster"}
+ONLY_UNDER = {
+    "distributed": "referee/cluster",
+    "dask": "referee/cluster",
+    "networkx": "referee/tournament",  # Swiss pairing's matching, imported where it is used
+}
 
 
 def imported_top_level(path: Path) -> set[str]:
