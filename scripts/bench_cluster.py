@@ -115,7 +115,7 @@ def start_cluster(
                 ],
                 env=env,
                 **quiet,
-            )  # fmt: skip
+            )
         )
     for _ in range(300):
         try:
@@ -212,7 +212,7 @@ def sample_lines(plies: int) -> list[Header | Ply | Result]:
 def route_cost(plies: int) -> float:
     """Microseconds to route one published line to a listener (validation included)."""
     lines = sample_lines(plies)
-    messages = [l.model_dump(mode="json") for l in lines]
+    messages = [line.model_dump(mode="json") for line in lines]
 
     async def main() -> float:
         router = LineRouter(trio.lowlevel.current_trio_token())
