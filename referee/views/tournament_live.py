@@ -1,5 +1,6 @@
 """The live display of a running tournament: progress with ETA, standings, games in progress,
-the latest finished games.
+the latest finished games; for a staged format, the stage being played, its group tables and
+the bracket.
 
 A trio task redraws a rich `Live` twice a second from the run's in-memory state (no store reads,
 no per-move work), so it costs the games nothing noticeable. Rich's own refresh thread is off.
@@ -17,7 +18,7 @@ from rich.table import Table
 from rich.text import Text
 
 from referee.tournament.runner import RunState
-from referee.views.tournament import finished_table, standings_table
+from referee.views.tournament import finished_table, plan_view, standings_table
 
 REFRESH = 0.5  # seconds between redraws
 
@@ -49,6 +50,9 @@ class LiveDisplay:
 
     def render(self) -> RenderableType:
         parts: list[RenderableType] = [self._progress()]
+        plan = self.state.plan
+        if plan is not None:  # a staged format: the stage's groups, or the bracket so far
+            parts.append(plan_view(plan, only_current=True))
         parts.append(standings_table(self.state.standings(), limit=MAX_STANDING_ROWS))
         if self.state.running:
             parts.append(self._running())
@@ -63,6 +67,9 @@ class LiveDisplay:
         line = Text(f"{self.title}  ", style="bold")
         line.append(f"{done}/{s.total} games  ")
         line.append(f"{len(s.running)} playing  ")
+        if s.plan is not None:  # games are added stage by stage: the total is so far
+            stage = s.plan.current or "finished"
+            line.append(f"stage: {stage}  ", style="bold magenta")
         line.append(self._eta(done), style="cyan")
         bar = ProgressBar(total=max(s.total, 1), completed=done, width=60)
         # A bar ends no line of its own: without the empty Text the next title would follow it.
