@@ -1,0 +1,99 @@
+"""The Swiss format on constructed fields (no pair meets twice, one bye each at most, colours
+balanced, tie-breaks, the same rounds for the same seed) and played by the runner."""
+
+from __future__ import annotations
+
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+from referee.tournament.config import ConfigError, load_config
+from referee.tournament.report import build_report
+from referee.tournament.runner import Runner
+from referee.tournament.session import open_tournament
+from referee.tournament.store import GameState, open_view
+from tests.tournament.test_formats_rules import config, play, stronger
+
+
+@pytest.mark.parametrize("players", [2, 7, 8, 13])
+def test_no_rematch_one_bye_at_most_and_balanced_colours(players: int) -> None:
+    cfg = config("swiss", players)
+    plan, rows = play(cfg, stronger)
+    (stage,) = plan.stages
+    rounds = (players + 1) // 2
+    assert len(stage.rounds) == rounds and plan.finished
+    pairs = [frozenset((r.blue, r.orange)) for r in rows]
+    assert len(pairs) == len(set(pairs))  # nobody met twice
+    byes = Counter(r.bye for r in stage.rounds if r.bye)
+    assert all(n == 1 for n in byes.values()) and len(byes) == rounds * (players % 2)
+    blues = Counter(r.blue for r in rows)
+    oranges = Counter(r.orange for r in rows)
+    for name in cfg.player_names:
+        assert abs(blues[name] - oranges[name]) <= 2
+    # Scores: a win 1, a bye 1; the strongest wins every game.
+    top = stage.standings[0]
+    assert (top.name, top.score) == ("p00", float(rounds))
+    assert [line.rank for line in stage.standings] == list(range(1, players + 1))
+
+
+def test_draws_and_tiebreaks() -> None:
+    cfg = config("swiss", 6, swiss={"rounds": 3})
+    plan, _ = play(cfg, lambda g: "draw")
+    standings = plan.stages[0].standings
+    assert all(line.score == 1.5 for line in standings)
+    assert all(line.buchholz == 4.5 and line.sonneborn_berger == 2.25 for line in standings)
+    again, _ = play(cfg, lambda g: "draw")
+    assert again == plan
+
+
+def test_void_games_count_as_a_meeting_worth_nothing() -> None:
+    cfg = config("swiss", 4, swiss={"rounds": 2})
+    plan, rows = play(cfg, lambda g: "void" if g.number == 1 else stronger(g))
+    first = plan.stages[0].rounds[0].pairs[0]
+    assert first.result == "0-0"
+    met = [frozenset((r.blue, r.orange)) for r in rows]
+    assert len(met) == len(set(met))
+    scores = {line.name: line.score for line in plan.stages[0].standings}
+    assert sum(scores.values()) == 3.0  # three games played and won, one void
+
+
+def test_too_many_rounds_are_refused_at_their_line(tmp_path: Path) -> None:
+    path = tmp_path / "swiss.toml"
+    players = "".join(f'[[players]]\nname = "p{i}"\ncommand = "x"\n' for i in range(4))
+    path.write_text(
+        f'name = "s"\ngame = "alak"\nformat = "swiss"\n\n[swiss]\nrounds = 3\n\n{players}'
+    )
+    with pytest.raises(ConfigError, match=r"swiss.toml:6: swiss.rounds: 4 players can play 2"):
+        load_config(path)
+
+
+async def test_a_swiss_played_by_the_runner(tmp_path: Path) -> None:
+    players = "".join(
+        f'[[players]]\nname = "b{i}"\ncommand = "builtin:{kind} --seed {{seed}}"\n'
+        for i, kind in enumerate(["random", "greedy", "random", "greedy", "random"])
+    )
+    path = tmp_path / "swiss.toml"
+    path.write_text(
+        'name = "s"\ngame = "tic-tac-toe"\nformat = "swiss"\nconcurrency = 2\n'
+        '[swiss]\nrounds = 3\n[match.isolation]\nlevel = "basic"\n' + players
+    )
+    loaded = load_config(path)
+    store, first = open_tournament(loaded)
+    assert len(first) == 2  # five players: two boards and a bye
+    try:
+        final = await Runner(loaded, store).run(handle_signals=False)
+    finally:
+        store.close()
+    assert final.complete
+    view = open_view(loaded.directory)
+    try:
+        report = build_report(view)
+        rows = view.games()
+    finally:
+        view.close()
+    assert len(rows) == 6 and {r.state for r in rows} == {GameState.FINISHED}
+    assert report.plan is not None and report.plan.finished
+    (stage,) = report.plan.stages
+    assert [len(r.pairs) for r in stage.rounds] == [2, 2, 2]
+    assert len({r.bye for r in stage.rounds}) == 3
