@@ -5,8 +5,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from referee.tournament.config import LoadedConfig, load_config
+import pytest
+
+from referee.tournament.config import ConfigError, LoadedConfig, load_config
 from referee.tournament.formats import plan_for
+from referee.tournament.report import build_report
 from referee.tournament.runner import Runner
 from referee.tournament.session import open_tournament
 from referee.tournament.store import GameState, open_view
@@ -81,3 +84,55 @@ async def test_a_knockout_is_played_round_by_round_and_again_the_same(tmp_path: 
     assert len(first) >= 2 + 4 + 4  # the extra games of level ties come on top
     again = await run(write(tmp_path, "two"))
     assert again == first  # the same seed: the same bracket and the same games
+
+
+EARLIER = """\
+name = "league"
+game = "tic-tac-toe"
+seed = 2
+games_per_pairing = 4
+concurrency = 2
+
+[match.isolation]
+level = "basic"
+
+[[players]]
+name = "r1"
+command = "builtin:random --seed {seed}"
+[[players]]
+name = "g1"
+command = "builtin:greedy --seed {seed}"
+[[players]]
+name = "r2"
+command = "builtin:random --seed {seed}"
+"""
+
+
+async def test_seeds_from_an_earlier_tournaments_ratings(tmp_path: Path) -> None:
+    league = tmp_path / "league.toml"
+    league.write_text(EARLIER)
+    loaded = load_config(league)
+    store, _ = open_tournament(loaded)
+    try:
+        await Runner(loaded, store).run(handle_signals=False)
+    finally:
+        store.close()
+    view = open_view(loaded.directory)
+    try:
+        elo = {row.name: row.elo for row in build_report(view).standings}
+    finally:
+        view.close()
+    cup = tmp_path / "cup.toml"
+    cup.write_text(
+        'name = "cup"\ngame = "tic-tac-toe"\nformat = "knockout"\n'
+        '[knockout]\nseeding = "ratings"\nratings_from = "league.toml"\n'
+        + "".join(f'[[players]]\nname = "{n}"\ncommand = "x"\n' for n in ("new", "r1", "r2", "g1"))
+    )
+    seeds = load_config(cup).config.knockout.seeds
+    rated = sorted(elo, key=lambda n: -(elo[n] or 0.0))
+    assert seeds == [*rated, "new"]  # best first; a player the league never rated comes last
+    assert len(set(elo.values())) == 3  # three different ratings: the order is the ratings'
+
+    cup.write_text(cup.read_text().replace("league.toml", "nowhere.toml"))
+    with pytest.raises(ConfigError, match=r"cup.toml:6: knockout.ratings_from: cannot read"):
+        load_config(cup)
