@@ -3,9 +3,9 @@ the hook that shows a running tournament's games live.
 
 A folder that holds a tournament store (`referee.tournament.store`), a served folder or one up to
 `MAX_DEPTH` levels below it (`referee demo` writes one tournament per game in subfolders), is a
-tournament: its standings (with ratings), progress, games in progress and latest results are
-read through the store's read-only API and `build_report`, safe while the tournament runs in
-another process.
+tournament: its standings (with ratings), progress, games in progress and latest results, and
+a staged format's stages (group tables, bracket, Swiss rounds: `plan`), are read through the
+store's read-only API and `build_report`, safe while the tournament runs in another process.
 
 `watch_tournament(hub, play, emit)` wraps a runner's `play` and `emit` so that, in the process
 that plays the tournament (`referee tournament run --web`), every game is also a live game of the
@@ -104,6 +104,11 @@ def summarise(archive: Archive, hub: LiveHub, number: int, directory: Path) -> d
         "rating_anchor": report.rating_anchor,
         "running": [game(g) for g in running],
         "latest": [game(g) for g in finished[-LATEST:][::-1]],
+        "format": report.format,
+        # The stages as the dashboard draws them; which group each game is in is not needed.
+        "plan": None
+        if report.plan is None
+        else report.plan.model_dump(mode="json", exclude={"slots", "new"}),
     }
 
 

@@ -1,6 +1,7 @@
 /* The dashboard: games in progress (click to watch live), the archive of finished games (click to
-   replay) and, when tournaments are served, their standings and progress. It refetches a list
-   only when the server pushes word that something changed. */
+   replay) and, when tournaments are served, their standings and progress, and for a staged
+   format its group tables, bracket or Swiss rounds. It refetches a list only when the server
+   pushes word that something changed. */
 (function () {
   "use strict";
   const ARCHIVE_ROWS = 200; // newest records listed
@@ -101,12 +102,16 @@
     line.dataset.progress = done + "/" + t.total;
     line.textContent = done + " of " + t.total + " games played · " + (c.running || 0) + " playing · " +
       (c.pending || 0) + " waiting" + (c.void ? " · " + c.void + " void" : "");
+    if (t.plan && t.plan.stages.length && t.plan.stages[0].kind !== "table") {
+      line.textContent += " · " + (t.plan.finished ? "finished" : "stage: " + t.plan.current);
+    }
     const bar = document.createElement("div");
     bar.className = "progress";
     const fill = document.createElement("div");
     fill.style.width = (t.total ? (100 * done) / t.total : 0) + "%";
     bar.append(fill);
     section.append(line, bar);
+    if (t.plan && t.plan.stages.length && t.plan.stages[0].kind !== "table") section.append(planView(t.plan));
     section.append(table(["#", "player", "pts", "games", "W", "D", "L", "Elo", "95% CI", "faults"], t.standings, (row, s) => {
       row.dataset.player = s.name;
       cell(row, s.rank, "num");
@@ -146,6 +151,85 @@
       cell(row, g.record_id ? link("/replay/" + g.record_id, "replay") : "");
     }, "no game finished yet"));
     return section;
+  }
+
+  /* A staged format's stages: group tables (who advances, how ties were broken), the bracket
+     (seeds, points, who went through and how) or the Swiss rounds and standings. */
+  function heading(text) { const h = document.createElement("h3"); h.textContent = text; return h; }
+  function seeded(name, seed) { return name === null ? "(bye)" : (seed === null ? name : name + " (" + seed + ")"); }
+  function groupTable(group) {
+    return table(["#", "player", "games", "W", "D", "L", "pts", "", "note"], group.lines, (row, l) => {
+      row.dataset.player = l.name;
+      if (l.advances) row.className = "advances";
+      cell(row, l.position, "num");
+      cell(row, l.name);
+      [l.games, l.wins, l.draws, l.losses, l.points].forEach((v) => cell(row, v, "num"));
+      cell(row, l.advances ? "advances" : "");
+      cell(row, l.note, "muted");
+    }, "no players");
+  }
+  function bracketTable(ties) {
+    return table(["tie", "higher seed", "lower seed", "points", "through", "by"], ties, (row, tie) => {
+      row.dataset.tie = tie.label;
+      cell(row, tie.label);
+      cell(row, seeded(tie.first, tie.first_seed));
+      cell(row, seeded(tie.second, tie.second_seed));
+      cell(row, tie.second === null ? "" : tie.first_points + "–" + tie.second_points, "num");
+      cell(row, tie.winner || "", "through");
+      cell(row, tie.decided_by);
+    }, "no ties");
+  }
+  function swissRounds(stage) {
+    const parts = stage.rounds.map((r) => {
+      const box = document.createElement("div");
+      box.append(heading("Round " + r.number + (r.bye ? " (bye: " + r.bye + ")" : "")));
+      box.append(table(["board", "blue", "orange", "result"], r.pairs, (row, p) => {
+        row.dataset.game = p.game;
+        cell(row, r.pairs.indexOf(p) + 1, "num");
+        cell(row, side(p.blue, "blue"));
+        cell(row, side(p.orange, "orange"));
+        cell(row, p.result || "playing");
+      }, ""));
+      return box;
+    });
+    parts.push(heading("Swiss standings"), table(["#", "player", "score", "Buchholz", "BH cut-1", "S-B", "byes"], stage.standings, (row, l) => {
+      row.dataset.player = l.name;
+      cell(row, l.rank, "num");
+      cell(row, l.name);
+      [l.score, l.buchholz, l.buchholz_cut1, l.sonneborn_berger, l.byes].forEach((v) => cell(row, v, "num"));
+    }, ""));
+    return parts;
+  }
+  function planView(plan) {
+    const box = document.createElement("div");
+    box.className = "plan";
+    plan.stages.forEach((stage) => {
+      const part = document.createElement("div");
+      part.className = "stage";
+      part.dataset.stage = stage.name;
+      part.dataset.kind = stage.kind;
+      part.append(heading(stage.name + (stage.name === plan.current ? " (playing)" : "")));
+      if (stage.kind === "groups") {
+        stage.groups.forEach((g) => {
+          const group = document.createElement("div");
+          group.className = "group";
+          group.dataset.group = g.name;
+          const name = document.createElement("h4");
+          name.textContent = g.name;
+          group.append(name, groupTable(g));
+          part.append(group);
+        });
+      } else if (stage.kind === "bracket") part.append(bracketTable(stage.ties));
+      else if (stage.kind === "swiss") part.append(...swissRounds(stage));
+      box.append(part);
+    });
+    if (plan.finished && plan.placings.length) {
+      const order = document.createElement("p");
+      order.className = "placings";
+      order.textContent = "Final order: " + plan.placings.map((name, i) => (i + 1) + ". " + name).join("  ");
+      box.append(order);
+    }
+    return box;
   }
 
   async function showTournaments() {
