@@ -171,6 +171,12 @@ def run_replay(args: argparse.Namespace, out: Console, err: Console) -> int:
         if args.player not in loaded.config.player_names:
             known = ", ".join(loaded.config.player_names)
             raise ConfigError(f"{loaded.path}: no player {args.player!r} (players: {known})")
+        if loaded.config.format not in ("round-robin", "gauntlet"):
+            # A staged tournament's later stages were made from these games' results.
+            raise ConfigError(
+                f"{loaded.path}: a {loaded.config.format} tournament's games cannot be played "
+                "again: its later stages follow from their results"
+            )
         store, _ = open_tournament(loaded)
     except (ConfigError, StoreError) as exc:
         err.print(str(exc), markup=False, highlight=False)

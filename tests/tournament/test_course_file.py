@@ -132,6 +132,17 @@ def test_the_docs_example_is_played_end_to_end(tmp_path: Path) -> None:
                                    if p != third.winner)]  # fmt: skip
     assert sorted(plan.placings) == [f"player{i}" for i in range(1, 9)]
 
+    table = referee("tournament", "results", str(path), cwd=tmp_path)
+    assert table.returncode == 0, table.stderr
+    for title in ("First Round: Group A", "First Round: Group B", "Second Round: Group A"):
+        assert title in table.stdout
+    assert "Championship" in table.stdout and "Third Place Match" in table.stdout
+    assert f"Final order: 1. {plan.placings[0]}  2. {plan.placings[1]}" in table.stdout
+    assert table.stdout.index("Final order") < table.stdout.index("Standings")
+
+    again = referee("tournament", "replay", str(path), "--player", "player1", cwd=tmp_path)
+    assert again.returncode == 2 and "cannot be played again" in again.stderr
+
     csv = referee("tournament", "results", str(path), "--format", "course-csv", cwd=tmp_path)
     assert csv.returncode == 0, csv.stderr
     lines = csv.stdout.splitlines()
