@@ -7,17 +7,19 @@ in this process, as `referee tournament run --cluster` does. For each worker cou
 one line of `key=value` fields:
 - games_per_min: finished games per minute of the run (wall clock);
 - coordinator_cpu_ms_per_game: this process's CPU time (the Dask client thread included; the
-  scheduler and the workers are other processes) per game, start-up and shut-down excluded.
+  scheduler and the workers are other processes) per game, from the tournament's start (the
+  cluster connected, the bots shipped) to its end.
 
 Then one `projection` line for one coordinator, measured on its two hot paths alone:
 - route_us_per_line: a worker's published record line routed to the runner's listener, and
   live_us_per_line: the same through Dask's events from a real worker (the client thread's
   share included);
-- game_ms: the coordinator's CPU for one game, the largest of the runs above;
+- idle_cpu_fraction: the share of a core the coordinator spends with no game (connected, its
+  lag monitor ticking), and game_ms: the CPU of one game beyond it, the largest of the runs;
 - commit_ms_per_game: a returned record of `--plies` plies written, read back and committed to
   the SQLite store;
 - capacity_games_per_s: games per second one core of coordinator could play through, commit
-  and display (game_ms plus `--plies` live lines each);
+  and display (game_ms plus `--plies` live lines each, beside the steady share);
 - needed_games_per_s: what 1,000 concurrent games of `--game-seconds` each ask of it, and
   load_at_1000: the fraction of one core that takes (below 1: not the bottleneck);
 - hours_19900_pairings: the wall time of a 19,900-pairing (200 players, 2 games a pairing)
@@ -46,6 +48,7 @@ from rich.console import Console
 from referee.cluster.live import LineRouter
 from referee.records import Header, PlayerInfo, Ply, RecordWriter, Result, TimeControl, utc_now
 from referee.tournament.config import load_config
+from referee.tournament.events import Event
 from referee.tournament.session import play_tournament
 
 THINKING_BOT = """\
@@ -166,12 +169,19 @@ def run_on(workers: int, args: argparse.Namespace) -> dict[str, Any]:
             path = write_tournament(root, args.players, args.think, workers * args.slots)
             loaded = load_config(path)
             quiet = Console(file=open(os.devnull, "w"))  # noqa: SIM115 - closed with the run
-            cpu, wall = cpu_seconds(), time.perf_counter()
-            final = play_tournament(loaded, quiet, quiet=True, cluster=address)
-            wall, cpu = time.perf_counter() - wall, cpu_seconds() - cpu
+            marks: dict[str, tuple[float, float]] = {}
+
+            def watch(event: Event) -> None:
+                # From the first game to the last: connecting and shipping are not per game.
+                if event.event in ("tournament-started", "tournament-finished"):
+                    marks[event.event] = (cpu_seconds(), time.perf_counter())
+
+            final = play_tournament(loaded, quiet, quiet=True, cluster=address, watch=watch)
             quiet.file.close()
         finally:
             stop(procs)
+    (cpu0, wall0), (cpu1, wall1) = marks["tournament-started"], marks["tournament-finished"]
+    cpu, wall = cpu1 - cpu0, wall1 - wall0
     assert final is not None and final.complete, final
     games = final.finished
     return {
@@ -180,6 +190,7 @@ def run_on(workers: int, args: argparse.Namespace) -> dict[str, Any]:
         "games": games,
         "wall_s": round(wall, 2),
         "games_per_min": round(games / wall * 60, 1),
+        "coordinator_cpu_s": round(cpu, 3),
         "coordinator_cpu_ms_per_game": round(cpu / games * 1000, 2),
     }
 
@@ -314,6 +325,33 @@ def commit_cost(plies: int) -> float:
         return cost
 
 
+def idle_share(seconds: float = 8.0) -> float:
+    """The share of a core the coordinator spends with no game at all: connected to a cluster
+    (the Dask client's heartbeats) and the runner's lag monitor ticking."""
+    from distributed import Client
+
+    from referee.match import LagMonitor
+
+    with tempfile.TemporaryDirectory(prefix="bench-idle-") as scratch:
+        address, procs = start_cluster(1, 1, Path(scratch))
+        try:
+            client = Client(address)
+
+            async def main() -> float:
+                async with trio.open_nursery() as nursery:
+                    nursery.start_soon(LagMonitor().run)
+                    start = cpu_seconds()
+                    await trio.sleep(seconds)
+                    nursery.cancel_scope.cancel()
+                return (cpu_seconds() - start) / seconds
+
+            share = trio.run(main)
+            client.close()
+        finally:
+            stop(procs)
+    return share
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--players", type=int, default=6)
@@ -329,12 +367,15 @@ def main() -> None:
     route_us = route_cost(args.plies)
     live_us = live_line_cost(args)
     commit_ms = commit_cost(args.plies)
-    # A game's whole cost on the coordinator: the measured cost of a short game of the runs
-    # (its Dask task, its record, its commit: the largest measured, to be safe), or else the
-    # commit alone, plus each of its plies' lines through the live path.
-    game_ms = max([r["coordinator_cpu_ms_per_game"] for r in runs], default=commit_ms)
+    # The coordinator's CPU in a run is a cost per game (its Dask task, its record, its commit)
+    # plus a steady cost per second whatever the games (the Dask client's heartbeats, the lag
+    # monitor's ticks), measured alone: the largest per-game cost of the runs, each game then
+    # adding its plies' live lines.
+    idle = idle_share()
+    per_run = [(r["coordinator_cpu_s"] - idle * r["wall_s"]) / r["games"] * 1000 for r in runs]
+    game_ms = max([*per_run, commit_ms])
     per_game_s = game_ms / 1000 + (args.plies + 2) * live_us / 1e6
-    capacity = 1 / per_game_s
+    capacity = (1 - idle) / per_game_s
     needed = 1000 / args.game_seconds
     games = 19900 * 2
     projection = {
@@ -344,7 +385,8 @@ def main() -> None:
         "commit_ms_per_game": round(commit_ms, 2),
         "capacity_games_per_s": round(capacity, 1),
         "needed_games_per_s": round(needed, 1),
-        "load_at_1000": round(needed / capacity, 3),
+        "idle_cpu_fraction": round(idle, 4),
+        "load_at_1000": round(idle + needed * per_game_s, 3),
         "hours_19900_pairings": round(games / needed / 3600, 1),
     }
     print("projection " + " ".join(f"{k}={v}" for k, v in projection.items()))

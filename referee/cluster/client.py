@@ -15,6 +15,7 @@ the reason `infrastructure` and a detail naming the worker, and the runner repla
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import os
 import uuid
@@ -52,6 +53,8 @@ from referee.tournament.schedule import ScheduledGame
 SLOTS_RESOURCE = "games"  # the Dask worker resource that counts a worker's game slots
 MAX_SHIPPING_ROUNDS = 5  # a worker that keeps lacking a pack it was sent: void, not a loop
 FETCHES_AT_ONCE = 8  # finished records fetched from the workers at once
+RECONNECTING = frozenset({"connecting", "newly-created"})  # Client.status while it reconnects
+RECONNECT_POLL = 1.0  # seconds
 
 
 class ClusterError(Exception):
@@ -76,12 +79,12 @@ class ClusterSession:
 
     def slots(self) -> int:
         """The game slots of the workers connected now."""
-        workers = self.client.scheduler_info(n_workers=-1)["workers"].values()
+        workers = self.client.scheduler_info()["workers"].values()
         return int(sum(w.get("resources", {}).get(SLOTS_RESOURCE, 0) for w in workers))
 
     def workers(self) -> int:
         """The workers connected now."""
-        return len(self.client.scheduler_info(n_workers=-1)["workers"])
+        return len(self.client.scheduler_info()["workers"])
 
     # -- shipping -------------------------------------------------------------------------
 
@@ -137,8 +140,9 @@ class ClusterSession:
             lines = self.router.open(key, listener)
             try:
                 returned = await self._run(order)
-            except Exception as exc:  # the worker, the network or the scheduler failed us
+            except (Exception, asyncio.CancelledError) as exc:  # a worker or the network failed
                 problem = lost_game(exc)
+                await self._reconnected()
                 break
             finally:
                 self.router.close(key)
@@ -155,6 +159,12 @@ class ClusterSession:
         assert lines is not None and problem is not None
         decided()
         return _void_record(loaded, game, record, lines, *problem)
+
+    async def _reconnected(self) -> None:
+        """Wait while the client reconnects to its scheduler: the games in flight are lost
+        (void, replayed), but no further game is sent to burn its replays meanwhile."""
+        while self.client.status in RECONNECTING:
+            await trio.sleep(RECONNECT_POLL)
 
     async def _run(self, order: GameOrder) -> WorkerReturn:
         future = self.client.submit(
@@ -188,7 +198,7 @@ class ClusterSession:
         return WorkerReturn.model_validate(data)
 
 
-def lost_game(exc: Exception) -> tuple[Reason, str]:
+def lost_game(exc: BaseException) -> tuple[Reason, str]:
     """The void reason and detail for a task that did not come back with a record."""
     name = type(exc).__name__
     worker = getattr(getattr(exc, "last_worker", None), "address", None)

@@ -5,16 +5,22 @@ dashboard follow cluster games as they follow local ones."""
 
 from __future__ import annotations
 
+import shutil
 import sys
 from pathlib import Path
 
 from referee.cluster.address import parse_address
 from referee.cluster.client import open_cluster
+from referee.cluster.shipping import cache_directory
 from referee.match import LagMonitor
 from referee.records import Header, Ply, Result, read_record
 from referee.tournament.config import ClusterSettings, load_config
 from referee.tournament.schedule import make_schedule
 from tests.cluster.conftest import write_bot
+
+
+def noop(line: object) -> None:
+    pass
 
 
 async def test_plies_reach_the_listener_while_the_game_is_played(tmp_path: Path) -> None:
@@ -38,6 +44,17 @@ async def test_plies_reach_the_listener_while_the_game_is_played(tmp_path: Path)
         record = await session.play(loaded, game, record_path, heard.append, LagMonitor())
         live = session.router.delivered
         digests = {seat.name: seat.digest for seat in session.seats.values()}
+        sent_at_start = list(session.shipped)
+        # A worker that lacks the bots (one that joined later, or lost its cache) gets them
+        # when its game asks, and the game is played: not voided, not counted as a replay.
+        shutil.rmtree(cache_directory())
+        again = await session.play(loaded, game, tmp_path / "again.jsonl", noop, LagMonitor())
+        sent_later = session.shipped[len(sent_at_start) :]
+
+    assert sorted(d for _, d in sent_at_start) == sorted(set(digests.values()))  # type: ignore[type-var]
+    assert sorted(d for _, d in sent_later) == sorted(set(digests.values()))  # type: ignore[type-var]
+    assert again.result is not None and not again.result.void
+    assert [p.move for p in again.plies] == [p.move for p in record.plies]
 
     assert record.result is not None and not record.result.void
     assert record == read_record(record_path)
