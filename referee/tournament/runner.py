@@ -147,6 +147,7 @@ class Runner:
         self.stopped = False
         self._staged = is_staged(loaded.config.format)
         self._advancing = trio.Lock()
+        self._plans = self._shown = 0  # plans asked for after games, and the latest one shown
 
     def _prepare(self) -> None:
         self.store.recover()
@@ -242,6 +243,8 @@ class Runner:
             if self._queue or self.state.running:
                 return True  # another worker added the stage while this one waited
             added, plan = await self._db(self._add_stage)
+            self._plans += 1
+            self._shown = self._plans
             self.state.plan = plan
             for game in added:
                 self._voids[game.number] = 0
@@ -260,8 +263,16 @@ class Runner:
         self.store.add_stage([(g.number, g.round, g.blue, g.orange, g.seed) for g in added])
         return added, plan_for(config, self.store.games())
 
-    def _replan(self) -> Plan:
-        return plan_for(self.loaded.config, self.store.games())
+    async def _replan(self) -> None:
+        """The plan after a game, for the live view: worked out beside the store's commits, not
+        in their way, and never shown after a newer one."""
+        self._plans += 1
+        asked = self._plans
+        rows = await self._db(self.store.games)
+        plan = await trio.to_thread.run_sync(plan_for, self.loaded.config, rows)
+        if asked > self._shown:
+            self._shown = asked
+            self.state.plan = plan
 
     async def _worker(self) -> None:
         # A worker takes its next game as soon as its game is decided: closing the bots,
@@ -307,7 +318,7 @@ class Runner:
             committed = True
             self._after(game, running, result, state)
             if self._staged:  # the live view's tables and bracket
-                self.state.plan = await self._db(self._replan)
+                await self._replan()
         finally:
             del self.state.running[game.number]
             if not committed:

@@ -11,6 +11,7 @@ cannot be paired without a rematch, the Swiss ends after the rounds played (said
 
 from __future__ import annotations
 
+import functools
 from collections import defaultdict
 from typing import TYPE_CHECKING
 
@@ -27,6 +28,7 @@ from referee.tournament.swiss import (
     Colour,
     Entrant,
     SwissPairingError,
+    SwissRound,
     max_rounds,
     pair_round,
     standings_order,
@@ -38,6 +40,13 @@ if TYPE_CHECKING:
 
 STAGE = "Swiss"
 BYE = 1.0
+
+
+@functools.lru_cache(maxsize=512)
+def _paired(entrants: tuple[Entrant, ...], number: int, seed: int) -> SwissRound:
+    """A round's pairing, computed once: the plan is asked for again after every game, and the
+    rounds before the current one are paired from the same entrants every time."""
+    return pair_round(entrants, number, seed)
 
 
 class _Tally:
@@ -68,7 +77,7 @@ def replay(config: TournamentConfig, ledger: Ledger) -> Outcome:
     tables: list[SwissRoundTable] = []
     for number in range(1, rounds + 1):
         try:
-            paired = pair_round(tally.entrants(ranks), number, config.seed)
+            paired = _paired(tuple(tally.entrants(ranks)), number, config.seed)
         except SwissPairingError:
             break  # no round without a rematch: the Swiss ends here
         label = f"Round {number}"
