@@ -11,6 +11,7 @@ import json
 import os
 from collections.abc import Iterable, Mapping, Sequence
 
+from rich.columns import Columns
 from rich.console import Console, Group, RenderableType
 from rich.table import Table
 from rich.text import Text
@@ -177,8 +178,8 @@ def plan_view(plan: Plan, only_current: bool = False) -> RenderableType:
 
 def stage_view(stage: Stage, current: bool = False) -> RenderableType:
     title = f"{stage.name}{' (playing)' if current else ''}"
-    if stage.kind == "groups":
-        return Group(*(group_table(g, f"{title}: {g.name}") for g in stage.groups))
+    if stage.kind == "groups":  # side by side, as many as the width holds
+        return Columns([group_table(g, f"{title}: {g.name}") for g in stage.groups], padding=(1, 3))
     if stage.kind == "bracket":
         return bracket_table(stage.ties, title)
     if stage.kind == "swiss":

@@ -36,6 +36,7 @@ async def keep_drawn(console: Console, render: Callable[[], RenderableType]) -> 
 
 MAX_RUNNING_ROWS = 8
 MAX_STANDING_ROWS = 20
+MAX_STANDING_ROWS_BESIDE_STAGES = 8  # the stage's tables take the room
 
 
 class LiveDisplay:
@@ -53,7 +54,8 @@ class LiveDisplay:
         plan = self.state.plan
         if plan is not None:  # a staged format: the stage's groups, or the bracket so far
             parts.append(plan_view(plan, only_current=True))
-        parts.append(standings_table(self.state.standings(), limit=MAX_STANDING_ROWS))
+        limit = MAX_STANDING_ROWS if plan is None else MAX_STANDING_ROWS_BESIDE_STAGES
+        parts.append(standings_table(self.state.standings(), limit=limit))
         if self.state.running:
             parts.append(self._running())
         if self.state.recent:
