@@ -159,15 +159,17 @@ class DaskCluster:
     caches: list[Path] = field(default_factory=list)
 
     def stop(self) -> None:
-        for proc in [*self.workers, self.scheduler]:
-            if proc.poll() is None:
-                proc.send_signal(signal.SIGTERM)
-        for proc in [*self.workers, self.scheduler]:
-            try:
-                proc.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                proc.kill()
-                proc.wait()
+        # The workers first: a worker whose scheduler went first waits to reconnect.
+        for group in (self.workers, [self.scheduler]):
+            for proc in group:
+                if proc.poll() is None:
+                    proc.send_signal(signal.SIGTERM)
+            for proc in group:
+                try:
+                    proc.wait(timeout=10)
+                except subprocess.TimeoutExpired:
+                    proc.kill()
+                    proc.wait()
 
 
 def wait_for_workers(address: str, count: int) -> None:

@@ -32,7 +32,7 @@ def bots(root: Path) -> dict[str, Path]:
     folders = {}
     for name in ("ann", "bob", "cid", "dan"):
         folders[name] = root / "bots" / name
-        write_bot(folders[name], delay=0.1)
+        write_bot(folders[name], delay=0.05)
     return folders
 
 
@@ -87,9 +87,9 @@ def test_a_killed_worker_voids_its_games_and_they_are_replayed(
         assert proc.returncode == 0, err
     finally:
         cluster.stop()
-    voids = [detail for _, outcome, detail in attempts(tmp_path / "kw") if outcome == "void"]
-    assert voids, "the killed worker was playing games"
-    assert all(detail and "worker" in detail and "127.0.0.1" in detail for detail in voids)
+    voids = [detail or "" for _, outcome, detail in attempts(tmp_path / "kw") if outcome == "void"]
+    lost = [d for d in voids if "died or was lost (worker tcp://127.0.0.1:" in d]
+    assert lost, f"the killed worker was playing games: {voids}"
     finished_once(tmp_path / "kw")
     report = results(path)
     assert report["standings"] == reference["standings"]
