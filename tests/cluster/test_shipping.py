@@ -110,3 +110,25 @@ def test_a_changed_bot_is_sent_again_and_an_unchanged_one_is_not(
         "bob": f"{new_bob[:12]} sent to 2 workers",
     }
     assert record_hashes(tmp_path / "two") == {"ann": {ann}, "bob": {new_bob}}
+
+
+def test_on_a_shared_filesystem_nothing_is_sent(tmp_path: Path, dask_cluster: DaskCluster) -> None:
+    folders = {"ann": tmp_path / "ann", "bob": tmp_path / "bob"}
+    for name, folder in folders.items():
+        write_bot(folder, delay=0.0, extra=f"# {name} on a shared disk\n")
+    path = folder_config(tmp_path / "shared.toml", "shared", folders, concurrency=2)
+    with path.open("a") as file:
+        file.write("[cluster]\nshared_filesystem = true\n")
+    said = run_to_end(path, "--cluster", dask_cluster.address)
+    assert "bots: a shared filesystem" in " ".join(said.split())
+    assert shipping_lines(said) == {}
+    for cache in dask_cluster.caches:
+        digests = (
+            {p.name for p in (cache / "bots").iterdir()} if (cache / "bots").exists() else set()
+        )
+        assert f"{pack_folder(folders['ann']).digest}.tar.gz" not in digests
+    for record in (tmp_path / "shared" / "games").glob("*.jsonl"):
+        header = json.loads(record.read_text().splitlines()[0])
+        for info in header["players"].values():  # run in its own folder, as locally
+            assert info["cwd"] == str(folders[info["name"]])
+            assert info["content_hash"] is None
