@@ -317,13 +317,14 @@ class Runner:
             state = await self._db(self.store.finish, game.number, attempt, result)
             committed = True
             self._after(game, running, result, state)
-            if self._staged:  # the live view's tables and bracket
-                await self._replan()
         finally:
+            # At once: a void game's replay, queued by `_after`, may start as soon as this awaits.
             del self.state.running[game.number]
             if not committed:
                 with trio.CancelScope(shield=True):
                     await self._db(self.store.release, game.number, attempt)
+        if self._staged:  # the live view's tables and bracket
+            await self._replan()
 
     async def _attempt(
         self, game: ScheduledGame, running: RunningGame, decided: Callable[[], None]

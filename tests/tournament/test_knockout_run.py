@@ -3,14 +3,19 @@ before it is decided, byes, the third-place match, and the same bracket for the 
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
+from protocols.base import Reason
+from referee.match import LagMonitor, Listener
+from referee.records import GameRecord
 from referee.tournament.config import ConfigError, LoadedConfig, load_config
 from referee.tournament.formats import plan_for
 from referee.tournament.report import build_report
-from referee.tournament.runner import Runner
+from referee.tournament.runner import Runner, play_match
+from referee.tournament.schedule import ScheduledGame
 from referee.tournament.session import open_tournament
 from referee.tournament.store import GameState, open_view
 
@@ -136,3 +141,52 @@ async def test_seeds_from_an_earlier_tournaments_ratings(tmp_path: Path) -> None
     cup.write_text(cup.read_text().replace("league.toml", "nowhere.toml"))
     with pytest.raises(ConfigError, match=r"cup.toml:6: knockout.ratings_from: cannot read"):
         load_config(cup)
+
+
+async def test_games_void_for_good_do_not_stop_the_knockout(tmp_path: Path) -> None:
+    """Every game of g2 is voided (as a machine failure would) beyond its replays: its ties are
+    level at 0-0 and go by seed, and the knockout still ends."""
+    loaded = write(tmp_path, "voids", seed=8)
+    loaded = LoadedConfig(loaded.config.model_copy(update={"max_replays": 1}), loaded.path)
+    attempts: dict[int, int] = {}
+
+    async def failing_g2(
+        loaded: LoadedConfig,
+        game: ScheduledGame,
+        path: Path,
+        listener: Listener,
+        lag: LagMonitor,
+        decided: Callable[[], None],
+    ) -> GameRecord:
+        attempts[game.number] = attempts.get(game.number, 0) + 1
+        record = await play_match(loaded, game, path, listener, lag, decided)
+        if "g2" not in game.players:
+            return record
+        assert record.result is not None
+        void = record.result.model_copy(
+            update={"winner": None, "reason": Reason.INFRASTRUCTURE, "void": True}
+        )
+        return record.model_copy(update={"result": void})
+
+    store, _ = open_tournament(loaded)
+    try:
+        final = await Runner(loaded, store, play=failing_g2).run(handle_signals=False)
+    finally:
+        store.close()
+    view = open_view(loaded.directory)
+    try:
+        rows = view.games()
+    finally:
+        view.close()
+    plan = plan_for(loaded.config, rows)
+    assert plan.finished and final.complete  # complete: every game finished or void for good
+    g2_games = [r for r in rows if "g2" in (r.blue, r.orange)]
+    assert g2_games and all(r.state is GameState.VOID for r in g2_games)
+    assert all(attempts[r.number] == 2 for r in g2_games)  # played, replayed once, void for good
+    assert final.void == len(g2_games)
+    g2_ties = [t for s in plan.stages for t in s.ties if "g2" in (t.first, t.second) and t.games]
+    assert g2_ties
+    for tie in g2_ties:  # nothing counted: level at 0-0, the higher seed went through
+        assert (tie.first_points, tie.second_points) == (0, 0)
+        assert (tie.winner, tie.decided_by) == (tie.first, "seed order")
+    assert sorted(plan.placings) == ["g1", "g2", "r1", "r2", "r3"]
