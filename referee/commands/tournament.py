@@ -36,7 +36,10 @@ EXIT_FAILED = 1  # `verify`: a game's record does not hold
 
 
 def register(parser: argparse.ArgumentParser) -> None:
-    parser.description = "Round robins and gauntlets of many bots: resumable, in parallel."
+    parser.description = (
+        "Round robins, gauntlets, group stages (the course runner's file too), knockouts and "
+        "Swiss tournaments of many bots: resumable, in parallel."
+    )
     sub = parser.add_subparsers(dest="action", required=True, metavar="ACTION")
     new = sub.add_parser("new", help="write an example config for a folder of bots")
     new.add_argument("bots", type=Path, help="folder with one subfolder (or .py file) per bot")
