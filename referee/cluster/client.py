@@ -187,7 +187,7 @@ class ClusterSession:
             await finished.wait()
         except BaseException:
             # Cancelled (Ctrl-C): a game not yet started is taken off the queue; one being
-            # played runs to its end on its worker, and its result is not kept.
+            # played is stopped by its worker (worker_task.py), and its result is not kept.
             with trio.CancelScope(shield=True):
                 await trio.to_thread.run_sync(future.cancel)
             raise

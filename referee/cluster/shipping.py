@@ -9,6 +9,7 @@ on the coordinator (packing) and, called through Dask, on the workers (the cache
 
 from __future__ import annotations
 
+import functools
 import gzip
 import hashlib
 import io
@@ -25,6 +26,7 @@ from referee.builtin_tables import table_cache_directory
 SKIPPED_NAMES = frozenset({"__pycache__", ".git", ".mypy_cache", ".pytest_cache"})
 SKIPPED_SUFFIXES = (".pyc",)
 MAX_PACK_BYTES = 256 * 1024 * 1024  # compressed; a bigger bot folder should be shared instead
+FOLDER_PREFIX = "referee-shipped-"  # a game's copy of a bot: PREFIX + pid + "-" + hash + ...
 
 
 class PackError(ValueError):
@@ -111,14 +113,31 @@ def store_pack(digest: str, data: bytes) -> bool:
     return True
 
 
-def unpack(digest: str) -> Path:
-    """A fresh folder holding the pack `digest` (FileNotFoundError: not in the cache)."""
-    source = cache_directory() / f"{digest}.tar.gz"
-    data = source.read_bytes()
+def game_folder(digest: str | None) -> Path:
+    """A fresh folder for one bot of one game, named after this process (see `sweep`)."""
+    sweep_stale_folders()
+    label = f"{digest[:12]}-" if digest else ""
     # Under the system's temporary folder, not the cache: a bot running as a user of its own
     # must be able to reach its folder, and a home directory is often closed to others.
-    folder = Path(tempfile.mkdtemp(prefix=f"referee-bot-{digest[:12]}-"))
+    folder = Path(tempfile.mkdtemp(prefix=f"{FOLDER_PREFIX}{os.getpid()}-{label}"))
     folder.chmod(0o755)
+    return folder
+
+
+@functools.cache
+def sweep_stale_folders() -> None:
+    """Remove the game folders of worker processes that died without removing them (once
+    per process): they are named after the worker's pid."""
+    for path in Path(tempfile.gettempdir()).glob(f"{FOLDER_PREFIX}*-*"):
+        pid = path.name[len(FOLDER_PREFIX) :].split("-")[0]
+        if pid.isdigit() and not Path(f"/proc/{pid}").exists():
+            shutil.rmtree(path, ignore_errors=True)
+
+
+def unpack(digest: str) -> Path:
+    """A fresh folder holding the pack `digest` (FileNotFoundError: not in the cache)."""
+    data = (cache_directory() / f"{digest}.tar.gz").read_bytes()
+    folder = game_folder(digest)
     with tarfile.open(fileobj=io.BytesIO(gzip.decompress(data)), mode="r") as tar:
         tar.extractall(folder, filter="data")
     return folder
@@ -126,9 +145,7 @@ def unpack(digest: str) -> Path:
 
 def empty_folder() -> Path:
     """A fresh empty folder for a bot that needs none of its own (a built-in bot)."""
-    folder = Path(tempfile.mkdtemp(prefix="referee-bot-"))
-    folder.chmod(0o755)
-    return folder
+    return game_folder(None)
 
 
 def remove_folder(folder: Path) -> None:

@@ -6,7 +6,8 @@ The match is the one a local tournament plays, under the same isolation and limi
 timeouts are judged on this machine's clock; a lag monitor in the game's own loop voids a timeout
 that this worker, overloaded, caused (as locally). Whatever happens to the game, the worker
 returns a complete record: a fault of the machine is a void result inside it, never an exception
-that Dask would retry.
+that Dask would retry. A game whose task Dask no longer wants (Ctrl-C on the coordinator, or a
+coordinator that died) is stopped at once: its bots closed, its slot freed.
 """
 
 from __future__ import annotations
@@ -25,7 +26,12 @@ from referee.match import LagMonitor, Match, MatchSettings
 from referee.records import Header, Ply, RecordWriter, Result
 
 Publish = Callable[[dict[str, Any]], None]
+Wanted = Callable[[], bool]
 LINES_TOPIC = "referee-lines"
+# A game whose task Dask no longer wants (its coordinator cancelled it, or died) is stopped:
+# its bots are closed and its slot freed. Checked this often (seconds).
+WANTED_POLL = 0.5
+_UNWANTED = frozenset({"cancelled", "released", "forgotten"})
 
 
 def run_game(order_json: dict[str, Any]) -> dict[str, Any]:
@@ -38,10 +44,17 @@ def run_game(order_json: dict[str, Any]) -> dict[str, Any]:
         worker.log_event(LINES_TOPIC, message)
 
     order = GameOrder.model_validate(order_json)
-    return play_order(order, worker.address, publish).model_dump(mode="python")
+
+    def wanted() -> bool:
+        task = worker.state.tasks.get(order.key)
+        return task is not None and task.state not in _UNWANTED
+
+    return play_order(order, worker.address, publish, wanted).model_dump(mode="python")
 
 
-def play_order(order: GameOrder, worker: str, publish: Publish) -> WorkerReturn:
+def play_order(
+    order: GameOrder, worker: str, publish: Publish, wanted: Wanted = lambda: True
+) -> WorkerReturn:
     """Play `order` here; the packs it needs that are not in this machine's cache instead."""
     held = set(cached_digests())
     missing = [digest for digest in order.digests() if digest not in held]
@@ -51,7 +64,7 @@ def play_order(order: GameOrder, worker: str, publish: Publish) -> WorkerReturn:
     try:
         blue = order.player_spec(order.blue, _folder(order.blue, folders))
         orange = order.player_spec(order.orange, _folder(order.orange, folders))
-        record = trio.run(_play, order, blue, orange, publish)
+        record = trio.run(_play, order, blue, orange, publish, wanted)
     finally:
         for folder in folders:
             remove_folder(folder)
@@ -66,7 +79,9 @@ def _folder(seat: Seat, made: list[Path]) -> Path:
     return folder
 
 
-async def _play(order: GameOrder, blue: Any, orange: Any, publish: Publish) -> bytes:
+async def _play(
+    order: GameOrder, blue: Any, orange: Any, publish: Publish, wanted: Wanted
+) -> bytes:
     digests = {Side.BLUE: order.blue.digest, Side.ORANGE: order.orange.digest}
     with tempfile.TemporaryDirectory(prefix="referee-record-") as scratch:
         path = Path(scratch) / "record.jsonl"
@@ -85,6 +100,7 @@ async def _play(order: GameOrder, blue: Any, orange: Any, publish: Publish) -> b
         try:
             async with trio.open_nursery() as nursery:
                 nursery.start_soon(lag.run)
+                nursery.start_soon(_stop_when_unwanted, wanted, nursery.cancel_scope)
                 match = Match(
                     order.game,
                     blue,
@@ -100,6 +116,13 @@ async def _play(order: GameOrder, blue: Any, orange: Any, publish: Publish) -> b
         finally:
             writer.close()
         return path.read_bytes()
+
+
+async def _stop_when_unwanted(wanted: Wanted, scope: trio.CancelScope) -> None:
+    # The match, cancelled, ends as `interrupted` and closes its bots; nobody reads its record.
+    while wanted():
+        await trio.sleep(WANTED_POLL)
+    scope.cancel()
 
 
 def _with_digests(header: Header, digests: dict[Side, str | None]) -> Header:

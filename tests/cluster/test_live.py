@@ -7,11 +7,15 @@ from __future__ import annotations
 
 import shutil
 import sys
+import tempfile
 from pathlib import Path
+from typing import Any
+
+import trio
 
 from referee.cluster.address import parse_address
-from referee.cluster.client import open_cluster
-from referee.cluster.shipping import cache_directory
+from referee.cluster.client import ClusterSession, open_cluster
+from referee.cluster.shipping import FOLDER_PREFIX, cache_directory
 from referee.match import LagMonitor
 from referee.records import Header, Ply, Result, read_record
 from referee.tournament.config import ClusterSettings, load_config
@@ -66,3 +70,55 @@ async def test_plies_reach_the_listener_while_the_game_is_played(tmp_path: Path)
     # The header and the plies came as they were played (each move takes 0.2 s), not with
     # the finished record.
     assert live >= 1 + len(record.plies)
+
+
+def bot_folders(session: ClusterSession) -> list[Path]:
+    """The folders the session's shipped bots are unpacked in for their games right now."""
+    found: list[Path] = []
+    for seat in session.seats.values():
+        if seat.digest is not None:
+            found += Path(tempfile.gettempdir()).glob(f"{FOLDER_PREFIX}*-{seat.digest[:12]}-*")
+    return found
+
+
+async def test_a_game_the_coordinator_gives_up_stops_on_its_worker(tmp_path: Path) -> None:
+    for name in ("ann", "bob"):  # bots that never answer within the test
+        write_bot(tmp_path / name, delay=1000.0, extra=f"# {name} in {tmp_path}\n")
+    path = tmp_path / "stuck.toml"
+    path.write_text(
+        'name = "stuck"\ngame = "tic-tac-toe"\n[time_control]\nmove_timeout = 3000\n'
+        + "".join(
+            f"[[players]]\nname = \"{n}\"\ncommand = '{sys.executable} bot.py {{seed}}'\n"
+            f'cwd = "{n}"\n'
+            for n in ("ann", "bob")
+        )
+    )
+    loaded = load_config(path)
+    game = make_schedule(loaded.config)[0]
+    async with open_cluster(loaded, parse_address("local:1"), ClusterSettings(slots=1)) as session:
+        started = trio.Event()
+
+        def listener(line: Header | Ply | Result) -> None:
+            if isinstance(line, Header):
+                started.set()
+
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(
+                session.play, loaded, game, tmp_path / "g.jsonl", listener, LagMonitor()
+            )
+            await started.wait()
+            assert bot_folders(session)  # the game is being played
+            nursery.cancel_scope.cancel()  # as Ctrl-C does
+
+        def executing(dask_worker: Any) -> list[str]:
+            return [t.state for t in dask_worker.state.tasks.values()]
+
+        # Its task is dropped, its bots closed and its folders removed; the safety limit is
+        # far below the game's own length (its bots would think for 1,000 s).
+        with trio.fail_after(60):
+            while True:
+                states = await trio.to_thread.run_sync(session.client.run, executing)
+                left = bot_folders(session)
+                if not any(states.values()) and not left:
+                    break
+                await trio.sleep(0.2)

@@ -7,16 +7,20 @@ from __future__ import annotations
 
 import json
 import os
+import tempfile
 from pathlib import Path
 
 import pytest
 
 from referee.cluster.shipping import (
+    FOLDER_PREFIX,
     PackError,
     cached_digests,
+    game_folder,
     pack_folder,
     remove_folder,
     store_pack,
+    sweep_stale_folders,
     unpack,
 )
 from tests.cluster.conftest import DaskCluster, folder_config, run_to_end, write_bot
@@ -132,3 +136,18 @@ def test_on_a_shared_filesystem_nothing_is_sent(tmp_path: Path, dask_cluster: Da
         for info in header["players"].values():  # run in its own folder, as locally
             assert info["cwd"] == str(folders[info["name"]])
             assert info["content_hash"] is None
+
+
+def test_the_game_folders_of_a_dead_worker_are_swept() -> None:
+    dead = 2**22 + 12345  # above the kernel's largest pid: no such process
+    stale = Path(tempfile.gettempdir()) / f"{FOLDER_PREFIX}{dead}-0123456789ab-x"
+    stale.mkdir()
+    (stale / "bot.py").write_text("left by a killed worker")
+    mine = game_folder("0123456789ab")  # this process's: alive, kept
+    try:
+        sweep_stale_folders.__wrapped__()
+        assert not stale.exists()
+        assert mine.is_dir() and mine.name.startswith(f"{FOLDER_PREFIX}{os.getpid()}-0123456789ab-")
+    finally:
+        remove_folder(mine)
+        remove_folder(stale)
