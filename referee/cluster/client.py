@@ -32,9 +32,9 @@ from protocols import get_game
 from protocols.base import Reason, Side
 from referee.cluster.address import ClusterAddress
 from referee.cluster.live import GameLines, LineRouter
-from referee.cluster.orders import KEY_PREFIX, GameOrder, Seat, WorkerReturn, game_order
+from referee.cluster.orders import KEY_PREFIX, CheckOrder, Seat, WorkerReturn, game_order
 from referee.cluster.shipping import Pack, PackError, cached_digests, pack_folder, store_pack
-from referee.cluster.worker_task import LINES_TOPIC, run_game
+from referee.cluster.worker_task import LINES_TOPIC, run_checks, run_game
 from referee.match import LagMonitor, Listener
 from referee.records import (
     GameRecord,
@@ -48,6 +48,7 @@ from referee.records import (
     utc_now,
 )
 from referee.tournament.config import ClusterSettings, LoadedConfig
+from referee.tournament.preflight import StartCheck
 from referee.tournament.schedule import ScheduledGame
 
 SLOTS_RESOURCE = "games"  # the Dask worker resource that counts a worker's game slots
@@ -139,7 +140,7 @@ class ClusterSession:
             order = game_order(loaded, game, key, self.seats)
             lines = self.router.open(key, listener)
             try:
-                returned = await self._run(order)
+                returned = await self._run(run_game, order.model_dump(mode="json"), key)
             except (Exception, asyncio.CancelledError) as exc:  # a worker or the network failed
                 problem = lost_game(exc)
                 await self._reconnected()
@@ -166,11 +167,37 @@ class ClusterSession:
         while self.client.status in RECONNECTING:
             await trio.sleep(RECONNECT_POLL)
 
-    async def _run(self, order: GameOrder) -> WorkerReturn:
+    async def check_bots(
+        self, loaded: LoadedConfig, names: list[str], concurrency: int
+    ) -> list[StartCheck]:
+        """The pre-flight check (`preflight.py`) of the bots `names`, run on a worker."""
+        config = loaded.config
+        order = CheckOrder(
+            game=config.game,
+            options=config.game_options,
+            settings=config.match_settings().model_dump(mode="json"),
+            seats=[self.seats[name] for name in names],
+            concurrency=concurrency,
+        )
+        for _ in range(MAX_SHIPPING_ROUNDS):
+            key = f"{KEY_PREFIX}-check-{uuid.uuid4().hex[:16]}"
+            try:
+                returned = await self._run(run_checks, order.model_dump(mode="json"), key)
+                if not returned.missing:
+                    return [StartCheck(**check) for check in returned.checks]
+                await self.ship(returned.worker, returned.missing)
+            except (Exception, asyncio.CancelledError) as exc:
+                # The cluster, not the bots, failed: say so and let the games judge them.
+                problem = f"the cluster could not check it: {lost_game(exc)[1]}"
+                return [StartCheck(name, problem, machine_failed=True) for name in names]
+        problem = "the cluster could not check it: a worker kept lacking the bots it was sent"
+        return [StartCheck(name, problem, machine_failed=True) for name in names]
+
+    async def _run(self, task: Callable[..., Any], payload: Any, key: str) -> WorkerReturn:
         future = self.client.submit(
-            run_game,
-            order.model_dump(mode="json"),
-            key=order.key,
+            task,
+            payload,
+            key=key,
             resources={SLOTS_RESOURCE: 1},
             pure=False,
             retries=0,

@@ -66,6 +66,24 @@ class GameOrder(_Model):
         )
 
 
+class CheckOrder(_Model):
+    """Start each of these bots once on a worker, as the pre-flight check does locally."""
+
+    game: str
+    options: dict[str, Any]
+    settings: dict[str, Any]  # MatchSettings, as JSON
+    seats: list[Seat]
+    concurrency: int
+
+    def digests(self) -> list[str]:
+        return sorted({s.digest for s in self.seats if s.digest is not None})
+
+    def player_spec(self, seat: Seat, cwd: Path) -> PlayerSpec:
+        order = GameOrder(key="", number=0, game=self.game, options=self.options,
+                          settings=self.settings, seed=0, blue=seat, orange=seat)  # fmt: skip
+        return order.player_spec(seat, cwd)
+
+
 class WorkerReturn(_Model):
     """What a worker sends back: the record's bytes exactly as its match wrote them, or the
     packs it lacks (the coordinator sends them and asks again; no game was started)."""
@@ -73,6 +91,7 @@ class WorkerReturn(_Model):
     worker: str
     record: bytes | None = None
     missing: list[str] = []
+    checks: list[dict[str, Any]] = []  # a CheckOrder's: each bot's `StartCheck`, as a dict
 
 
 def game_order(

@@ -12,18 +12,22 @@ coordinator that died) is stopped at once: its bots closed, its slot freed.
 
 from __future__ import annotations
 
+import os
 import tempfile
 from collections.abc import Callable
+from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
 import trio
 
 from protocols.base import Side
-from referee.cluster.orders import GameOrder, Seat, WorkerReturn
+from referee.cluster.orders import CheckOrder, GameOrder, Seat, WorkerReturn
 from referee.cluster.shipping import cached_digests, empty_folder, remove_folder, unpack
+from referee.isolation import IsolationUnavailable, choose
 from referee.match import LagMonitor, Match, MatchSettings
 from referee.records import Header, Ply, RecordWriter, Result
+from referee.tournament.preflight import StartCheck, check_bots
 
 Publish = Callable[[dict[str, Any]], None]
 Wanted = Callable[[], bool]
@@ -69,6 +73,37 @@ def play_order(
         for folder in folders:
             remove_folder(folder)
     return WorkerReturn(worker=worker, record=record)
+
+
+def run_checks(order_json: dict[str, Any]) -> dict[str, Any]:
+    """The Dask task of the pre-flight check: start each bot of `order_json` once here."""
+    from distributed import get_worker  # only ever called on a Dask worker
+
+    order = CheckOrder.model_validate(order_json)
+    return check_order(order, get_worker().address).model_dump(mode="python")
+
+
+def check_order(order: CheckOrder, worker: str) -> WorkerReturn:
+    """`preflight.check_bots` here, each bot in its folder as in a game."""
+    held = set(cached_digests())
+    missing = [digest for digest in order.digests() if digest not in held]
+    if missing:
+        return WorkerReturn(worker=worker, missing=missing)
+    settings = MatchSettings.model_validate(order.settings)
+    try:
+        isolation = choose(settings.isolation)
+    except IsolationUnavailable as exc:
+        checks = [StartCheck(s.name, f"{worker}: {exc}", machine_failed=True) for s in order.seats]
+        return WorkerReturn(worker=worker, checks=[asdict(c) for c in checks])
+    folders: list[Path] = []
+    try:
+        specs = [order.player_spec(seat, _folder(seat, folders)) for seat in order.seats]
+        at_once = min(order.concurrency, os.cpu_count() or 1)  # bots starting on one worker
+        checks = trio.run(check_bots, specs, settings, isolation, at_once)
+    finally:
+        for folder in folders:
+            remove_folder(folder)
+    return WorkerReturn(worker=worker, checks=[asdict(c) for c in checks])
 
 
 def _folder(seat: Seat, made: list[Path]) -> Path:

@@ -8,9 +8,10 @@ finished into the command's exit code.
 from __future__ import annotations
 
 import sys
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from contextlib import AsyncExitStack
 from dataclasses import dataclass
+from functools import partial
 from typing import Protocol
 
 import trio
@@ -23,7 +24,7 @@ from referee.tournament.config import LoadedConfig
 from referee.tournament.events import Event, TournamentFinished
 from referee.tournament.formats import FormatMismatch, is_staged, plan_for
 from referee.tournament.growth import added_games
-from referee.tournament.preflight import check_bots
+from referee.tournament.preflight import StartCheck, check_bots
 from referee.tournament.runner import PlayGame, Runner, RunState, play_match
 from referee.tournament.schedule import ScheduledGame, make_schedule
 from referee.tournament.store import GameState, Store, StoreError, TournamentInfo, open_store
@@ -180,15 +181,15 @@ def play_tournament(
     async def play_with(stack: AsyncExitStack) -> TournamentFinished | None:
         play: PlayGame = play_match
         limit = concurrency
+        remote: RemoteCheck | None = None
         if address is not None:
             session = await enter_cluster(stack, loaded, address, err)
             if session is None:
                 return None
             play = session.play
             limit = concurrency or loaded.config.concurrency or max(1, session.slots())
-        elif isolation is None or not await _bots_start(
-            loaded, store, isolation, err, concurrency, allow_broken
-        ):
+            remote = partial(session.check_bots, loaded)
+        if not await _bots_start(loaded, store, isolation, err, limit, allow_broken, remote):
             return None
         async with trio.open_nursery() as nursery:
             on_event = emit
@@ -220,15 +221,21 @@ def play_tournament(
     return final
 
 
+# The pre-flight check run elsewhere (a cluster's worker): (names, concurrency) -> checks.
+RemoteCheck = Callable[[list[str], int], Awaitable[list[StartCheck]]]
+
+
 async def _bots_start(
     loaded: LoadedConfig,
     store: Store,
-    isolation: Isolation,
+    isolation: Isolation | None,
     err: Console,
     concurrency: int | None,
     allow_broken: bool,
+    remote: RemoteCheck | None = None,
 ) -> bool:
-    """Start every bot that still has games once; False if one cannot and that stops the run."""
+    """Start every bot that still has games once (here, or with `remote`); False if one cannot
+    and that stops the run."""
     waiting = {g.blue for g in store.games() if g.state is not GameState.FINISHED}
     waiting |= {g.orange for g in store.games() if g.state is not GameState.FINISHED}
     names = [name for name in loaded.config.player_names if name in waiting]
@@ -237,7 +244,11 @@ async def _bots_start(
     players = [loaded.player_spec(name, 0) for name in names]
     limit = concurrency or loaded.config.effective_concurrency()
     with err.status(f"starting each of {len(players)} bots once..."):
-        checks = await check_bots(players, loaded.config.match_settings(), isolation, limit)
+        if remote is not None:
+            checks = await remote(names, limit)
+        else:
+            assert isolation is not None  # chosen when the games are played here
+            checks = await check_bots(players, loaded.config.match_settings(), isolation, limit)
     broken = [c for c in checks if c.broken]
     for check in checks:
         if check.warning is not None:
