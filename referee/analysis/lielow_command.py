@@ -1,0 +1,44 @@
+"""`referee analyse lielow`: Lielow's two puzzles, searched for and written as game records.
+
+    referee analyse lielow --longest --out F   a long complete game, both players prolonging it
+    referee analyse lielow --broad --out F     a game reaching a position with 64 legal moves
+
+Only the arguments are declared here; the search engine (`referee.analysis.lielow_search`) is
+imported when the command runs, so `referee analyse --help` stays fast.
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from referee.commands import EXIT_OK
+
+if TYPE_CHECKING:
+    from rich.console import Console
+
+
+def register(parser: argparse.ArgumentParser) -> None:
+    parser.description = (
+        "Lielow's puzzles: search for the longest game both players prolong on purpose "
+        "(--longest), or a game reaching a position with 64 distinct legal moves (--broad). "
+        "The game found is written as a record that `referee replay --verify-only` accepts."
+    )
+    which = parser.add_mutually_exclusive_group(required=True)
+    which.add_argument("--longest", action="store_true", help="search for a long complete game")
+    which.add_argument(
+        "--broad", action="store_true", help="search for a position with 64 legal moves"
+    )
+    parser.add_argument("--out", type=Path, help="write the game found as a record to this file")
+    parser.add_argument("--seed", type=int, default=0, help="search seed (default 0)")
+    parser.add_argument(
+        "--seconds", type=float, default=60.0, help="stop searching after this long (default 60)"
+    )
+    parser.add_argument("--json", action="store_true", help="print the result as JSON on stdout")
+    parser.set_defaults(run=run_lielow)
+
+
+def run_lielow(args: argparse.Namespace, out: Console, err: Console) -> int:
+    err.print("lielow analysis: not ready yet")
+    return EXIT_OK
