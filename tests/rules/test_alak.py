@@ -214,8 +214,8 @@ def test_default_options_and_validation() -> None:
     for bad in ({"size": 4}, {"size": 27}, {"repetition": 1}, {"ply_limit": -1}, {"foo": 1}):
         with pytest.raises(ValidationError):
             GAME.parse_options(bad)
-    with pytest.raises(ValidationError, match="only 'baljeu'"):
-        GAME.parse_options({"variant": "traditional"})
+    with pytest.raises(ValidationError, match="unknown Alak variant 'go'"):
+        GAME.parse_options({"variant": "go"})
 
 
 def test_analysis_path_allows_tiny_boards() -> None:
