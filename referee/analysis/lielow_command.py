@@ -3,8 +3,8 @@
     referee analyse lielow --longest --out F   a long complete game, both players prolonging it
     referee analyse lielow --broad --out F     a game reaching a position with 64 legal moves
 
-Only the arguments are declared here; the search engine (`referee.analysis.lielow_search`) is
-imported when the command runs, so `referee analyse --help` stays fast.
+Only the arguments are declared here; the search (`referee.analysis.lielow_search`, driven by
+`referee.analysis.lielow_run`) is imported when the command runs, so `--help` stays fast.
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ import argparse
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from referee.commands import EXIT_OK
+from referee.commands import EXIT_USAGE
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -33,6 +33,13 @@ def register(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--out", type=Path, help="write the game found as a record to this file")
     parser.add_argument("--seed", type=int, default=0, help="search seed (default 0)")
     parser.add_argument(
+        "--width",
+        type=int,
+        default=None,
+        help="positions the beam keeps per ply; one search of this width (the same game for the "
+        "same seed). Default: widths 100, 200, 400, ... until --seconds are up",
+    )
+    parser.add_argument(
         "--seconds", type=float, default=60.0, help="stop searching after this long (default 60)"
     )
     parser.add_argument("--json", action="store_true", help="print the result as JSON on stdout")
@@ -40,5 +47,9 @@ def register(parser: argparse.ArgumentParser) -> None:
 
 
 def run_lielow(args: argparse.Namespace, out: Console, err: Console) -> int:
-    err.print("lielow analysis: not ready yet")
-    return EXIT_OK
+    if args.seconds <= 0 or (args.width is not None and args.width < 1):
+        err.print("[red]referee analyse lielow: --seconds and --width must be positive[/red]")
+        return EXIT_USAGE
+    from referee.analysis.lielow_run import run_puzzle
+
+    return run_puzzle(args, out, err)
