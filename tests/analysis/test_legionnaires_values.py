@@ -1,0 +1,210 @@
+"""Legionnaires game values: the paper's small numbers, and the values checked against plain
+game-tree search with the game's own rules."""
+
+from __future__ import annotations
+
+import argparse
+import io
+import json
+import random
+from functools import cache
+
+import pytest
+from rich.console import Console
+
+from bots.solvers.legionnaires import reachable_positions
+from protocols.base import Side
+from protocols.legionnaires import GAME, LegionnairesOptions, LegionnairesState, position
+from referee import EXIT_OK, EXIT_USAGE
+from referee.analysis import legionnaires_command
+from referee.analysis.cgt_notation import outcome_class, render
+from referee.analysis.legionnaires import (
+    Request,
+    TooManyPositions,
+    make_request,
+    request_from_args,
+    value,
+)
+from referee.analysis.legionnaires_layouts import LAYOUTS
+
+
+def valued(name: str) -> tuple[str, int]:
+    layout = LAYOUTS[name]
+    request = request_from_args(width=None, height=None, blue=None, orange=None, layout=name)
+    assert (request.width, request.height) == (layout.width, layout.height)
+    found = value(request)
+    return render(found.game), found.positions
+
+
+@pytest.mark.parametrize("name", ["start-2x2", "start-3x2", "start-3x3", "start-4x4", "start-5x5"])
+def test_the_papers_start_positions(name: str) -> None:
+    layout = LAYOUTS[name]
+    shown, positions = valued(name)
+    assert positions == layout.paper_positions
+    if layout.paper_value is not None:
+        assert shown == layout.paper_value
+    # The count is the same one the position counter finds by its own walk.
+    options = LegionnairesOptions(
+        width=layout.width, height=layout.height, blue=layout.blue, orange=layout.orange
+    )
+    assert positions == reachable_positions(options)
+
+
+@pytest.mark.parametrize("n", [1, 2, 3, 4, 5])
+def test_the_impartial_3xn_sequence(n: int) -> None:
+    # The paper: 0, *, *, *, +-(*,^), +-(*,^) for n = 1..6 (6 takes seconds: the script does it).
+    shown, _ = valued(f"rows-{n}")
+    assert shown == ["0", "*", "*", "*", "+-{*,^}"][n - 1]
+
+
+def test_the_2x3_start_of_the_paper_is_the_impartial_two() -> None:
+    # Two pawns a side on a board 2 wide and 3 high: 4 pawns, 35 positions, *.
+    assert valued("rows-2") == ("*", 35)
+
+
+def test_a_position_of_value_star_two() -> None:
+    assert valued("star2") == ("*2", 8)
+
+
+def test_fig10_as_read_here() -> None:
+    # n White pawns, an empty row, one Black pawn: 0 and v agree with the paper; n = 3 gives
+    # vv* where the paper prints v* (docs/analysis/legionnaires.md).
+    assert [valued(f"fig10-{n}")[0] for n in (1, 2, 3)] == ["0", "v", "vv*"]
+
+
+@cache
+def to_move_wins(state: LegionnairesState) -> bool:
+    """Plain game-tree search with the game's own rules: does the player to move win?"""
+    return any(not to_move_wins(GAME.apply(state, move)) for move in GAME.legal_moves(state))
+
+
+def random_position(rng: random.Random) -> tuple[int, int, list[str], list[str]]:
+    width, height = rng.randint(2, 4), rng.randint(2, 4)
+    squares = [f"{chr(97 + x)}{y + 1}" for x in range(width) for y in range(height)]
+    rng.shuffle(squares)
+    blue_count = rng.randint(1, 3)
+    orange_count = rng.randint(1, 3)
+    return width, height, squares[:blue_count], squares[blue_count : blue_count + orange_count]
+
+
+def test_outcome_classes_agree_with_game_tree_search() -> None:
+    rng = random.Random(4341)
+    seen = set()
+    for _ in range(300):
+        width, height, blue, orange = random_position(rng)
+        found = value(make_request(width, height, tuple(blue), tuple(orange)))
+        blue_first = to_move_wins(position(blue, orange, width=width, height=height))
+        orange_first = to_move_wins(
+            position(blue, orange, to_move=Side.ORANGE, width=width, height=height)
+        )
+        # Left is orange: L means orange wins whoever starts, and so on.
+        expected = {
+            (True, True): "N",
+            (False, False): "P",
+            (False, True): "L",
+            (True, False): "R",
+        }[(blue_first, orange_first)]
+        assert outcome_class(found.game)[0] == expected, (width, height, blue, orange)
+        seen.add(expected)
+    assert seen == {"N", "P", "L", "R"}  # the sample reaches every outcome class
+
+
+def mirrored(square: str, height: int) -> str:
+    return f"{square[0]}{height + 1 - int(square[1:])}"
+
+
+def test_swapping_colours_and_flipping_the_board_negates_the_value() -> None:
+    rng = random.Random(19)
+    for _ in range(60):
+        width, height, blue, orange = random_position(rng)
+        found = value(make_request(width, height, tuple(blue), tuple(orange))).game
+        swapped = make_request(
+            width,
+            height,
+            tuple(mirrored(s, height) for s in orange),
+            tuple(mirrored(s, height) for s in blue),
+        )
+        assert value(swapped).game == -found
+
+
+def test_positions_are_counted_once_and_the_search_can_be_bounded() -> None:
+    request = request_from_args(width=None, height=None, blue=None, orange=None, layout="rows-4")
+    with pytest.raises(TooManyPositions):
+        value(request, max_positions=100)
+    seen: list[int] = []
+    found = value(request, on_progress=seen.append)
+    assert found.positions == 2965
+    assert seen and seen == sorted(seen) and seen[-1] <= found.positions
+
+
+@pytest.mark.parametrize(
+    ("arguments", "message"),
+    [
+        ({"blue": "a1", "orange": "z9"}, "'z9' is not a square of the 8x8 board"),
+        ({"blue": "a1 a1", "orange": "b2"}, "blue lists a square twice"),
+        ({"blue": "a1 b2", "orange": "b2"}, "both have a pawn on b2"),
+        ({"width": 30, "blue": "a1", "orange": "b2"}, "width must be 1..26"),
+        ({"blue": "a1"}, "give --blue and --orange"),
+        ({"layout": "nope"}, "no layout 'nope'"),
+        ({"layout": "rows-2", "blue": "a1"}, "either --layout or the board"),
+    ],
+)
+def test_bad_requests_say_what_is_wrong(arguments: dict[str, object], message: str) -> None:
+    given: dict[str, object] = {
+        "width": None,
+        "height": None,
+        "blue": None,
+        "orange": None,
+        "layout": None,
+    }
+    given.update(arguments)
+    with pytest.raises(ValueError, match=message):
+        request_from_args(**given)  # type: ignore[arg-type]
+
+
+def run(*argv: str) -> tuple[int, str, str]:
+    parser = argparse.ArgumentParser()
+    legionnaires_command.register(parser)
+    args = parser.parse_args(argv)
+    out, err = io.StringIO(), io.StringIO()
+    code = args.run(args, Console(file=out, width=200), Console(file=err, width=200))
+    return code, out.getvalue(), err.getvalue()
+
+
+def test_the_command_prints_json() -> None:
+    code, out, err = run(
+        "--width", "3", "--height", "3", "--blue", "a1 c1", "--orange", "a3,c3", "--json"
+    )
+    assert code == EXIT_OK and err == ""
+    found = json.loads(out)
+    assert found["value"] == "*"
+    assert found["explicit"] == "{0|0}"
+    assert found["positions"] == 35
+    assert found["outcome"] == "N"
+
+
+def test_the_command_prints_text_and_the_papers_figures() -> None:
+    code, out, _ = run("--layout", "rows-5")
+    assert code == EXIT_OK
+    assert "value      +-{*,^}" in out
+    assert "positions  25,378" in out
+    assert "paper      value +-{*,^}" in out
+
+
+def test_the_command_refuses_bad_input_with_a_usage_error() -> None:
+    code, out, err = run("--blue", "a1", "--orange", "a1")
+    assert code == EXIT_USAGE and out == ""
+    assert "both have a pawn on a1" in err
+    code, _, err = run("--layout", "rows-6", "--max-positions", "1000")
+    assert code == EXIT_USAGE and "more than 1,000 positions" in err
+
+
+def test_the_command_lists_its_layouts() -> None:
+    code, out, _ = run("--list-layouts", "--json")
+    listed = json.loads(out)
+    assert code == EXIT_OK and set(listed) == set(LAYOUTS)
+    assert listed["start-5x5"]["paper_positions"] == 14_789
+
+
+def test_a_request_keeps_its_squares() -> None:
+    assert make_request(2, 2, ("a1",), ("b2",)) == Request(2, 2, ("a1",), ("b2",))
