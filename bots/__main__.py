@@ -30,6 +30,7 @@ BOTS: dict[str, tuple[str, str]] = {
     "greedy": ("bots.greedy_bot", "greedy_chooser"),
     "search": ("bots.search_bot", "search_chooser"),
     "perfect": ("bots.perfect_bot", "perfect_chooser"),
+    "applet": ("bots.applet_bot", "applet_chooser"),
 }
 
 
