@@ -36,8 +36,22 @@ def register(parser: argparse.ArgumentParser) -> None:
         "--width",
         type=int,
         default=None,
-        help="positions the beam keeps per ply; one search of this width (the same game for the "
-        "same seed). Default: widths 100, 200, 400, ... until --seconds are up",
+        help="positions the beam keeps per ply (default: 100 for --longest, 200 for --broad); "
+        "one width and one seed give one game",
+    )
+    parser.add_argument(
+        "--runs",
+        type=int,
+        default=0,
+        help="beams to run, seeds --seed, --seed + 1, ... (default 0: until --seconds are up)",
+    )
+    parser.add_argument(
+        "--capture",
+        type=int,
+        default=6,
+        choices=range(1, 8),
+        metavar="1..7",
+        help="--longest: what a capture still to come is worth in the beam's score (default 6)",
     )
     parser.add_argument(
         "--seconds", type=float, default=60.0, help="stop searching after this long (default 60)"
@@ -47,8 +61,11 @@ def register(parser: argparse.ArgumentParser) -> None:
 
 
 def run_lielow(args: argparse.Namespace, out: Console, err: Console) -> int:
-    if args.seconds <= 0 or (args.width is not None and args.width < 1):
-        err.print("[red]referee analyse lielow: --seconds and --width must be positive[/red]")
+    if args.seconds <= 0 or (args.width is not None and args.width < 1) or args.runs < 0:
+        err.print(
+            "[red]referee analyse lielow: --seconds and --width must be positive, "
+            "--runs 0 or more[/red]"
+        )
         return EXIT_USAGE
     from referee.analysis.lielow_run import run_puzzle
 

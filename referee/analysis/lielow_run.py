@@ -1,41 +1,47 @@
 """Run `referee analyse lielow`: the search with rich progress on stderr, the record, the report.
 
-Without `--width`, the longest-game search runs beams of width 100, 200, 400, ... (seed, seed + 1,
-...) until `--seconds` are up and keeps the longest game; the broad search widens the same way
-until it finds a position. Ctrl-C stops the search: the best game found so far is still written
-and reported, and the exit code is 130.
+The search runs one beam per seed (--seed, --seed + 1, ...) until `--seconds` are up or `--runs`
+beams have run, and keeps the longest game; each longest game's ending is then searched again
+exactly once few stacks are left (`polish`). The broad search stops at its first position.
+Ctrl-C stops the search: the best game found so far is still written and reported, and the exit
+code is 130.
 """
 
 from __future__ import annotations
 
 import argparse
+import itertools
 import json
 import time
 from collections.abc import Iterator
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from rich.progress import BarColumn, Progress, TaskID, TextColumn, TimeElapsedColumn
 
 from referee.analysis.lielow_record import write_game
-from referee.analysis.lielow_search import Found, broad_game, longest_game
+from referee.analysis.lielow_search import Found, broad_game, longest_game, polish
 from referee.commands import EXIT_INTERRUPTED, EXIT_OK
 
 if TYPE_CHECKING:
     from rich.console import Console
 
-FIRST_WIDTH = 100
+# Default beam widths: measured to find the puzzles' games in seconds (docs/analysis/lielow.md).
+WIDTHS = {"longest": 100, "broad": 200}
 EXIT_NOT_FOUND = 1  # the search ran, but found no game within its time
+# The exact endgame search takes over with this many stacks left, within this many positions.
+POLISH_STACKS = 6
+POLISH_LIMIT = 400_000
 
 
-def _widths(args: argparse.Namespace) -> Iterator[tuple[int, int]]:
-    """(width, seed) of each beam to run: one when --width is given, else doubling widths."""
-    if args.width is not None:
-        yield args.width, args.seed
-        return
-    width, seed = FIRST_WIDTH, args.seed
-    while True:
+def _runs(args: argparse.Namespace, puzzle: str) -> Iterator[tuple[int, int]]:
+    """(width, seed) of each beam to run: seeds from --seed up, --runs of them (0: no end)."""
+    width = args.width or WIDTHS[puzzle]
+    seeds: Iterator[int] = itertools.count(args.seed)
+    if args.runs:
+        seeds = iter(range(args.seed, args.seed + args.runs))
+    for seed in seeds:
         yield width, seed
-        width, seed = width * 2, seed + 1
 
 
 def run_puzzle(args: argparse.Namespace, out: Console, err: Console) -> int:
@@ -54,7 +60,7 @@ def run_puzzle(args: argparse.Namespace, out: Console, err: Console) -> int:
     )
     with Progress(*columns, console=err, transient=False) as progress:
         try:
-            for width, seed in _widths(args):
+            for width, seed in _runs(args, puzzle):
                 if time.monotonic() >= stop_at:
                     break
                 task = progress.add_task(
@@ -71,7 +77,9 @@ def run_puzzle(args: argparse.Namespace, out: Console, err: Console) -> int:
                     return bool(time.monotonic() >= stop_at)
 
                 if puzzle == "longest":
-                    found = longest_game(width, seed, deadline, report)
+                    found = longest_game(width, seed, deadline, report, args.capture)
+                    progress.update(task, status=f"{len(found.moves)} plies; exact endgame...")
+                    found = replace(found, moves=polish(found.moves, POLISH_STACKS, POLISH_LIMIT))
                     better = best is None or len(found.moves) > len(best.moves)
                 else:
                     found = broad_game(width, seed, deadline=deadline, progress=report)

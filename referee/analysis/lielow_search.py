@@ -85,57 +85,74 @@ GROWTH = _growth_table()
 
 @dataclass(frozen=True, slots=True)
 class Budget:
-    """What each side can still do: the growth left in its stacks, and its stacks' count.
+    """What each side can still do: the growth left in its stacks, how many of its stacks can
+    still land on the board, and how many stacks it has.
 
-    A side's moves to come are at most its growth plus 7 for each enemy stack it may still
-    capture (a capture starts the capturer again at height 1); the sides alternate, so the
-    game's plies to come are at most twice the smaller of the two, plus one.
+    `bound` is the module docstring's bound (every move uses one growth step, or removes a
+    stack). `score` is what the beam ranks by: the sides alternate, so what the game can still
+    last is about twice what the poorer side can still do; a side can do its growth, a capture
+    (worth `capture`: 7 is the most it can give) of each enemy stack but the king if any of its
+    stacks can still land on the board, and move all of its stacks but one off the board.
     """
 
     growth: tuple[int, int]  # blue's, orange's
+    movers: tuple[int, int]  # stacks with a landing on the board (the others can only leave)
     stacks: tuple[int, int]
 
     @classmethod
     def of(cls, state: LielowState) -> Budget:
-        growth = [0, 0]
-        stacks = [0, 0]
+        growth, movers, stacks = [0, 0], [0, 0], [0, 0]
         for square, value in enumerate(state.board):
             if value:
                 side = 0 if value > 0 else 1
-                growth[side] += GROWTH[square * 9 + abs(value)]
+                steps = GROWTH[square * 9 + abs(value)]
+                growth[side] += steps
+                movers[side] += steps > 0
                 stacks[side] += 1
-        return cls((growth[0], growth[1]), (stacks[0], stacks[1]))
+        return cls((growth[0], growth[1]), (movers[0], movers[1]), (stacks[0], stacks[1]))
 
     def after(self, state: LielowState, move: Move) -> Budget:
         """The budget after `state`'s mover plays `move` (a cheap update, no board scan)."""
         board = state.board
         src, dst = move
         me = 0 if state.to_move is Side.BLUE else 1
-        growth, stacks = list(self.growth), list(self.stacks)
+        growth, movers, stacks = list(self.growth), list(self.movers), list(self.stacks)
         height = abs(board[src])
-        growth[me] -= GROWTH[src * 9 + height]
+        before = GROWTH[src * 9 + height]
+        growth[me] -= before
+        movers[me] -= before > 0
         if dst == OFF:
             stacks[me] -= 1
-        elif board[dst] == 0:
-            growth[me] += GROWTH[dst * 9 + height + 1]
+            return Budget((growth[0], growth[1]), (movers[0], movers[1]), (stacks[0], stacks[1]))
+        if board[dst] == 0:
+            steps = GROWTH[dst * 9 + height + 1]
         else:
-            growth[me] += GROWTH[dst * 9 + 1]
-            growth[1 - me] -= GROWTH[dst * 9 + abs(board[dst])]
+            steps = GROWTH[dst * 9 + 1]
+            lost = GROWTH[dst * 9 + abs(board[dst])]
+            growth[1 - me] -= lost
+            movers[1 - me] -= lost > 0
             stacks[1 - me] -= 1
-        return Budget((growth[0], growth[1]), (stacks[0], stacks[1]))
+        growth[me] += steps
+        movers[me] += steps > 0
+        return Budget((growth[0], growth[1]), (movers[0], movers[1]), (stacks[0], stacks[1]))
 
-    def bound(self, ply: int, to_move: Side, capture: int = 7) -> int:
-        """The most plies a game through this position can have; with `capture` below 7, a
-        score that values a capture still to come less than one made."""
-        blue = self.growth[0] + capture * (self.stacks[1] - 1)
-        orange = self.growth[1] + capture * (self.stacks[0] - 1)
-        mover, other = (blue, orange) if to_move is Side.BLUE else (orange, blue)
+    def bound(self, ply: int) -> int:
+        """The most plies a game through this position can have (the module docstring's)."""
+        return ply + sum(self.growth) + 7 * (sum(self.stacks) - 1)
+
+    def score(self, ply: int, to_move: Side, capture: int = 5) -> int:
+        """The beam's estimate of how long a game through this position can last."""
+        sides = []
+        for me in (0, 1):
+            captures = capture * (self.stacks[1 - me] - 1) if self.movers[me] else 0
+            sides.append(self.growth[me] + captures + self.stacks[me] - 1)
+        mover, other = sides if to_move is Side.BLUE else sides[::-1]
         return ply + 2 * min(mover, other) + (mover > other) + 1
 
 
 def length_bound(state: LielowState) -> int:
-    """The most plies any game through `state` can have (see `Budget`)."""
-    return Budget.of(state).bound(state.ply, state.to_move)
+    """The most plies any game through `state` can have (see the module docstring)."""
+    return Budget.of(state).bound(state.ply)
 
 
 def _key(state: LielowState) -> tuple[tuple[int, ...], Side, tuple[int, int]]:
@@ -159,7 +176,7 @@ def longest_game(
     seed: int,
     deadline: Callable[[], bool] = lambda: False,
     progress: Progress | None = None,
-    capture: int = 7,
+    capture: int = 5,
 ) -> Found:
     """The longest complete game one beam of `width` finds: it ends when a king is removed.
 
@@ -194,13 +211,15 @@ def longest_game(
                         continue
                     seen.add(key)
                     after = budget.after(state, move)
-                    bound = after.bound(child.ply, child.to_move, capture)
-                    entries.append((bound, rng.random(), child, index, move, after))
+                    score = after.score(child.ply, child.to_move, capture)
+                    # Ties go to the higher bound, then to the seeded random key.
+                    tie = after.bound(child.ply) + rng.random()
+                    entries.append((score, tie, child, index, move, after))
             if ending is not None and len(layers) + 1 > best[0]:
                 # The first ending found in the deepest layer that has one: the beam is sorted,
                 # so it comes from the most promising position.
                 best = (len(layers) + 1, [*_path(layers, ending[0]), ending[1]])
-            entries.sort(key=lambda entry: (-entry[0], entry[1]))
+            entries.sort(key=lambda entry: (-entry[0], -entry[1]))
             kept = entries[:width]
             layers.append([(entry[3], entry[4]) for entry in kept])
             beam = [(entry[2], entry[5], entry[0]) for entry in kept]
@@ -215,6 +234,67 @@ def longest_game(
             interrupted=True,
         )
     return Found([GAME.format_move(move) for move in best[1]], len(layers), generated, complete)
+
+
+class TooBig(Exception):
+    """The exact endgame search met more positions than it was allowed."""
+
+
+def longest_tail(state: LielowState, limit: int = 200_000) -> list[Move]:
+    """The longest way to play `state` on until a king is removed, searched exactly.
+
+    Worth it only with few stacks left: raises TooBig after `limit` distinct positions.
+    """
+    memo: dict[tuple[tuple[int, ...], Side, tuple[int, int]], tuple[int, Move | None]] = {}
+
+    def value(position: LielowState) -> int:
+        key = _key(position)
+        known = memo.get(key)
+        if known is not None:
+            return known[0]
+        if len(memo) >= limit:
+            raise TooBig
+        best, choice = -1, None
+        for move in GAME.legal_moves(position):
+            child = GAME.apply(position, move)
+            if child.lost is not None:
+                length = 1
+            elif GAME.outcome(child) is not None:
+                continue  # a game must end by a king lost
+            else:
+                rest = value(child)
+                if rest < 0:
+                    continue
+                length = 1 + rest
+            if length > best:
+                best, choice = length, move
+        memo[key] = (best, choice)
+        return best
+
+    if value(state) < 0:
+        return []
+    moves: list[Move] = []
+    while True:
+        entry = memo.get(_key(state))
+        if entry is None or entry[1] is None:
+            return moves
+        moves.append(entry[1])
+        state = GAME.apply(state, entry[1])
+
+
+def polish(lines: list[str], stacks: int = 5, limit: int = 200_000) -> list[str]:
+    """`lines` with its ending replaced by the longest one, searched exactly from the first
+    position with at most `stacks` stacks left (or unchanged when that search is too big)."""
+    for ply, state in enumerate(replay_lines(lines)):
+        if state.lost is None and sum(1 for value in state.board if value) <= stacks:
+            try:
+                tail = longest_tail(state, limit)
+            except TooBig:
+                return lines
+            if ply + len(tail) > len(lines):
+                return [*lines[:ply], *(GAME.format_move(move) for move in tail)]
+            return lines
+    return lines
 
 
 def moves_of(state: LielowState, side: Side) -> int:
