@@ -7,18 +7,17 @@ no king; the next layer is every such position's children, duplicates merged, th
 kept by a score, ties broken by a seeded random key (so one seed and one width give one game).
 
 The longest game. Every move that lands on an empty square raises its stack by exactly 1, and a
-stack can grow from 1 to at most 8; a capture starts the capturer again at 1 and removes the
-victim; a move off the board removes the mover. So a game's plies are bounded by what its stacks
-can still grow, plus what further captures can add:
+stack can grow from 1 to at most 8 (less from some squares: see GROWTH); a capture starts the
+capturer again at 1 and removes the victim; a move off the board removes the mover. So a game's
+plies are bounded by what its stacks can still grow, plus what further captures can add:
 
-    bound = ply + sum over stacks (8 - height) + 7 * (stacks on the board - 1)
+    bound = ply + sum over stacks (growth left) + 7 * (stacks on the board - 1)
 
-A plain move leaves the bound as it is; a capture by a stack of height h of one of height v
-changes it by h + v - 15 (nothing only for a 7 taking an 8); leaving the board by a stack of
-height h changes it by h - 14. From the start the bound is 217 (7 · 16 + 7 · 15), and the game
-found is as long as the bound the search kept, plus the final, king-removing ply, so the beam
-keeps the positions whose bound has dropped least. See docs/analysis/lielow.md for the
-arithmetic that tightens 217 to 211.
+No move raises it (a plain move uses one growth step; a capture or a move off the board gives
+back at most the 7 it takes), and it is 217 at the start; docs/analysis/lielow.md tightens that
+to 211 for the whole game. The beam ranks positions by `Budget.score`, which follows the same
+counts per side, since the sides alternate. Once few stacks are left, `polish` searches the rest
+of the game exactly.
 
 The broad position. A stack has at most 8 distinct moves (eight on-board landings, or fewer plus
 one off-board move), and a side at most 8 stacks, so 64 moves needs all eight of a side's stacks,
