@@ -12,7 +12,7 @@ from __future__ import annotations
 import argparse
 from typing import TYPE_CHECKING
 
-from referee.commands import EXIT_OK
+from referee.commands import EXIT_USAGE
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -35,12 +35,16 @@ def register(parser: argparse.ArgumentParser) -> None:
         "--seconds",
         type=float,
         default=0.0,
-        help="give up after this long, reporting the openings solved so far (default: no limit)",
+        help="give up after this many seconds (exit 3; default: no limit)",
     )
     parser.add_argument("--json", action="store_true", help="print the result as JSON on stdout")
     parser.set_defaults(run=run_alak)
 
 
 def run_alak(args: argparse.Namespace, out: Console, err: Console) -> int:
-    err.print("alak analysis: not ready yet")
-    return EXIT_OK
+    if not 1 <= args.size <= 26:
+        err.print(f"--size: an Alak board has 1..26 points, not {args.size}")
+        return EXIT_USAGE
+    from referee.analysis.alak_run import run
+
+    return run(args.size, args.variant, args.json, args.seconds, out, err)
