@@ -13,7 +13,7 @@ import argparse
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from referee.commands import EXIT_USAGE
+from referee import EXIT_USAGE
 
 if TYPE_CHECKING:
     from rich.console import Console

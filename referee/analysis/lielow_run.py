@@ -19,9 +19,9 @@ from typing import TYPE_CHECKING
 
 from rich.progress import BarColumn, Progress, TaskID, TextColumn, TimeElapsedColumn
 
+from referee import EXIT_INTERRUPTED, EXIT_OK
 from referee.analysis.lielow_record import write_game
 from referee.analysis.lielow_search import Found, broad_game, longest_game, polish
-from referee.commands import EXIT_INTERRUPTED, EXIT_OK
 
 if TYPE_CHECKING:
     from rich.console import Console
