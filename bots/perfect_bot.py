@@ -148,6 +148,12 @@ def perfect_chooser(game: Game[Any, Any, Any], config: BotConfig) -> Chooser:
         return l_game_player(config.seed, dirs)
     if game.name == "alak":
         size = config.options.size
+        if config.options.variant != "baljeu":
+            raise ValueError(
+                "the perfect bot plays Alak under Baljeu's rules only, not the "
+                f"{config.options.variant} variant (use the search bot, or "
+                "`referee analyse alak --variant traditional` for the solved results)"
+            )
         if size > MAX_PERFECT_ALAK:
             raise ValueError(
                 f"the perfect bot solves Alak boards of up to {MAX_PERFECT_ALAK} points, not "

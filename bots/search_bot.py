@@ -1,7 +1,8 @@
 """The search bot: iterative-deepening alpha-beta with each game's evaluation.
 
-The L game is played from its solved table, and so is Alak on boards up to `--perfect-alak`
-points (solved at start-up); every other game, and larger Alak boards, are searched. With
+The L game is played from its solved table, and so is Alak (Baljeu's rules) on boards up to
+`--perfect-alak` points (solved at start-up); every other game, larger Alak boards and
+traditional Alak are searched. With
 `--depth N` the search stops at depth N (the clock still cuts it short rather than lose on time).
 `--verbose` reports each search (depth, score, nodes, speed) on stderr.
 """
@@ -62,7 +63,9 @@ class SearchChooser:
 
 def search_chooser(game: Game[Any, Any, Any], config: BotConfig) -> Chooser:
     if game.name == "l-game" or (
-        game.name == "alak" and config.options.size <= config.perfect_alak
+        game.name == "alak"
+        and config.options.variant == "baljeu"  # the solved tables are of Baljeu's rules
+        and config.options.size <= config.perfect_alak
     ):
         return perfect_chooser(game, config)
     return SearchChooser(game, config)

@@ -1,5 +1,7 @@
 /* Alak: one line of points a, b, ...; stones by owner, and the points the player to move may
-   not take (just captured). Draws state_json of protocols/alak.py; data-square="a", "b", ... */
+   not take (just captured, or the ko point). Traditional rules add the score and a pending
+   pass (a `pass` touches no point, so it marks none). Draws state_json of protocols/alak.py;
+   data-square="a", "b", ... */
 (function () {
   "use strict";
   const R = window.Referee;
@@ -24,7 +26,13 @@
       }
       R.text(svg, x, Y - 42, sq);
     });
-    const count = R.text(svg, width / 2, HEIGHT - 22, "stones: blue " + state.stones.blue + ", orange " + state.stones.orange +
+    // Traditional rules: the score (territory + stones + captures) and a pending pass.
+    const passer = state.to_move === "blue" ? "orange" : "blue";
+    const tally = state.variant === "traditional"
+      ? "score: blue " + state.score.blue + ", orange " + state.score.orange +
+        (state.passes ? "   (" + passer + " passed)" : "")
+      : "stones: blue " + state.stones.blue + ", orange " + state.stones.orange;
+    const count = R.text(svg, width / 2, HEIGHT - 22, tally +
       (state.banned.length ? "   (× = may not be played now)" : ""), "hand-text");
     count.setAttribute("text-anchor", "middle");
     return svg;
