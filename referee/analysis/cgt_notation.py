@@ -128,6 +128,22 @@ def outcome_class(game: Game) -> tuple[str, str]:
     return OUTCOMES[(geq(game, ZERO), geq(ZERO, game))]
 
 
+def thermal(game: Game) -> dict[str, str | int]:
+    """Left and Right stops, mean, temperature (pycgt's thermography) and birthday."""
+    from pycgt import birthday, left_stop, mean, right_stop, temperature
+
+    def text(value: object) -> str:
+        return number_text(value) if isinstance(value, Fraction) else str(value)
+
+    return {
+        "left_stop": text(left_stop(game)),
+        "right_stop": text(right_stop(game)),
+        "mean": text(mean(game)),
+        "temperature": text(temperature(game)),
+        "birthday": birthday(game),
+    }
+
+
 def parse(text: str) -> Game:
     """The canonical game written `text` in brace notation or a common name (`{0|*}`, `^`)."""
     from pycgt import parse as pycgt_parse

@@ -226,6 +226,7 @@ def result_json(valuation: Valuation) -> dict[str, Any]:
         "explicit": cgt_notation.explicit(valuation.game),
         "outcome": code,
         "outcome_meaning": meaning,
+        **cgt_notation.thermal(valuation.game),
         "positions": valuation.positions,
         "seconds": round(valuation.seconds, 3),
         "width": request.width,
@@ -259,6 +260,9 @@ def print_result(valuation: Valuation, out: Console, *, as_json: bool) -> None:
         f"position   {describe_position(valuation.request)}",
         f"value      {found['value']}",
         f"outcome    {found['outcome']}: {WINNERS[found['outcome']]}",
+        f"stops      {found['left_stop']} (Left), {found['right_stop']} (Right); "
+        f"mean {found['mean']}, temperature {found['temperature']}",
+        f"birthday   {found['birthday']}",
         f"positions  {found['positions']:,}",
         f"seconds    {found['seconds']}",
     ]

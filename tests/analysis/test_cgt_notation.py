@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from pycgt import ZERO, add, negate
 
-from referee.analysis.cgt_notation import explicit, outcome_class, parse, render
+from referee.analysis.cgt_notation import explicit, outcome_class, parse, render, thermal
 
 
 def value(text: str) -> str:
@@ -98,3 +98,25 @@ def test_outcome_classes(text: str, code: str) -> None:
 )
 def test_negation_mirrors_the_name(text: str, negated: str) -> None:
     assert render(negate(parse(text))) == negated
+
+
+@pytest.mark.parametrize(
+    ("text", "left", "right", "mean", "temperature", "birthday"),
+    [
+        ("{1|-1}", "1", "-1", "0", "1", 2),
+        ("{2|0}", "2", "0", "1", "1", 3),
+        ("1/2", "1/2", "1/2", "1/2", "-1/2", 2),
+        ("*", "0", "0", "0", "0", 1),
+        ("{0|{0|-2}}", "0", "0", "0", "0", 4),
+    ],
+)
+def test_stops_mean_temperature_and_birthday(
+    text: str, left: str, right: str, mean: str, temperature: str, birthday: int
+) -> None:
+    assert thermal(parse(text)) == {
+        "left_stop": left,
+        "right_stop": right,
+        "mean": mean,
+        "temperature": temperature,
+        "birthday": birthday,
+    }

@@ -181,6 +181,8 @@ def test_the_command_prints_json() -> None:
     assert found["explicit"] == "{0|0}"
     assert found["positions"] == 35
     assert found["outcome"] == "N"
+    assert (found["left_stop"], found["right_stop"], found["temperature"]) == ("0", "0", "0")
+    assert found["birthday"] == 1
 
 
 def test_the_command_prints_text_and_the_papers_figures() -> None:
@@ -208,3 +210,15 @@ def test_the_command_lists_its_layouts() -> None:
 
 def test_a_request_keeps_its_squares() -> None:
     assert make_request(2, 2, ("a1",), ("b2",)) == Request(2, 2, ("a1",), ("b2",))
+
+
+def test_the_larger_starts_are_infinitesimal_but_not_all_small() -> None:
+    # Both stops 0 (no number to gain), yet not all-small: somewhere one side has a move the
+    # other lacks. Each start is its own negative, so its mean is 0.
+    from pycgt import is_all_small, is_infinitesimal
+
+    for name in ("start-4x4", "start-5x5"):
+        request = request_from_args(width=None, height=None, blue=None, orange=None, layout=name)
+        game = value(request).game
+        assert is_infinitesimal(game) and not is_all_small(game)
+        assert game == -game
