@@ -36,6 +36,14 @@ class TooManyPositions(Exception):
     """The search reached more positions than it was allowed."""
 
 
+class Interrupted(KeyboardInterrupt):
+    """Ctrl-C stopped the search; `positions` had been valued by then."""
+
+    def __init__(self, positions: int) -> None:
+        super().__init__(positions)
+        self.positions = positions
+
+
 @dataclass(frozen=True)
 class Request:
     """One position to value: the board and each colour's pawns (square names)."""
@@ -180,6 +188,8 @@ def value(
     sys.setrecursionlimit(max(old_limit, depth))
     try:
         game = solve(root)
+    except KeyboardInterrupt:
+        raise Interrupted(len(memo)) from None
     finally:
         sys.setrecursionlimit(old_limit)
     return Valuation(request, game, len(memo), time.perf_counter() - start)

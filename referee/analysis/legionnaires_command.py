@@ -77,15 +77,25 @@ def run_legionnaires(args: argparse.Namespace, out: Console, err: Console) -> in
             layout=args.layout,
         )
     except ValueError as exc:
-        err.print(f"referee analyse legionnaires: {exc}", highlight=False, markup=False)
+        err.print(
+            f"referee analyse legionnaires: {exc}", highlight=False, markup=False, soft_wrap=True
+        )
         return EXIT_USAGE
     try:
         result = legionnaires.analyse_with_progress(request, err, args.max_positions)
+    except legionnaires.Interrupted as stopped:
+        err.print(
+            f"interrupted after {stopped.positions:,} positions: no value computed",
+            highlight=False,
+        )
+        return EXIT_INTERRUPTED
     except KeyboardInterrupt:
         err.print("interrupted: no value computed", highlight=False)
         return EXIT_INTERRUPTED
     except legionnaires.TooManyPositions as exc:
-        err.print(f"referee analyse legionnaires: {exc}", highlight=False, markup=False)
+        err.print(
+            f"referee analyse legionnaires: {exc}", highlight=False, markup=False, soft_wrap=True
+        )
         return EXIT_USAGE
     legionnaires.print_result(result, out, as_json=args.json)
     return EXIT_OK
