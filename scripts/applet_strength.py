@@ -10,6 +10,13 @@ rate with its 95% Wilson interval, the baseline's, and the time taken.
     python scripts/applet_strength.py                # 1,000 games each
     python scripts/applet_strength.py --games 200 --seed 7
 
+With `--referee DIR` the applet's games are played instead through the referee itself, each a
+real game between two `builtin:applet` processes (blue plays at random, orange fewest replies),
+and every record is kept in DIR, so the figure can be re-checked game by game:
+
+    python scripts/applet_strength.py --games 100 --referee applet-games
+    for f in applet-games/*.jsonl; do referee replay --verify-only "$f"; done
+
 Progress is shown on stderr; Ctrl-C stops and prints the figures of the games finished so far.
 """
 
@@ -20,6 +27,7 @@ import math
 import sys
 import time
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 from rich.console import Console
@@ -109,11 +117,59 @@ def report(prefix: str, wins: int, games: int) -> None:
     )
 
 
+async def referee_games(
+    games: int, seed: int, folder: Path, progress: Progress, tally: list[int]
+) -> None:
+    """Play `games` applet games through the referee, two at a time, records kept in `folder`;
+    `tally` gets [Black's wins, games finished, void games]."""
+    import trio
+
+    from referee.match import Match, MatchSettings, PlayerSpec, resolve_command
+
+    settings = MatchSettings(random_assignment=False)
+    folder.mkdir(parents=True, exist_ok=True)
+    limiter = trio.CapacityLimiter(2)
+    task = progress.add_task("referee", total=games)
+
+    async def one(number: int) -> None:
+        def player(name: str, bot_seed: int) -> PlayerSpec:
+            command = resolve_command(f"builtin:applet --seed {bot_seed}", "legionnaires")
+            return PlayerSpec(name=name, command=command)
+
+        game_seed = seed + number
+        blue, orange = player("white", 2 * game_seed), player("black", 2 * game_seed + 1)
+        path = folder / f"applet-{game_seed:06d}.jsonl"
+        async with limiter:
+            record = await Match(
+                "legionnaires", blue, orange, settings=settings, record_path=path
+            ).play()
+        result = record.result
+        if result is None or result.void:
+            tally[2] += 1
+        else:
+            tally[0] += result.winner is Side.ORANGE
+            tally[1] += 1
+        progress.advance(task)
+
+    async with trio.open_nursery() as nursery:
+        for number in range(games):
+            nursery.start_soon(one, number)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--games", type=int, default=1000, help="games per strategy pair")
     parser.add_argument("--seed", type=int, default=1, help="first game's seed")
+    parser.add_argument(
+        "--referee",
+        type=Path,
+        default=None,
+        metavar="DIR",
+        help="play the applet's games through the referee, keeping their records in DIR",
+    )
     args = parser.parse_args(argv)
+    if args.referee is not None:
+        return main_referee(args.games, args.seed, args.referee)
     err = Console(stderr=True)
     columns = (BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
     start = time.perf_counter()
@@ -129,6 +185,24 @@ def main(argv: list[str] | None = None) -> int:
             return 130
     print(f"seconds={time.perf_counter() - start:.1f}")
     return 0
+
+
+def main_referee(games: int, seed: int, folder: Path) -> int:
+    import trio
+
+    err = Console(stderr=True)
+    tally = [0, 0, 0]
+    start = time.perf_counter()
+    columns = (BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
+    interrupted = False
+    with Progress(*columns, console=err, transient=True) as progress:
+        try:
+            trio.run(referee_games, games, seed, folder, progress, tally)
+        except KeyboardInterrupt:
+            interrupted = True
+    report("referee", tally[0], tally[1])
+    print(f"referee_void={tally[2]} records={folder} seconds={time.perf_counter() - start:.1f}")
+    return 130 if interrupted else 0
 
 
 if __name__ == "__main__":
