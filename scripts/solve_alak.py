@@ -4,6 +4,12 @@ For each size from LO to HI (default 2..7) it explores every state reachable fro
 runs the retrograde analysis of `bots.solvers.alak` (endless play counts as a draw; the
 repetition and ply-limit counters are ignored) and prints the result for the first player (blue),
 the length of the game under perfect play, the value of each opening move, and the time taken.
+
+`--table baljeu|traditional` prints instead one Markdown row per size (size, value, best
+openings, positions, seconds) from `referee.analysis.alak_solve`, the rows of
+docs/analysis/alak.md, and then `key=value` lines; `--max-states` stops before a board whose
+search would pass that many states (the traditional graph grows about 3.5x per point), and
+Ctrl-C keeps the rows already printed. Run long tables under `nice -n 19`.
 """
 
 from __future__ import annotations
@@ -44,12 +50,49 @@ def report(size: int) -> None:
     print(f"           openings (result/plies): {openings(solution)}")
 
 
+def table(variant: str, sizes: range, max_states: int) -> None:
+    """Markdown rows for docs/analysis/alak.md, one per size, then key=value lines."""
+    from referee.analysis.alak_solve import TooBig, baljeu_openings, traditional_openings
+
+    print("| points | value | best openings | positions | seconds |")
+    print("|-------:|-------|---------------|----------:|--------:|")
+    timings = []
+    try:
+        for size in sizes:
+            try:
+                if variant == "baljeu":
+                    result = baljeu_openings(size)
+                else:
+                    result = traditional_openings(size, max_states=max_states)
+            except TooBig:
+                print(f"size {size}: more than {max_states:,} states, stopped")
+                break
+            best = ", ".join(f"`{move}`" for move in result.best)
+            print(
+                f"| {size} | {result.value} | {best} | {result.positions:,} | "
+                f"{result.seconds:.2f} |",
+                flush=True,
+            )
+            timings.append((size, result.seconds, result.positions))
+    except KeyboardInterrupt:
+        print("interrupted: the rows above are complete")
+    for size, seconds, positions in timings:
+        print(f"{variant}_size{size}_seconds={seconds:.3f} {variant}_size{size}_states={positions}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("lo", type=int, nargs="?", default=2, help="smallest board (default 2)")
     parser.add_argument("hi", type=int, nargs="?", help="largest board (default: max(LO, 7))")
+    parser.add_argument("--table", choices=("baljeu", "traditional"), help="Markdown rows")
+    parser.add_argument(
+        "--max-states", type=int, default=30_000_000, help="state limit per board (traditional)"
+    )
     args = parser.parse_args()
     hi = args.hi if args.hi is not None else max(args.lo, 7)
+    if args.table:
+        table(args.table, range(args.lo, hi + 1), args.max_states)
+        return
     for size in range(args.lo, hi + 1):
         report(size)
 
