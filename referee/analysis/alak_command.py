@@ -12,7 +12,7 @@ from __future__ import annotations
 import argparse
 from typing import TYPE_CHECKING
 
-from referee.commands import EXIT_USAGE
+from referee import EXIT_USAGE
 
 if TYPE_CHECKING:
     from rich.console import Console

@@ -59,8 +59,7 @@ def solve(size: int, variant: str, err: Console, seconds: float) -> Openings:
     deadline = time.monotonic() + seconds if seconds > 0 else None
     with progress_on(err, deadline) as update:
         if variant == "baljeu":
-            update("solving", 0, 0)
-            return baljeu_openings(size)
+            return baljeu_openings(size, update)
         return traditional_openings(size, update)
 
 
@@ -84,7 +83,7 @@ def describe(result: Openings) -> list[str]:
 
 
 def run(size: int, variant: str, as_json: bool, seconds: float, out: Console, err: Console) -> int:
-    from referee.commands import EXIT_INTERRUPTED, EXIT_OK, EXIT_VOID
+    from referee import EXIT_INTERRUPTED, EXIT_OK, EXIT_VOID
 
     try:
         result = solve(size, variant, err, seconds)

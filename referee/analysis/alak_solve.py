@@ -21,9 +21,13 @@ win never repeats a state (each move of the winner shortens the win), so the rep
 never takes a win away and these values are exact under the rules. Only the ply limit (200 by
 default) is ignored: a win longer than the plies left would be a draw.
 
-The tables are built in memory (plain lists and `array`); `solve_traditional` reports progress
-through a callback so that the command can show it, and `openings` gives the per-opening table
-for either rule set (Baljeu's through `bots.solvers.alak`).
+Baljeu's rules go through the same search (`baljeu_moves`: no pass, so no window and one
+solve); it is written apart from the perfect bot's solver (`bots.solvers.alak`, which the
+referee's runtime may not import) and the tests check that the two agree on every opening.
+
+The tables are built in memory (plain lists and `array`); `solve` reports progress through a
+callback so that the command can show it, and `traditional_openings` / `baljeu_openings` give
+the per-opening tables.
 """
 
 from __future__ import annotations
@@ -42,6 +46,8 @@ DRAW, WIN, LOSS = 0, 1, 2  # the value for the player to move (as in bots.solver
 _END_LOSS, _END_DRAW, _END_WIN, _CUT_BLUE, _CUT_ORANGE = 0, 1, 2, 3, 4
 _ENDS = 5
 PASS = -1
+STUCK = -2  # Baljeu's rules: the player to move cannot place (the game's end, as a move)
+Step = Callable[[AlakRules, int, int], list[tuple[int, int]]]
 
 Progress = Callable[[str, int, int], None]  # (phase, done, total; 0 when unknown)
 
@@ -93,6 +99,25 @@ def moves(rules: AlakRules, key: int, window: int) -> list[tuple[int, int]]:
     return result
 
 
+def baljeu_moves(rules: AlakRules, key: int, window: int) -> list[tuple[int, int]]:
+    """`moves` under Baljeu's rules: the `ko` field holds the banned points, and a player who
+    cannot place ends the game (a pseudo-move, STUCK, to the end node the stones give)."""
+    size, full = rules.size, rules.full
+    own, enemy, banned = key & full, key >> size & full, key >> 2 * size & full
+    orange = key >> 3 * size + 1 & 1
+    result = []
+    free = full & ~(own | enemy | banned)
+    for point in range(size):
+        if free >> point & 1:
+            new_own, new_enemy, captured = place(rules, own, enemy, point)
+            result.append((point, pack(size, new_enemy, new_own, captured, 0, 0, orange ^ 1)))
+    if not result:
+        lead = own.bit_count() - enemy.bit_count()
+        end = _END_LOSS if lead > 0 else _END_WIN if lead < 0 else _END_DRAW
+        result.append((STUCK, -1 - end))
+    return result
+
+
 @dataclass
 class Table:
     """The solved states of one board size within one window: for each state, its value and
@@ -105,6 +130,7 @@ class Table:
     high: tuple[bytearray, array[int]]
     low: tuple[bytearray, array[int]]
     seconds: float = 0.0
+    stuck: bool = False  # Baljeu's rules: every decided length counts one pseudo-move too many
 
     def lookup(self, key: int) -> tuple[int | None, int]:
         """The exact value for the player to move and a game length, or (None, 0) when the
@@ -117,7 +143,7 @@ class Table:
         if high == DRAW:
             return DRAW, 0
         blue_wins = (high == WIN) != _orange_moves(self.size, key)
-        return high, (self.low if blue_wins else self.high)[1][row]
+        return high, (self.low if blue_wins else self.high)[1][row] - self.stuck
 
     @property
     def positions(self) -> int:
@@ -131,7 +157,7 @@ def _orange_moves(size: int, key: int) -> bool:
 
 
 def _explore(
-    rules: AlakRules, window: int, progress: Progress, max_states: int
+    rules: AlakRules, step: Step, window: int, progress: Progress, max_states: int
 ) -> tuple[list[int], array[int], array[int]]:
     """Every state reachable from the empty board, children as a flat edge list of rows."""
     keys = [-1 - row for row in range(_ENDS)]
@@ -142,7 +168,7 @@ def _explore(
     edges = array("q")
     row = _ENDS
     while row < len(keys):
-        for _, child in moves(rules, keys[row], window):
+        for _, child in step(rules, keys[row], window):
             if child < 0:
                 edges.append(-1 - child)
                 continue
@@ -224,16 +250,32 @@ def solve_traditional(
 ) -> Table:
     """Solve traditional Alak on `size` points from the empty board, capture balances kept
     within +-`window` (see the module's note)."""
+    return solve(size, "traditional", window, progress, max_states)
+
+
+def solve(
+    size: int,
+    variant: str,
+    window: int = 0,
+    progress: Progress | None = None,
+    max_states: int = 30_000_000,
+) -> Table:
+    """Solve Alak under `variant`'s rules on `size` points from the empty board."""
     began = time.perf_counter()
     report = progress or (lambda phase, done, total: None)
     rules = rules_for(size, 0, 0)
-    keys, starts, edges = _explore(rules, window, report, max_states)
+    step = moves if variant == "traditional" else baljeu_moves
+    keys, starts, edges = _explore(rules, step, window, report, max_states)
     first, sources = _parents(len(keys), starts, edges)
     graph = (starts, first, sources)
     high = _retrograde(graph, True, report, "solving, cuts to blue")
-    low = _retrograde(graph, False, report, "solving, cuts to orange")
+    if first[_CUT_BLUE] == first[_CUT_ORANGE + 1]:  # no cut node reached: one solve is exact
+        low = high
+    else:
+        low = _retrograde(graph, False, report, "solving, cuts to orange")
     index = {key: row for row, key in enumerate(keys) if row >= _ENDS}
-    return Table(size, window, index, high, low, time.perf_counter() - began)
+    stuck = variant != "traditional"
+    return Table(size, window, index, high, low, time.perf_counter() - began, stuck)
 
 
 # --- Both rule sets, per opening move --------------------------------------------------------
@@ -316,19 +358,13 @@ def traditional_openings(
     return Openings(size, "traditional", results, lengths, table.positions, spent, width)
 
 
-def baljeu_openings(size: int) -> Openings:
-    """The same table for Baljeu's rules, from the perfect bot's solver."""
-    from bots.solvers.alak import pack as baljeu_pack
-    from bots.solvers.alak import solve
-
-    began = time.perf_counter()
-    solution = solve(size)
-    seconds = time.perf_counter() - began
-    rules = rules_for(size, 0, 0)
+def baljeu_openings(size: int, progress: Progress | None = None) -> Openings:
+    """The same table for Baljeu's rules (no pass, so no window: the graph is finite)."""
+    table = solve(size, "baljeu", 0, progress)
     results, lengths = {}, {}
-    for point in range(size):
-        own, enemy, captured = place(rules, 0, 0, point)
-        value, plies = solution.lookup(baljeu_pack(size, enemy, own, captured))
-        results[LETTERS[point]] = _FOR_FIRST[int(value)]
+    for point, child in baljeu_moves(rules_for(size, 0, 0), pack(size, 0, 0, 0, 0, 0, 0), 0):
+        value, plies = table.lookup(child)
+        assert value is not None  # no cut nodes under Baljeu's rules
+        results[LETTERS[point]] = _FOR_FIRST[value]
         lengths[LETTERS[point]] = plies + 1 if value != DRAW else 0
-    return Openings(size, "baljeu", results, lengths, len(solution.index), seconds)
+    return Openings(size, "baljeu", results, lengths, table.positions, table.seconds)

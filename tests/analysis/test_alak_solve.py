@@ -9,7 +9,10 @@ import sys
 
 import pytest
 
-from protocols.alak import GAME, TraditionalState, rules_for, traditional_start
+from bots.solvers.alak import Value
+from bots.solvers.alak import pack as baljeu_pack
+from bots.solvers.alak import solve as solve_baljeu
+from protocols.alak import GAME, TraditionalState, place, rules_for, traditional_start
 from protocols.base import Side
 from referee.analysis.alak_solve import (
     DRAW,
@@ -58,6 +61,20 @@ def test_baljeu_openings_match_the_rules_page_table() -> None:
     assert seven.value == "blue" and seven.best == ["d"] and seven.plies["d"] == 13
     assert baljeu_openings(6).value == "draw"
     assert baljeu_openings(4).value == "orange"
+
+
+@pytest.mark.parametrize("size", range(2, 10))
+def test_baljeu_openings_agree_with_the_perfect_bots_solver(size: int) -> None:
+    solution = solve_baljeu(size)
+    rules = rules_for(size, 0, 0)
+    names = {Value.LOSS: "blue", Value.WIN: "orange", Value.DRAW: "draw"}
+    mine = baljeu_openings(size)
+    for point in range(size):
+        own, enemy, captured = place(rules, 0, 0, point)
+        value, plies = solution.lookup(baljeu_pack(size, enemy, own, captured))
+        letter = "abcdefghijklmnopqrstuvwxyz"[point]
+        assert mine.results[letter] == names[value]
+        assert mine.plies[letter] == (plies + 1 if value is not Value.DRAW else 0)
 
 
 def test_small_boards() -> None:
