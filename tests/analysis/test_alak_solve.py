@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import json
 import random
+import signal
 import subprocess
 import sys
+import time
 
 import pytest
 
@@ -138,3 +140,19 @@ def test_draw_values_are_reported_as_draws() -> None:
     table = solve_traditional(5, 10)
     start = pack(5, 0, 0, 0, 0, 0, 0)
     assert table.lookup(start) == (DRAW, 0)
+
+
+def test_seconds_limit_and_ctrl_c_stop_cleanly() -> None:
+    gave_up = analyse("--size", "14", "--variant", "traditional", "--seconds", "0.5")
+    assert gave_up.returncode == 3 and "gave up after 0.5 s" in gave_up.stderr
+    assert gave_up.stdout == ""
+    process = subprocess.Popen(
+        [sys.executable, "-m", "referee", "analyse", "alak", "--size", "14"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    time.sleep(2)
+    process.send_signal(signal.SIGINT)
+    out, err = process.communicate(timeout=30)
+    assert process.returncode == 130 and "interrupted" in err and out == ""
