@@ -223,3 +223,15 @@ def dask_cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[DaskClust
         yield cluster
     finally:
         cluster.stop()
+
+
+@pytest.fixture(autouse=True)
+def no_resource_tracker_left() -> Iterator[None]:
+    """A `LocalCluster` started in the test process starts multiprocessing's resource tracker,
+    a child process that would otherwise outlive the test and show up in the tests that check
+    that nothing is left behind (tests/isolation/test_stress.py counts this process's
+    children). Stopped once the test's cluster is closed."""
+    yield
+    from multiprocessing import resource_tracker
+
+    resource_tracker._resource_tracker._stop()  # type: ignore[attr-defined]
