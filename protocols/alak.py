@@ -500,34 +500,21 @@ def _traditional_parse(state: TraditionalState, token: str, index: int) -> Move:
 PASS_MOVE = Move(PASS)
 
 
-class Alak(Game[AnyAlakState, Move, AlakOptions]):
-    """Alak on a line of 5..26 points: Baljeu's rules, or the traditional variant.
-
-    The variant is chosen once per game by the state class `initial_state` returns; each method
-    tests the class once, before any loop, so Baljeu's path stays as it was.
-    """
+class BaljeuAlak(Game[AlakState, Move, AlakOptions]):
+    """Alak with Baljeu's rules alone, no variant to tell apart: `Alak` (the registered game)
+    hands Baljeu states to this, and a search on a Baljeu game calls it directly (`BALJEU`)."""
 
     name: ClassVar[str] = "alak"
     options_model: ClassVar[type[GameOptions]] = AlakOptions
     endings: ClassVar[Mapping[str, str]] = {
-        STONE_COUNT: "the player to move cannot place: more stones wins, equal stones draw",
-        SCORE: "two passes in a row (traditional variant): territory + stones + captures, "
-        "the higher score wins",
+        STONE_COUNT: "the player to move cannot place: more stones wins, equal stones draw"
     }
 
-    def initial_state(self, options: AlakOptions | None = None) -> AnyAlakState:
+    def initial_state(self, options: AlakOptions | None = None) -> AlakState:
         opts = options or AlakOptions()
-        if opts.variant == "traditional":
-            return traditional_start(
-                opts.size, repetition=opts.repetition, ply_limit=opts.ply_limit
-            )
         return start_position(opts.size, repetition=opts.repetition, ply_limit=opts.ply_limit)
 
-    def legal_moves(self, state: AnyAlakState) -> Sequence[Move]:
-        if isinstance(state, TraditionalState):
-            if state.passes >= 2 or _draw_outcome(state) is not None:
-                return ()
-            return (*(_MOVES[point] for point in _traditional_points(state)), PASS_MOVE)
+    def legal_moves(self, state: AlakState) -> Sequence[Move]:
         if self._draw_reached(state):
             return ()
         free = state.rules.full & ~(state.blue | state.orange | state.banned)
@@ -536,15 +523,7 @@ class Alak(Game[AnyAlakState, Move, AlakOptions]):
             return _LOW_MOVES[free & _LOW_MASK] + _HIGH_MOVES[high]
         return _LOW_MOVES[free]
 
-    @overload
-    def apply(self, state: AlakState, move: Move) -> AlakState: ...
-
-    @overload
-    def apply(self, state: TraditionalState, move: Move) -> TraditionalState: ...
-
-    def apply(self, state: AnyAlakState, move: Move) -> AnyAlakState:
-        if isinstance(state, TraditionalState):
-            return _traditional_apply(state, move)
+    def apply(self, state: AlakState, move: Move) -> AlakState:
         rules = state.rules
         if state.to_move is _BLUE:
             blue, orange, captured = place(rules, state.blue, state.orange, move.point)
@@ -561,9 +540,7 @@ class Alak(Game[AnyAlakState, Move, AlakOptions]):
         repeats = seen.count(key)
         return AlakState(rules, blue, orange, captured, to_move, state.ply + 1, seen, repeats)
 
-    def outcome(self, state: AnyAlakState) -> Outcome | None:
-        if isinstance(state, TraditionalState):
-            return _traditional_outcome(state)
+    def outcome(self, state: AlakState) -> Outcome | None:
         # The game's own ending comes before the draw rules (spec section 1, item 8).
         if not state.free():
             return _count_stones(state)
@@ -576,33 +553,27 @@ class Alak(Game[AnyAlakState, Move, AlakOptions]):
         return None
 
     @staticmethod
-    def _draw_reached(state: AnyAlakState) -> bool:
+    def _draw_reached(state: AlakState) -> bool:
         rules = state.rules
         return bool(
             (rules.repetition and state.repeats >= rules.repetition)
             or (rules.ply_limit and state.ply >= rules.ply_limit)
         )
 
-    def parse_move(self, state: AnyAlakState, line: str) -> Move:
+    def parse_move(self, state: AlakState, line: str) -> Move:
         tokens = split_tokens(line)
         size = state.rules.size
         last = LETTERS[size - 1]
-        traditional = isinstance(state, TraditionalState)
-        expected = f"one point letter a..{last}" + (" or 'pass'" if traditional else "")
         if len(tokens) != 1:
-            raise BadSyntax(f"expected {expected}, got {len(tokens)} tokens")
+            raise BadSyntax(f"expected one point letter a..{last}, got {len(tokens)} tokens")
         token = tokens[0]
         if token == "pass":
-            if isinstance(state, TraditionalState):
-                return _traditional_parse(state, token, PASS)
             raise IllegalMove(
                 "pass: there is no passing under Baljeu's rules (variant 'baljeu'): place a stone"
             )
         index = LETTERS.find(token) if len(token) == 1 else -1
         if not 0 <= index < size:
-            raise BadSyntax(f"{token!r} is not a point: expected {expected}")
-        if isinstance(state, TraditionalState):
-            return _traditional_parse(state, token, index)
+            raise BadSyntax(f"{token!r} is not a point: points are the lowercase letters a..{last}")
         if self.outcome(state) is not None:
             raise IllegalMove("the game is over")
         if (state.blue | state.orange) >> index & 1:
@@ -615,19 +586,17 @@ class Alak(Game[AnyAlakState, Move, AlakOptions]):
         return _MOVES[index]
 
     def format_move(self, move: Move) -> str:
-        return "pass" if move.point == PASS else LETTERS[move.point]
+        return LETTERS[move.point]
 
-    def squares(self, state: AnyAlakState) -> Sequence[str]:
+    def squares(self, state: AlakState) -> Sequence[str]:
         return tuple(LETTERS[: state.rules.size])
 
-    def touched(self, state: AnyAlakState, move: Move) -> Touched:
-        if move.point == PASS:
-            return Touched()
+    def touched(self, state: AlakState, move: Move) -> Touched:
         own, enemy = _sides(state)
         _, _, captured = place(state.rules, own, enemy, move.point)
         return Touched(to=(LETTERS[move.point],), removed=tuple(_letters(captured)))
 
-    def render_text(self, state: AnyAlakState) -> str:
+    def render_text(self, state: AlakState) -> str:
         size = state.rules.size
         stones = " ".join(pbm_line(state))
         letters = " ".join(LETTERS[:size])
@@ -635,35 +604,11 @@ class Alak(Game[AnyAlakState, Move, AlakOptions]):
         status = f"{state.to_move} ({mark}) to move, ply {state.ply}"
         if state.banned:
             status += "; banned: " + " ".join(_letters(state.banned))
-        if isinstance(state, TraditionalState):
-            blue, orange = traditional_score(state)
-            status += f"\nscore: blue {blue}, orange {orange}" + (
-                " (orange passed)"
-                if state.passes and state.to_move is _BLUE
-                else " (blue passed)"
-                if state.passes
-                else ""
-            )
         return f"{stones}\n{letters}\n{status}"
 
-    def state_json(self, state: AnyAlakState) -> Mapping[str, Any]:
+    def state_json(self, state: AlakState) -> Mapping[str, Any]:
         line = pbm_line(state)
         names = {"X": "blue", "O": "orange", ".": None}
-        if isinstance(state, TraditionalState):
-            blue, orange = traditional_score(state)
-            return {
-                "to_move": str(state.to_move),
-                "ply": state.ply,
-                "size": state.rules.size,
-                "points": [names[c] for c in line],
-                "line": line,
-                "banned": _letters(state.banned),
-                "stones": {"blue": state.blue.bit_count(), "orange": state.orange.bit_count()},
-                "variant": "traditional",
-                "passes": state.passes,
-                "captured": {"blue": state.blue_captured, "orange": state.orange_captured},
-                "score": {"blue": blue, "orange": orange},
-            }
         return {
             "to_move": str(state.to_move),
             "ply": state.ply,
@@ -673,6 +618,151 @@ class Alak(Game[AnyAlakState, Move, AlakOptions]):
             "banned": _letters(state.banned),
             "stones": {"blue": state.blue.bit_count(), "orange": state.orange.bit_count()},
         }
+
+
+class Alak(Game[AnyAlakState, Move, AlakOptions]):
+    """Alak on a line of 5..26 points: Baljeu's rules, or the traditional variant.
+
+    The variant is fixed per game by the state class `initial_state` returns. Each method tests
+    the class once and hands Baljeu states to `BALJEU`, whose code has no variant in it; a
+    search chooses `BALJEU` or `TRADITIONAL` once per game and skips even that test.
+    """
+
+    name: ClassVar[str] = "alak"
+    options_model: ClassVar[type[GameOptions]] = AlakOptions
+    endings: ClassVar[Mapping[str, str]] = {
+        STONE_COUNT: "the player to move cannot place: more stones wins, equal stones draw",
+        SCORE: "two passes in a row (traditional variant): territory + stones + captures, "
+        "the higher score wins",
+    }
+
+    def initial_state(self, options: AlakOptions | None = None) -> AnyAlakState:
+        opts = options or AlakOptions()
+        if opts.variant == "traditional":
+            return TRADITIONAL.initial_state(opts)
+        return BALJEU.initial_state(opts)
+
+    def legal_moves(self, state: AnyAlakState) -> Sequence[Move]:
+        if isinstance(state, TraditionalState):
+            return TRADITIONAL.legal_moves(state)
+        return BALJEU.legal_moves(state)
+
+    @overload
+    def apply(self, state: AlakState, move: Move) -> AlakState: ...
+
+    @overload
+    def apply(self, state: TraditionalState, move: Move) -> TraditionalState: ...
+
+    def apply(self, state: AnyAlakState, move: Move) -> AnyAlakState:
+        if isinstance(state, TraditionalState):
+            return _traditional_apply(state, move)
+        return BALJEU.apply(state, move)
+
+    def outcome(self, state: AnyAlakState) -> Outcome | None:
+        if isinstance(state, TraditionalState):
+            return _traditional_outcome(state)
+        return BALJEU.outcome(state)
+
+    def parse_move(self, state: AnyAlakState, line: str) -> Move:
+        if isinstance(state, TraditionalState):
+            return TRADITIONAL.parse_move(state, line)
+        return BALJEU.parse_move(state, line)
+
+    def format_move(self, move: Move) -> str:
+        return "pass" if move.point == PASS else LETTERS[move.point]
+
+    def squares(self, state: AnyAlakState) -> Sequence[str]:
+        return tuple(LETTERS[: state.rules.size])
+
+    def touched(self, state: AnyAlakState, move: Move) -> Touched:
+        if isinstance(state, TraditionalState):
+            return TRADITIONAL.touched(state, move)
+        return BALJEU.touched(state, move)
+
+    def render_text(self, state: AnyAlakState) -> str:
+        if isinstance(state, TraditionalState):
+            return TRADITIONAL.render_text(state)
+        return BALJEU.render_text(state)
+
+    def state_json(self, state: AnyAlakState) -> Mapping[str, Any]:
+        if isinstance(state, TraditionalState):
+            return TRADITIONAL.state_json(state)
+        return BALJEU.state_json(state)
+
+
+class TraditionalAlak(Game[TraditionalState, Move, AlakOptions]):
+    """Alak with the traditional rules alone (`TRADITIONAL`): what `Alak` does with a
+    `TraditionalState`, and what a search on a traditional game calls directly."""
+
+    name: ClassVar[str] = "alak"
+    options_model: ClassVar[type[GameOptions]] = AlakOptions
+    endings: ClassVar[Mapping[str, str]] = {SCORE: Alak.endings[SCORE]}
+
+    def initial_state(self, options: AlakOptions | None = None) -> TraditionalState:
+        opts = options or AlakOptions(variant="traditional")
+        return traditional_start(opts.size, repetition=opts.repetition, ply_limit=opts.ply_limit)
+
+    def legal_moves(self, state: TraditionalState) -> Sequence[Move]:
+        if state.passes >= 2 or _draw_outcome(state) is not None:
+            return ()
+        return (*(_MOVES[point] for point in _traditional_points(state)), PASS_MOVE)
+
+    def apply(self, state: TraditionalState, move: Move) -> TraditionalState:
+        return _traditional_apply(state, move)
+
+    def outcome(self, state: TraditionalState) -> Outcome | None:
+        return _traditional_outcome(state)
+
+    def parse_move(self, state: TraditionalState, line: str) -> Move:
+        tokens = split_tokens(line)
+        size = state.rules.size
+        expected = f"one point letter a..{LETTERS[size - 1]} or 'pass'"
+        if len(tokens) != 1:
+            raise BadSyntax(f"expected {expected}, got {len(tokens)} tokens")
+        token = tokens[0]
+        if token == "pass":
+            return _traditional_parse(state, token, PASS)
+        index = LETTERS.find(token) if len(token) == 1 else -1
+        if not 0 <= index < size:
+            raise BadSyntax(f"{token!r} is not a point: expected {expected}")
+        return _traditional_parse(state, token, index)
+
+    def format_move(self, move: Move) -> str:
+        return "pass" if move.point == PASS else LETTERS[move.point]
+
+    def squares(self, state: TraditionalState) -> Sequence[str]:
+        return tuple(LETTERS[: state.rules.size])
+
+    def touched(self, state: TraditionalState, move: Move) -> Touched:
+        if move.point == PASS:
+            return Touched()
+        own, enemy = _sides(state)
+        placed = traditional_place(state.rules, own, enemy, move.point)
+        captured = 0 if placed is None else placed[2]
+        return Touched(to=(LETTERS[move.point],), removed=tuple(_letters(captured)))
+
+    def render_text(self, state: TraditionalState) -> str:
+        board = BALJEU.render_text(_as_baljeu(state))
+        blue, orange = traditional_score(state)
+        passer = "orange" if state.to_move is _BLUE else "blue"
+        passed = f" ({passer} passed)" if state.passes else ""
+        return f"{board}\nscore: blue {blue}, orange {orange}{passed}"
+
+    def state_json(self, state: TraditionalState) -> Mapping[str, Any]:
+        blue, orange = traditional_score(state)
+        return {
+            **BALJEU.state_json(_as_baljeu(state)),
+            "variant": "traditional",
+            "passes": state.passes,
+            "captured": {"blue": state.blue_captured, "orange": state.orange_captured},
+            "score": {"blue": blue, "orange": orange},
+        }
+
+
+def _as_baljeu(state: TraditionalState) -> AlakState:
+    """The board, ko point (as the banned point), side and ply, for the shared views."""
+    return AlakState(state.rules, state.blue, state.orange, state.banned, state.to_move,
+                     state.ply, (), 1)  # fmt: skip
 
 
 def _count_stones(state: AlakState) -> Outcome:
@@ -689,4 +779,6 @@ def _sides(state: AlakState | TraditionalState) -> tuple[int, int]:
     return state.orange, state.blue
 
 
+BALJEU = BaljeuAlak()
+TRADITIONAL = TraditionalAlak()
 GAME = Alak()

@@ -12,7 +12,15 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from bots.search.model import RulesModel
-from protocols.alak import GAME, AlakState, Move, TraditionalState, place, traditional_score
+from protocols.alak import (
+    BALJEU,
+    TRADITIONAL,
+    AlakState,
+    Move,
+    TraditionalState,
+    place,
+    traditional_score,
+)
 from protocols.base import Side
 
 STONE = 100
@@ -50,13 +58,20 @@ class AlakModel(RulesModel):
     """Placements that capture are the noisy moves, the biggest capture first."""
 
     def __init__(self) -> None:
-        super().__init__(GAME)
+        super().__init__(BALJEU)
+        self.traditional = False
+
+    def root(self, state: AlakState | TraditionalState) -> AlakState | TraditionalState:
+        # The rules are chosen once per search: Baljeu's path has no variant test in it.
+        self.traditional = isinstance(state, TraditionalState)
+        self.game = TRADITIONAL if self.traditional else BALJEU
+        return state
 
     def moves(self, pos: AlakState | TraditionalState) -> tuple[Sequence[Move], int]:
-        moves = GAME.legal_moves(pos)
+        moves = self.game.legal_moves(pos)
         rules = pos.rules
         own, enemy = (pos.blue, pos.orange) if pos.to_move is Side.BLUE else (pos.orange, pos.blue)
-        if isinstance(pos, TraditionalState) and moves:  # `pass` (always last) captures nothing
+        if self.traditional and moves:  # `pass` (always last) captures nothing
             gains = [place(rules, own, enemy, m.point)[2].bit_count() for m in moves[:-1]]
             gains.append(0)
         else:
