@@ -239,19 +239,24 @@ class TooBig(Exception):
     """The exact endgame search met more positions than it was allowed."""
 
 
-def longest_tail(state: LielowState, limit: int = 200_000) -> list[Move]:
-    """The longest way to play `state` on until a king is removed, searched exactly.
+class Endgame:
+    """The exact longest continuations of positions with few stacks: a depth-first search with
+    a table of every position it has solved, shared by all the positions asked about (a value
+    depends on the position, not on how it was reached). Raises TooBig once the table holds
+    `limit` positions; what it holds stays exact, so it can still answer smaller questions."""
 
-    Worth it only with few stacks left: raises TooBig after `limit` distinct positions.
-    """
-    memo: dict[tuple[tuple[int, ...], Side, tuple[int, int]], tuple[int, Move | None]] = {}
+    def __init__(self, limit: int) -> None:
+        self.limit = limit
+        self.memo: dict[tuple[tuple[int, ...], Side, tuple[int, int]], tuple[int, Move | None]]
+        self.memo = {}
 
-    def value(position: LielowState) -> int:
+    def length(self, position: LielowState) -> int:
+        """The most plies from `position` to a king removed (-1: no such way to go on)."""
         key = _key(position)
-        known = memo.get(key)
+        known = self.memo.get(key)
         if known is not None:
             return known[0]
-        if len(memo) >= limit:
+        if len(self.memo) >= self.limit:
             raise TooBig
         best, choice = -1, None
         for move in GAME.legal_moves(position):
@@ -261,24 +266,33 @@ def longest_tail(state: LielowState, limit: int = 200_000) -> list[Move]:
             elif GAME.outcome(child) is not None:
                 continue  # a game must end by a king lost
             else:
-                rest = value(child)
+                rest = self.length(child)
                 if rest < 0:
                     continue
                 length = 1 + rest
             if length > best:
                 best, choice = length, move
-        memo[key] = (best, choice)
+        self.memo[key] = (best, choice)
         return best
 
-    if value(state) < 0:
-        return []
-    moves: list[Move] = []
-    while True:
-        entry = memo.get(_key(state))
-        if entry is None or entry[1] is None:
-            return moves
-        moves.append(entry[1])
-        state = GAME.apply(state, entry[1])
+    def moves(self, state: LielowState) -> list[Move]:
+        """The longest continuation of `state` (solved already by `length`)."""
+        moves: list[Move] = []
+        while True:
+            entry = self.memo.get(_key(state))
+            if entry is None or entry[1] is None:
+                return moves
+            moves.append(entry[1])
+            state = GAME.apply(state, entry[1])
+
+
+def longest_tail(state: LielowState, limit: int = 200_000) -> list[Move]:
+    """The longest way to play `state` on until a king is removed, searched exactly.
+
+    Worth it only with few stacks left: raises TooBig after `limit` distinct positions.
+    """
+    endgame = Endgame(limit)
+    return endgame.moves(state) if endgame.length(state) >= 0 else []
 
 
 def polish(lines: list[str], stacks: int = 5, limit: int = 200_000) -> list[str]:
