@@ -78,8 +78,11 @@ def run_puzzle(args: argparse.Namespace, out: Console, err: Console) -> int:
 
                 if puzzle == "longest":
                     found = longest_game(width, seed, deadline, report, args.capture)
-                    progress.update(task, status=f"{len(found.moves)} plies; exact endgame...")
-                    found = replace(found, moves=polish(found.moves, POLISH_STACKS, POLISH_LIMIT))
+                    if not found.interrupted:  # after Ctrl-C, report at once
+                        status = f"{len(found.moves)} plies; exact endgame..."
+                        progress.update(task, status=status)
+                        polished = polish(found.moves, POLISH_STACKS, POLISH_LIMIT)
+                        found = replace(found, moves=polished)
                     better = best is None or len(found.moves) > len(best.moves)
                 else:
                     found = broad_game(width, seed, deadline=deadline, progress=report)

@@ -7,6 +7,10 @@ import argparse
 import io
 import json
 import random
+import signal
+import subprocess
+import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -162,6 +166,22 @@ def test_the_command_writes_a_record_that_replay_verifies(tmp_path: Path) -> Non
     checked = referee("replay", "--verify-only", str(target), cwd=tmp_path)
     assert checked.returncode == 0, checked.stdout + checked.stderr
     assert f"{summary['plies']} plies" in checked.stdout
+
+
+def test_ctrl_c_stops_the_command_with_the_best_game_written(tmp_path: Path) -> None:
+    target = tmp_path / "partial.jsonl"
+    command = [sys.executable, "-m", "referee", "analyse", "lielow", "--longest"]
+    options = ["--seconds", "120", "--out", str(target), "--json"]
+    process = subprocess.Popen(
+        [*command, *options], cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+    )
+    time.sleep(4)  # well into the first beam, which has found short games by then
+    process.send_signal(signal.SIGINT)
+    printed, _ = process.communicate(timeout=60)
+    assert process.returncode == 130
+    summary = json.loads(printed)
+    assert summary["interrupted"] and summary["plies"] == len(read_record(target).plies) > 0
+    assert verify_record(read_record(target)).ok
 
 
 def test_the_command_refuses_a_bad_width() -> None:
