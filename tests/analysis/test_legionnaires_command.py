@@ -39,7 +39,7 @@ def test_ctrl_c_stops_a_long_run_cleanly(tmp_path: Path) -> None:
         command, cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
     )
     try:
-        time.sleep(3.0)
+        time.sleep(5.0)  # well past start-up (under a second), well before the end
         process.send_signal(signal.SIGINT)
         out, err = process.communicate(timeout=60)
     finally:
