@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -85,3 +86,20 @@ def test_the_perfect_bot_refuses_the_variant_with_a_reason() -> None:
     options = GAME.parse_options({"variant": "traditional", "size": 6})
     with pytest.raises(ValueError, match="Baljeu's rules only"):
         perfect_chooser(GAME, BotConfig(options=options))
+
+
+def test_the_web_replay_shows_the_score_and_a_pass(browser: Any, tmp_path: Path) -> None:
+    (tmp_path / "passer.py").write_text(PASSER)
+    result = play(tmp_path, "-p1", f"{sys.executable} passer.py", "-p2", "builtin:greedy")
+    target = tmp_path / "game.html"
+    done = referee("replay", "--html", str(result["record"]), "-o", str(target), cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    page = browser.new_page()
+    try:
+        page.goto(target.as_uri() + "#ply=1")  # blue's first move was `pass`
+        page.wait_for_selector('svg.board.alak[data-ply="1"]')
+        text = page.text_content("svg.board.alak .hand-text") or ""
+        assert text.startswith("score: blue 0, orange 0") and "(blue passed)" in text
+        assert page.eval_on_selector_all("svg.board .piece", "els => els.length") == 0
+    finally:
+        page.close()
