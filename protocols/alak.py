@@ -7,6 +7,14 @@ captured by the opponent's last move. The player to move with no legal placement
 (this game's own ending, `stone-count`): more stones wins, equal is a draw. Draw rules: third
 occurrence of a state, 200 plies.
 
+The traditional variant (`AlakOptions.variant = "traditional"`, `TraditionalState`): no
+suicide unless the move captures; ko (a move may not recreate the board as it was after the
+mover's previous move: the single point that would is the state's `banned`); `pass`, legal at
+any time, two in a row end the game; score = territory + stones + captures, higher wins. Its
+repetition key adds the pending pass and the capture balance (docs/rules/alak.md). `BALJEU` and
+`TRADITIONAL` are the two rule sets alone; `GAME`, the registered game, hands each state to its
+own, so that a search can pick one per game and Baljeu's code has no variant test in it.
+
 Representation: the board is two bit masks (bit i is point `chr(ord('a') + i)`), plus the mask
 of points banned for the player to move. In pbmserv's notation `X` is blue (Black, first player)
 and `O` is orange (White, second player); `position("O.XO.O.", Side.BLUE, "g")` builds a test

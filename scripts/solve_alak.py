@@ -73,11 +73,12 @@ def table(variant: str, sizes: range, max_states: int) -> None:
                 f"{result.seconds:.2f} |",
                 flush=True,
             )
-            timings.append((size, result.seconds, result.positions))
+            timings.append((size, result.seconds, result.positions, result.window))
     except KeyboardInterrupt:
         print("interrupted: the rows above are complete")
-    for size, seconds, positions in timings:
-        print(f"{variant}_size{size}_seconds={seconds:.3f} {variant}_size{size}_states={positions}")
+    for size, seconds, positions, window in timings:
+        line = f"{variant}_size{size}_seconds={seconds:.3f} {variant}_size{size}_states={positions}"
+        print(line + (f" {variant}_size{size}_window={window}" if window else ""))
 
 
 def main() -> None:
