@@ -57,7 +57,7 @@ def test_the_impartial_3xn_sequence(n: int) -> None:
     assert shown == ["0", "*", "*", "*", "+-{*,^}"][n - 1]
 
 
-def test_the_2x3_start_of_the_paper_is_the_impartial_two() -> None:
+def test_the_impartial_two_also_fits_the_papers_2x3_start() -> None:
     # Two pawns a side on a board 2 wide and 3 high: 4 pawns, 35 positions, *.
     assert valued("rows-2") == ("*", 35)
 
