@@ -26,6 +26,9 @@ ONLY_UNDER = {
     "distributed": "referee/cluster",
     "dask": "referee/cluster",
     "networkx": "referee/tournament",  # Swiss pairing's matching, imported where it is used
+    "pycgt": "referee/analysis",  # combinatorial game algebra of `referee analyse`
+    # The offline analyses may use the bots' solvers; the runtime never imports them.
+    "bots": "referee/analysis",
 }
 
 
@@ -180,3 +183,24 @@ def test_the_cli_table_lists_every_command_module() -> None:
         if p.stem != "__init__"
     }
     assert {command.module for command in COMMANDS.values()} == modules
+
+
+def test_only_the_analyse_command_imports_the_analyses() -> None:
+    """`referee/analysis` (offline questions, which may use the bots' solvers) stays outside the
+    runtime: only its own modules and the `analyse` command import it."""
+    allowed = {ROOT / "referee" / "commands" / "analyse.py"}
+    for path in sorted((ROOT / "referee").rglob("*.py")):
+        if path in allowed or (ROOT / "referee" / "analysis") in path.parents:
+            continue
+        names = {
+            node.module
+            for node in ast.walk(ast.parse(path.read_text(), str(path)))
+            if isinstance(node, ast.ImportFrom) and node.module
+        }
+        names |= {
+            alias.name
+            for node in ast.walk(ast.parse(path.read_text(), str(path)))
+            if isinstance(node, ast.Import)
+            for alias in node.names
+        }
+        assert not any(n.startswith("referee.analysis") for n in names), path
