@@ -54,6 +54,10 @@ COMMANDS: dict[str, Command] = {
         "referee.commands.course",
         "a course's tournament: new, collect, check, report, grades",
     ),
+    "analyse": Command(
+        "referee.commands.analyse",
+        "offline analysis: Legionnaires values, Alak solved, Lielow's puzzles",
+    ),
     "doctor": Command("referee.commands.doctor", "show the isolation available for bots, and why"),
     "games": Command("referee.commands.games", "list the games"),
 }
