@@ -37,6 +37,13 @@ def register(parser: argparse.ArgumentParser) -> None:
         default=0.0,
         help="give up after this many seconds (exit 3; default: no limit)",
     )
+    parser.add_argument(
+        "--max-states",
+        type=int,
+        default=12_000_000,
+        help="give up (exit 3) before the search holds more states than this (default 12 "
+        "million, about 4 GB)",
+    )
     parser.add_argument("--json", action="store_true", help="print the result as JSON on stdout")
     parser.set_defaults(run=run_alak)
 
@@ -47,4 +54,4 @@ def run_alak(args: argparse.Namespace, out: Console, err: Console) -> int:
         return EXIT_USAGE
     from referee.analysis.alak_run import run
 
-    return run(args.size, args.variant, args.json, args.seconds, out, err)
+    return run(args, out, err)

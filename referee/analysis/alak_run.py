@@ -6,6 +6,7 @@ heavy; this module is imported only when the command runs.
 
 from __future__ import annotations
 
+import argparse
 import json
 import time
 from collections.abc import Callable, Iterator
@@ -14,7 +15,7 @@ from contextlib import contextmanager
 from rich.console import Console
 from rich.progress import BarColumn, Progress, TaskID, TextColumn, TimeElapsedColumn
 
-from referee.analysis.alak_solve import Openings, baljeu_openings, traditional_openings
+from referee.analysis.alak_solve import Openings, TooBig, baljeu_openings, traditional_openings
 
 
 class OutOfTime(Exception):
@@ -55,12 +56,12 @@ def progress_on(err: Console, deadline: float | None) -> Iterator[Callable[[str,
         yield update
 
 
-def solve(size: int, variant: str, err: Console, seconds: float) -> Openings:
+def solve(size: int, variant: str, err: Console, seconds: float, max_states: int) -> Openings:
     deadline = time.monotonic() + seconds if seconds > 0 else None
     with progress_on(err, deadline) as update:
         if variant == "baljeu":
-            return baljeu_openings(size, update)
-        return traditional_openings(size, update)
+            return baljeu_openings(size, update, max_states)
+        return traditional_openings(size, update, max_states=max_states)
 
 
 def describe(result: Openings) -> list[str]:
@@ -82,18 +83,23 @@ def describe(result: Openings) -> list[str]:
     return lines
 
 
-def run(size: int, variant: str, as_json: bool, seconds: float, out: Console, err: Console) -> int:
+def run(args: argparse.Namespace, out: Console, err: Console) -> int:
+    """`referee analyse alak` with its parsed arguments (see `alak_command`)."""
     from referee import EXIT_INTERRUPTED, EXIT_OK, EXIT_VOID
 
+    size, seconds = args.size, args.seconds
     try:
-        result = solve(size, variant, err, seconds)
+        result = solve(size, args.variant, err, seconds, args.max_states)
     except KeyboardInterrupt:
         err.print("interrupted: nothing solved for this size")
         return EXIT_INTERRUPTED
     except OutOfTime:
         err.print(f"gave up after {seconds:g} s: the board of {size} points is not solved")
         return EXIT_VOID
-    if as_json:
+    except TooBig as exc:
+        err.print(f"{size} points: {exc}, too many to solve in memory here")
+        return EXIT_VOID
+    if args.json:
         out.out(json.dumps(result.as_json()), highlight=False)
     else:
         for line in describe(result):

@@ -358,9 +358,11 @@ def traditional_openings(
     return Openings(size, "traditional", results, lengths, table.positions, spent, width)
 
 
-def baljeu_openings(size: int, progress: Progress | None = None) -> Openings:
+def baljeu_openings(
+    size: int, progress: Progress | None = None, max_states: int = 30_000_000
+) -> Openings:
     """The same table for Baljeu's rules (no pass, so no window: the graph is finite)."""
-    table = solve(size, "baljeu", 0, progress)
+    table = solve(size, "baljeu", 0, progress, max_states)
     results, lengths = {}, {}
     for point, child in baljeu_moves(rules_for(size, 0, 0), pack(size, 0, 0, 0, 0, 0, 0), 0):
         value, plies = table.lookup(child)

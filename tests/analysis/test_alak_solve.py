@@ -56,6 +56,9 @@ def test_text_output_and_bad_size() -> None:
     assert "  b     blue wins in 5 plies" in done.stdout.splitlines()
     bad = analyse("--size", "0")
     assert bad.returncode == 2 and "1..26 points, not 0" in bad.stderr
+    too_big = analyse("--size", "12", "--max-states", "1000")
+    assert too_big.returncode == 3 and "more than 1,000 states" in too_big.stderr
+    assert too_big.stdout == ""
 
 
 def test_baljeu_openings_match_the_rules_page_table() -> None:
