@@ -50,6 +50,9 @@ from referee.records import (
 # -- players ----------------------------------------------------------------------------------
 
 BUILTIN_PREFIX = "builtin:"
+# The built-in bots (`python -m bots NAME`), named here because the referee never imports `bots`
+# (tests/bots/test_builtin_names.py keeps this list equal to the bots' own).
+BUILTIN_BOTS = ("random", "greedy", "search", "perfect", "applet")
 PERFECT_BOT = "perfect"  # the built-in bot that plays from solved tables
 
 

@@ -21,14 +21,19 @@ from protocols import get_game
 from protocols.base import Reason, Side
 from referee.bot import FLUSH_HINT, BotFault, BotInfrastructureError, open_bot
 from referee.isolation.levels import choose
-from referee.match import BUILTIN_PREFIX, Match, MatchSettings, PlayerSpec, resolve_command
+from referee.match import (
+    BUILTIN_BOTS,
+    BUILTIN_PREFIX,
+    Match,
+    MatchSettings,
+    PlayerSpec,
+    resolve_command,
+)
 from referee.records import GameRecord
 from referee.verify import verify_record
 
 DEFAULT_OPPONENT = "builtin:random"
 BOT_NAME = "your bot"
-# The built-in bots (`python -m bots NAME`), named here because the referee never imports `bots`.
-BUILTIN_BOTS = ("random", "greedy", "search", "perfect")
 RECORDS_PARENT = Path("referee-games")
 
 

@@ -15,7 +15,7 @@ from typing import Any, TypeVar
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from protocols import UnknownGame, canonical_name
-from referee.match import TimeSettings
+from referee.match import BUILTIN_BOTS, TimeSettings
 from referee.tournament.config import field_name
 from referee.tournament.toml_lines import locate
 
@@ -50,10 +50,8 @@ class TournamentSettings(_Model):
     @classmethod
     def _known_baselines(cls, value: list[str]) -> list[str]:
         for name in value:
-            if name not in ("random", "greedy", "search", "perfect"):
-                raise ValueError(
-                    f"{name!r} is not a built-in bot (random, greedy, search, perfect)"
-                )
+            if name not in BUILTIN_BOTS:
+                raise ValueError(f"{name!r} is not a built-in bot ({', '.join(BUILTIN_BOTS)})")
         return value
 
 
@@ -198,7 +196,7 @@ max_files = 2000              # and one with more files
 
 [check]                       # `referee course check`
 games_per_colour = 1          # games against the opponent in each colour
-opponent = "random"           # a built-in bot: random, greedy, search, perfect
+opponent = "random"           # a built-in bot: random, greedy, search, perfect, applet
 concurrency = 2               # checks at once
 
 [tournament]                  # the config `collect` writes
