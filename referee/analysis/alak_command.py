@@ -42,7 +42,7 @@ def register(parser: argparse.ArgumentParser) -> None:
         type=int,
         default=12_000_000,
         help="give up (exit 3) before the search holds more states than this (default 12 "
-        "million, about 4 GB)",
+        "million: enough for 11 traditional points)",
     )
     parser.add_argument("--json", action="store_true", help="print the result as JSON on stdout")
     parser.set_defaults(run=run_alak)
