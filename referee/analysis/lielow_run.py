@@ -83,6 +83,7 @@ def run_puzzle(args: argparse.Namespace, out: Console, err: Console) -> int:
                         progress.update(task, status=status)
                         polished = polish(found.moves, POLISH_STACKS, POLISH_LIMIT)
                         found = replace(found, moves=polished)
+                        progress.update(task, status=f"{len(found.moves)} plies")
                     better = best is None or len(found.moves) > len(best.moves)
                 else:
                     found = broad_game(width, seed, deadline=deadline, progress=report)
