@@ -18,13 +18,6 @@ MISSING_EXTRA = (
 )
 
 
-def chosen_address(loaded: LoadedConfig, option: str | None) -> str | None:
-    """The cluster to play on: `--cluster`, else `[cluster] address`, else None (locally)."""
-    if option is not None:
-        return option
-    return loaded.config.cluster.address if loaded.config.cluster else None
-
-
 async def enter_cluster(
     stack: AsyncExitStack, loaded: LoadedConfig, text: str, err: Console
 ) -> ClusterSession | None:

@@ -99,6 +99,12 @@ class TournamentConfig(_Model):
     def effective_concurrency(self) -> int:
         return self.concurrency or os.cpu_count() or 1
 
+    def cluster_address(self, option: str | None) -> str | None:
+        """The cluster to play on: `--cluster`, else `[cluster] address`, else None (here)."""
+        if option is not None:
+            return option
+        return self.cluster.address if self.cluster else None
+
     def match_settings(self) -> MatchSettings:
         """How each game is refereed; colours come from the schedule, never drawn at random."""
         return MatchSettings(

@@ -150,10 +150,7 @@ def play_tournament(
     With `cluster` (or the config's `[cluster] address`) the games are played on a Dask
     cluster (docs/cluster.md): each worker chooses its bots' isolation and starts them.
     """
-    # Imported here: the cluster package is loaded only by the runs that use it.
-    from referee.cluster.start import chosen_address, enter_cluster
-
-    address = chosen_address(loaded, cluster)
+    address = loaded.config.cluster_address(cluster)
     isolation: Isolation | None = None
     if address is None:
         try:
@@ -183,6 +180,9 @@ def play_tournament(
         limit = concurrency
         remote: RemoteCheck | None = None
         if address is not None:
+            # Imported here: the cluster package is loaded only by the runs that use it.
+            from referee.cluster.start import enter_cluster
+
             session = await enter_cluster(stack, loaded, address, err)
             if session is None:
                 return None
