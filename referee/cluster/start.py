@@ -42,7 +42,8 @@ async def enter_cluster(
     workers = session.workers()
     bots = "a shared filesystem" if settings.shared_filesystem else "shipped by content hash"
     err.print(
-        f"cluster: {address}: {workers} workers, {session.slots()} game slots; bots: {bots}; "
+        f"cluster: {address}: {workers} worker{'s' * (workers != 1)}, {session.slots()} game "
+        f"slots; bots: {bots}; "
         "each worker chooses its isolation level",
         markup=False,
         highlight=False,
