@@ -140,7 +140,9 @@ def _explore(rules: AlakRules) -> tuple[list[int], array[int], array[int]]:
     return keys, starts, edges
 
 
-def _parents(count: int, starts: array[int], edges: array[int]) -> tuple[array[int], array[int]]:
+def reverse_edges(
+    count: int, starts: array[int], edges: array[int]
+) -> tuple[array[int], array[int]]:
     """The reverse edge list, grouped by child (a counting sort of the edges)."""
     first = array("q", [0]) * (count + 1)
     for target in edges:
@@ -162,7 +164,7 @@ def solve(size: int) -> Solution:
     rules = rules_for(size, 0, 0)
     keys, starts, edges = _explore(rules)
     count = len(keys)
-    first, sources = _parents(count, starts, edges)
+    first, sources = reverse_edges(count, starts, edges)
     values = bytearray(count)
     plies = array("q", [0]) * count
     pending = array("q", (starts[r + 1] - starts[r] for r in range(count)))

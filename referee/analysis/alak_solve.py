@@ -38,6 +38,7 @@ from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from bots.solvers.alak import reverse_edges
 from protocols.alak import LETTERS, AlakRules, place, rules_for, territory, traditional_place
 
 DRAW, WIN, LOSS = 0, 1, 2  # the value for the player to move (as in bots.solvers.alak)
@@ -187,23 +188,6 @@ def _explore(
     return keys, starts, edges
 
 
-def _parents(count: int, starts: array[int], edges: array[int]) -> tuple[array[int], array[int]]:
-    """The reverse edge list, grouped by child (a counting sort of the edges)."""
-    first = array("q", [0]) * (count + 1)
-    for target in edges:
-        first[target + 1] += 1
-    for row in range(count):
-        first[row + 1] += first[row]
-    fill = array("q", first)
-    sources = array("q", [0]) * len(edges)
-    for row in range(count):
-        for edge in range(starts[row], starts[row + 1]):
-            target = edges[edge]
-            sources[fill[target]] = row
-            fill[target] += 1
-    return first, sources
-
-
 def _retrograde(
     graph: tuple[array[int], array[int], array[int]],
     blue_wins_cuts: bool,
@@ -266,7 +250,7 @@ def solve(
     rules = rules_for(size, 0, 0)
     step = moves if variant == "traditional" else baljeu_moves
     keys, starts, edges = _explore(rules, step, window, report, max_states)
-    first, sources = _parents(len(keys), starts, edges)
+    first, sources = reverse_edges(len(keys), starts, edges)
     graph = (starts, first, sources)
     high = _retrograde(graph, True, report, "solving, cuts to blue")
     if first[_CUT_BLUE] == first[_CUT_ORANGE + 1]:  # no cut node reached: one solve is exact
