@@ -219,14 +219,8 @@ def report_play(
 
     result = record.result
     assert result is not None
-    if not args.debug:
-        # Without --debug the summary leaves the bots' stderr out.
-        shown = record.model_copy(
-            update={"result": result.model_copy(update={"bots": {}})}, deep=True
-        )
-    else:
-        shown = record
-    print_summary(err, match.game, shown, match.state)
+    # Without --debug the summary leaves the bots' stderr out.
+    print_summary(err, match.game, record, match.state, stderr_tails=args.debug)
     asked = choose(match.settings.isolation)  # as at the start (detection is done once)
     for side, report in result.bots.items():
         name = record.header.players[side].name
