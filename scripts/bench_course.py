@@ -10,7 +10,18 @@ Two instant replay bots play the same legal game under both referees, and two fi
 (b) single-game: a whole process for one game, `referee laskermorris -p1 BOT -p2 BOT -nr -nv`
     against `cs4341-referee laskermorris -p1 BOT -p2 BOT -nr -nv`, `--runs` times (5) each,
     alternating so that both see the same load on a shared machine: the median wall time and
-    the median referee CPU. One unmeasured game of each comes first (cold caches).
+    the median referee CPU. One unmeasured game of each comes first (cold caches). In the same
+    rounds, `stack_import_cpu_ms`: a bare interpreter (this Python) importing only this
+    referee's fixed stack, `python -c "import trio, pydantic.main, rich.console"`: what any
+    single game of it costs before a line of its own code runs. `stack_import_vs_course_ratio`
+    compares that with the course referee's whole game.
+
+Before measuring, this referee's modules are compiled to bytecode (as pip does when it installs
+a package): an editable checkout run with PYTHONDONTWRITEBYTECODE set would compile them from
+source in every run. For a like-for-like start-up, run the script with the Python of a
+virtualenv into which the referee is installed (`python -m venv V && V/bin/pip install .`),
+as the course referee is installed into one: the interpreter of a machine with many `.pth`
+files in its site-packages (editable installs among them) starts slower for everything.
 
 The project's targets, measured here and not asserted: for (a) `games_per_min_ratio` >= 10 and
 `ref_cpu_ratio` < 1; for (b) `wall_ratio` <= 1/3 and `ref_cpu_ratio` <= 1. Every ratio is
@@ -56,7 +67,8 @@ Output: one line of `key=value` fields for the setup and one per figure:
         ours_ref_cpu_ms_per_game=... course_ref_cpu_ms_per_game=... (and the bots')
         games_per_min_ratio=... ref_cpu_ratio=...
     bench_course figure=single-game runs=5 ours_wall_ms=... course_wall_ms=... ours_ref_cpu_ms=...
-        course_ref_cpu_ms=... wall_ratio=... ref_cpu_ratio=...
+        course_ref_cpu_ms=... stack_import_cpu_ms=... wall_ratio=... ref_cpu_ratio=...
+        stack_import_vs_course_ratio=...
 Without a course referee the `course_*` fields and ratios are replaced by `course=skipped`.
 
 Usage:
@@ -68,6 +80,7 @@ Usage:
 from __future__ import annotations
 
 import argparse
+import compileall
 import json
 import os
 import random
@@ -95,6 +108,9 @@ GAME = "lasker-morris"
 QUIET_TAIL = 20  # both referees' draw: this many consecutive plies without a removal
 DRAW_LINE = "Game over! Draw!"  # what both referees print for a draw (course scripts parse it)
 CALIBRATION_RUNS = 7
+# What any game of this referee imports before it can start: its fixed stack (trio for the
+# concurrency, pydantic for the records, rich for the terminal), and nothing of its own.
+STACK_IMPORT = "import trio, pydantic.main, rich.console"
 
 # The replay bot. It speaks the course protocol (`blue`/`orange`, forwarded moves, `END`), plays
 # its half of the moves file instantly and waits for END or the end of its input before it
@@ -395,9 +411,11 @@ def tournament_course(bench: Bench, course: list[str], games: int) -> Figures:
 
 def single_games(
     bench: Bench, course: list[str] | None, runs: int, isolation: str | None
-) -> tuple[Figures, Figures | None]:
+) -> tuple[Figures, Figures | None, float]:
     """`runs` whole-process games of each referee, alternating so that both see the same load
-    on a shared machine; medians of wall time and referee CPU."""
+    on a shared machine; medians of wall time and referee CPU. Also, measured in the same
+    rounds, the CPU of a bare interpreter importing this referee's fixed stack (`STACK_IMPORT`):
+    the least any game of it can cost, before a line of its own code runs."""
     sides = {"ours": [*referee_command(), *single_game_args(bench.bot, isolation)]}
     if course:
         sides["course"] = [*course, *single_game_args(bench.bot, None)]
@@ -405,6 +423,7 @@ def single_games(
     refs: dict[str, list[float]] = {side: [] for side in sides}
     bots: dict[str, list[float]] = {side: [] for side in sides}
     starts: dict[str, list[float]] = {side: [] for side in sides}
+    stack: list[float] = []
     for _ in range(runs):
         for side, argv in sides.items():
             run = run_process(argv, bench.workdir)
@@ -414,6 +433,7 @@ def single_games(
             refs[side].append(ref)
             bots[side].append(bot)
             starts[side] += bot_starts
+        stack.append(run_process([sys.executable, "-c", STACK_IMPORT], bench.workdir).cpu)
     figures = {
         side: Figures(
             statistics.median(walls[side]),
@@ -424,7 +444,16 @@ def single_games(
         )
         for side in sides
     }
-    return figures["ours"], figures.get("course")
+    return figures["ours"], figures.get("course"), statistics.median(stack)
+
+
+def compile_bytecode() -> None:
+    """Compile this referee's modules, as pip does when it installs a package. An editable
+    checkout run with PYTHONDONTWRITEBYTECODE set would otherwise compile every module from
+    source in every run (about 30 modules, tens of ms), which no installed referee does."""
+    for package in ("protocols", "referee", "bots"):
+        module = __import__(package)
+        compileall.compile_dir(Path(module.__file__).parent, quiet=1)
 
 
 def install_course(source: Path, venv: Path) -> list[str]:
@@ -497,6 +526,7 @@ def run_comparison(args: argparse.Namespace) -> None:
                 flush=True,
             )
             # One unmeasured game each: the first run after a while pays for cold caches.
+            compile_bytecode()
             single_games(bench, course, 1, isolation)
             print(tournament_line(bench, course, args.games, isolation), flush=True)
             print(single_game_line(bench, course, args.runs, isolation), flush=True)
@@ -539,12 +569,13 @@ def tournament_line(
 def single_game_line(
     bench: Bench, course: list[str] | None, runs: int, isolation: str | None
 ) -> str:
-    ours, theirs = single_games(bench, course, runs, isolation)
+    ours, theirs, stack = single_games(bench, course, runs, isolation)
     fields: dict[str, object] = {
         "runs": runs,
         "ours_wall_ms": f"{ours.wall * 1e3:.0f}",
         "ours_ref_cpu_ms": f"{ours.ref_cpu * 1e3:.1f}",
         "ours_bot_start_cpu_ms": f"{ours.bot_start * 1e3:.1f}",
+        "stack_import_cpu_ms": f"{stack * 1e3:.1f}",
     }
     if theirs:
         fields |= {
@@ -553,6 +584,7 @@ def single_game_line(
             "course_bot_start_cpu_ms": f"{theirs.bot_start * 1e3:.1f}",
             "wall_ratio": ratio(ours.wall, theirs.wall),
             "ref_cpu_ratio": ratio(ours.ref_cpu, theirs.ref_cpu),
+            "stack_import_vs_course_ratio": ratio(stack, theirs.ref_cpu),
         }
     else:
         fields["course"] = "skipped"
