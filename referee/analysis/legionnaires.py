@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any
 from protocols.legionnaires import MAX_SIZE, Board, board_for, capture_map
 from referee import EXIT_OK
 from referee.analysis import cgt_notation
+from referee.analysis.atomic_weight import atomic_weight
 from referee.analysis.legionnaires_layouts import LAYOUTS
 
 if TYPE_CHECKING:
@@ -228,15 +229,18 @@ def describe_position(request: Request) -> str:
 
 
 def result_json(valuation: Valuation) -> dict[str, Any]:
-    """The --json object: the value, its explicit form, the outcome and the position count."""
+    """The --json object: the value, its explicit form, the outcome, the atomic weight (null
+    when the value is not all-small) and the position count."""
     request = valuation.request
     code, meaning = cgt_notation.outcome_class(valuation.game)
+    weight = atomic_weight(valuation.game)
     found: dict[str, Any] = {
         "value": cgt_notation.render(valuation.game),
         "explicit": cgt_notation.explicit(valuation.game),
         "outcome": code,
         "outcome_meaning": meaning,
         **cgt_notation.thermal(valuation.game),
+        "atomic_weight": None if weight is None else cgt_notation.render(weight),
         "positions": valuation.positions,
         "seconds": round(valuation.seconds, 3),
         "width": request.width,
@@ -263,6 +267,7 @@ WINNERS = {
 def print_result(valuation: Valuation, out: Console, *, as_json: bool) -> None:
     """The value for people (one fact a line) or as one JSON object."""
     found = result_json(valuation)
+    weight = found["atomic_weight"]
     if as_json:
         out.out(json.dumps(found), highlight=False)
         return
@@ -273,6 +278,7 @@ def print_result(valuation: Valuation, out: Console, *, as_json: bool) -> None:
         f"stops      {found['left_stop']} (Left), {found['right_stop']} (Right); "
         f"mean {found['mean']}, temperature {found['temperature']}",
         f"birthday   {found['birthday']}",
+        f"atomic wt  {weight if weight is not None else 'none: the value is not all-small'}",
         f"positions  {found['positions']:,}",
         f"seconds    {found['seconds']}",
     ]

@@ -28,7 +28,8 @@ examples:
 def register(parser: argparse.ArgumentParser) -> None:
     parser.description = (
         "The combinatorial game value of a Legionnaires position: its canonical form, its "
-        "outcome class and how many distinct positions it reaches."
+        "outcome class, its atomic weight (when it is all-small) and how many distinct "
+        "positions it reaches."
     )
     parser.epilog = EPILOG
     parser.formatter_class = argparse.RawDescriptionHelpFormatter

@@ -40,6 +40,30 @@ ROWS_VALUES = {1: "0", 2: "*", 3: "*", 4: "*", 5: "+-{*,^}", 6: "+-{*,^}"}
 FIG10_VALUES = {1: "0", 2: "v", 3: "v*"}
 FIG10_POSITIONS = {2: 8, 3: 30, 4: 59, 5: 103}
 
+# Not in the paper: families measured for its Fig. 12 (atomic weights), whose layouts its text
+# does not give (docs/analysis/legionnaires.md). rows-n+k: the rows-n position with k more
+# orange pawns on the top row (n blue on a1.., n + k orange on a3.. of an (n+k)-wide board).
+EXTRA_ORANGE = range(1, 4)  # k
+EXTRA_BLUE = range(1, 5)  # n
+
+# ups-k: k copies of the rows-1+1 block (blue x1, orange x3 and the file after it), three empty
+# files apart. A pawn always ends its move on the square of the pawn it took, so each block's
+# pawns stay on that block's squares; a slide on a 3-high board crosses at most two files and the
+# capture one more, so no pawn reaches another block, and the position is the sum of its blocks.
+UPS_GAP = 3
+
+
+def _ups(count: int) -> Layout:
+    files = [block * (2 + UPS_GAP) for block in range(count)]
+    return Layout(
+        files[-1] + 2,
+        3,
+        " ".join(f"{FILES[file]}1" for file in files),
+        " ".join(f"{FILES[file + step]}3" for file in files for step in (0, 1)),
+        f"{count} copies of rows-1+1, {UPS_GAP} empty files apart",
+    )
+
+
 LAYOUTS: dict[str, Layout] = {
     "start-2x2": Layout(2, 2, "a1", "a2", "the 2x2 start", "*", 3),
     "start-3x2": Layout(3, 2, "a1 c1", "a2 c2", "the start 3 wide, 2 high", "*", 35),
@@ -72,4 +96,16 @@ LAYOUTS: dict[str, Layout] = {
         for n in range(1, 6)
     },
     "star2": Layout(4, 2, "a1 b2", "d1 c2", "a smallest position of value *2 (4 pawns)", "*2"),
+    **{
+        f"rows-{n}+{k}": Layout(
+            n + k,
+            3,
+            _row(n, 1),
+            _row(n + k, 3),
+            f"rows-{n} with {k} more orange: {n} blue on rank 1, {n + k} orange on rank 3",
+        )
+        for k in EXTRA_ORANGE
+        for n in EXTRA_BLUE
+    },
+    **{f"ups-{count}": _ups(count) for count in range(1, 6)},
 }

@@ -20,6 +20,7 @@ def test_the_command_line_gives_the_value_as_json(tmp_path: Path) -> None:
     assert done.returncode == 0, done.stderr
     found = json.loads(done.stdout)
     assert (found["value"], found["explicit"], found["positions"]) == ("*", "{0|0}", 3)
+    assert found["atomic_weight"] == "0"
 
 
 def test_a_bad_square_is_a_usage_error(tmp_path: Path) -> None:

@@ -17,6 +17,7 @@ from protocols.base import Side
 from protocols.legionnaires import GAME, LegionnairesOptions, LegionnairesState, position
 from referee import EXIT_OK, EXIT_USAGE
 from referee.analysis import legionnaires_command
+from referee.analysis.atomic_weight import atomic_weight
 from referee.analysis.cgt_notation import outcome_class, render
 from referee.analysis.legionnaires import (
     Request,
@@ -70,6 +71,57 @@ def test_fig10_as_read_here() -> None:
     # n White pawns, an empty row, one Black pawn: 0 and v agree with the paper; n = 3 gives
     # vv* where the paper prints v* (docs/analysis/legionnaires.md).
     assert [valued(f"fig10-{n}")[0] for n in (1, 2, 3)] == ["0", "v", "vv*"]
+
+
+def weighed(name: str) -> str | None:
+    request = request_from_args(width=None, height=None, blue=None, orange=None, layout=name)
+    found = atomic_weight(value(request).game)
+    return None if found is None else render(found)
+
+
+def test_atomic_weights_of_the_papers_families() -> None:
+    # Impartial positions weigh 0 (every nimber does); Fig. 10 as read here: 0, v, vv*, ...
+    assert [weighed(f"rows-{n}") for n in (1, 2, 3, 4, 5)] == ["0"] * 5
+    assert weighed("star2") == "0"
+    assert [weighed(f"fig10-{n}") for n in (1, 2, 3, 4, 5)] == ["0", "-1", "-2", "-2", "-1"]
+    # The 4x4 start is infinitesimal but not all-small: no atomic weight.
+    assert weighed("start-4x4") is None
+
+
+def test_separate_blocks_add_up() -> None:
+    # ups-k is k copies of rows-1+1 (value ^) that never meet: k.^, weight k, and 9^k positions
+    # (each block reaches 9 positions of its own).
+    from pycgt import UP, multiple
+
+    for count in (1, 2, 3, 4):
+        request = request_from_args(
+            width=None, height=None, blue=None, orange=None, layout=f"ups-{count}"
+        )
+        found = value(request)
+        assert found.game == multiple(UP, count)
+        assert found.positions == 9**count
+        assert weighed(f"ups-{count}") == str(count)
+
+
+@pytest.mark.parametrize("n", [1, 2, 3, 4])
+def test_extra_orange_pawns_weigh_one_each_up_to_two(n: int) -> None:
+    # Measured (docs/analysis/legionnaires.md): k extra orange pawns weigh k for k = 1, 2; a
+    # third adds nothing for n = 1..3 and half a unit for n = 4.
+    assert [weighed(f"rows-{n}+{k}") for k in (1, 2, 3)] == ["1", "2", "5/2" if n == 4 else "2"]
+
+
+@pytest.mark.parametrize("name", ["rows-1+2", "rows-2+2", "rows-3+2", "fig10-3", "fig10-4"])
+def test_the_two_ahead_rule_on_the_board(name: str) -> None:
+    # A weight of 2 or more wins for orange whoever starts, -2 or less for blue: checked by
+    # plain game-tree search with the game's own rules, without pycgt.
+    weight = weighed(name)
+    assert weight in ("2", "-2")
+    layout = LAYOUTS[name]
+    blue, orange = layout.blue.split(), layout.orange.split()
+    size = {"width": layout.width, "height": layout.height}
+    blue_first = to_move_wins(position(blue, orange, **size))
+    orange_first = to_move_wins(position(blue, orange, to_move=Side.ORANGE, **size))
+    assert (blue_first, orange_first) == ((False, True) if weight == "2" else (True, False))
 
 
 @cache
@@ -183,6 +235,10 @@ def test_the_command_prints_json() -> None:
     assert found["outcome"] == "N"
     assert (found["left_stop"], found["right_stop"], found["temperature"]) == ("0", "0", "0")
     assert found["birthday"] == 1
+    assert found["atomic_weight"] == "0"
+    code, out, err = run("--layout", "start-4x4", "--json")
+    assert code == EXIT_OK and err == ""
+    assert json.loads(out)["atomic_weight"] is None
 
 
 def test_the_command_prints_text_and_the_papers_figures() -> None:
@@ -191,6 +247,12 @@ def test_the_command_prints_text_and_the_papers_figures() -> None:
     assert "value      +-{*,^}" in out
     assert "positions  25,378" in out
     assert "paper      value +-{*,^}" in out
+    assert "atomic wt  0" in out
+    code, out, _ = run("--layout", "rows-1+2")
+    assert code == EXIT_OK
+    assert "value      ^^*" in out and "atomic wt  2" in out
+    code, out, _ = run("--layout", "start-4x4")
+    assert "atomic wt  none: the value is not all-small" in out
 
 
 def test_the_command_refuses_bad_input_with_a_usage_error() -> None:
