@@ -20,7 +20,7 @@ move from every position; who cannot move loses. More blue pawns means a more ne
 
 examples:
   referee analyse legionnaires --width 3 --height 3 --blue "a1 c1" --orange "a3 c3"
-  referee analyse legionnaires --layout 3x5 --json
+  referee analyse legionnaires --layout rows-5 --json
   referee analyse legionnaires --list-layouts
 """
 
