@@ -38,6 +38,7 @@ from referee.isolation.freezer import Freezer
 from referee.isolation.launch import options_of
 from referee.isolation.levels import AUTO, BASIC_ISOLATION, Feature, Isolation, level_name
 from referee.isolation.limits import MB, Limits
+from referee.isolation.native import native_helper
 from referee.isolation.sandbox import bwrap_argv
 from referee.isolation.scratch import make_scratch, remove_files_of, remove_scratch
 
@@ -171,6 +172,9 @@ def public_directories(caller_environment: bool = False) -> list[Path]:
     if tables.is_dir():  # the built-in bots' solved tables: nothing private, read-only
         paths.add(tables.resolve())
     paths.add(LAUNCHER.resolve().parent)
+    helper = native_helper()
+    if helper is not None:  # the inner launcher, executed inside the sandbox
+        paths.add(helper.resolve().parent)
     return sorted(paths)
 
 
@@ -285,7 +289,11 @@ class Confinement:
         """The full command line: the supervisor with the launcher's arguments (its forked child
         runs the launcher's code without starting another interpreter), then (when sandboxed)
         bwrap and the inner launcher, then the bot's own argv."""
-        supervisor = [sys.executable, "-I", "-S", str(SUPERVISOR), str(control_fd)]
+        helper = native_helper()
+        if helper is not None:
+            supervisor = [str(helper), "supervise", str(control_fd)]
+        else:
+            supervisor = [sys.executable, "-I", "-S", str(SUPERVISOR), str(control_fd)]
         if self.cgroup is not None:  # a frozen cgroup's processes die only once thawed
             path, value = self.cgroup.freeze_file(False)
             supervisor += ["--thaw", str(path), value]
@@ -314,7 +322,11 @@ class Confinement:
             tmp_mb=self.limits.tmp_mb,
             switch_user=self.uid is not None,
         )
-        inner_launcher = [sys.executable, "-I", "-S", str(LAUNCHER), str(fd)]
+        helper = native_helper()
+        if helper is not None:
+            inner_launcher = [str(helper), "launch", str(fd)]
+        else:
+            inner_launcher = [sys.executable, "-I", "-S", str(LAUNCHER), str(fd)]
         inner = options_of({"stage": "inner", "uid": self.uid})
         spec["stage"] = "outer"
         return [str(fd), *options_of(spec), *sandbox, *inner_launcher, *inner, *argv]

@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import os
 import resource
+import signal
 import sys
 import warnings  # noqa: F401 - see below
 
@@ -113,6 +114,20 @@ def unpark_stdio() -> None:
         os.close(parked)
 
 
+def default_signals() -> None:
+    """Every signal back to its default action and unblocked, as a program started from a shell
+    gets them: this interpreter ignores SIGPIPE and SIGXFSZ, and what is ignored survives exec
+    (a bot of another language would never be stopped by SIGPIPE or by its file-size limit)."""
+    signal.pthread_sigmask(signal.SIG_SETMASK, [])
+    for number in signal.valid_signals():
+        if number in (signal.SIGKILL, signal.SIGSTOP):
+            continue
+        try:
+            signal.signal(number, signal.SIG_DFL)
+        except (OSError, ValueError):  # the C library's own real-time signals
+            continue
+
+
 def run(status_fd: int, spec: dict[str, Any], argv: list[str]) -> NoReturn:
     stage = spec.get("stage", "only")
     if stage == "outer":
@@ -130,6 +145,7 @@ def run(status_fd: int, spec: dict[str, Any], argv: list[str]) -> NoReturn:
         if not executable(argv[0]):
             fail(status_fd, "start", f"{argv[0]!r} cannot be executed inside the sandbox")
         os.write(status_fd, b"ready\n")
+    default_signals()
     try:
         os.execvp(argv[0], argv)
     except OSError as exc:

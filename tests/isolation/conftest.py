@@ -6,11 +6,27 @@ from collections.abc import Iterator
 
 import pytest
 
+from referee.isolation import confinement
+from referee.isolation.native import native_helper
 from tests.isolation.arena import LEVELS, Arena, bot_python, has, skip_unless_available
 
 
+@pytest.fixture(params=["native", "python"])
+def helper(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
+    """Each bot's supervisor and launcher: the compiled helper (`referee/isolation/helper.c`,
+    the default wherever a C compiler is found; this machine must have one) or the Python
+    programs it stands in for. Both must contain a bot the same way."""
+    kind: str = request.param
+    if kind == "python":
+        monkeypatch.setenv("REFEREE_NATIVE_HELPER", "0")  # for referees started as processes
+        monkeypatch.setattr(confinement, "native_helper", lambda: None)
+    else:
+        assert native_helper() is not None, "the helper did not compile (is there a cc?)"
+    return kind
+
+
 @pytest.fixture(params=LEVELS)
-def arena(request: pytest.FixtureRequest) -> Iterator[Arena]:
+def arena(request: pytest.FixtureRequest, helper: str) -> Iterator[Arena]:
     level: str = request.param
     skip_unless_available(level)
     needs = getattr(request.function, "isolation_needs", None)

@@ -122,6 +122,22 @@ async def test_each_level_applies_what_it_promises(arena: Arena) -> None:
     arena.assert_nothing_left()
 
 
+async def test_a_bot_starts_with_every_signal_at_its_default(arena: Arena) -> None:
+    """Nothing the referee's own processes ignore or block reaches the bot: Python ignores
+    SIGPIPE and SIGXFSZ, and an ignored signal survives exec, so a bot of another language would
+    not be stopped when its reader is gone or at its file-size limit."""
+    command = "sh -c 'grep -E \"^Sig(Ign|Blk)\" /proc/self/status >&2; read line; echo done'"
+    isolation = choose(IsolationSettings(level=arena.level))
+    limits = arena.settings().limits
+    async with open_bot(command, cwd=arena.directory(), isolation=isolation, limits=limits) as bot:
+        assert await bot.ask("go", trio.current_time() + 30) == "done"
+        await bot.notify("END", 1)
+    assert bot.exit is not None
+    said = bot.exit.stderr_tail
+    assert "SigIgn:\t0000000000000000" in said and "SigBlk:\t0000000000000000" in said, said
+    arena.assert_nothing_left()
+
+
 async def test_cpu_time_of_each_move_is_measured(arena: Arena) -> None:
     # The move burns 0.3 s of CPU in a child process that it waits for.
     hostile = arena.hostile("""
