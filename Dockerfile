@@ -11,16 +11,22 @@
 FROM python:3.11-slim
 
 ENV PYTHONDONTWRITEBYTECODE=1 PYTHONUNBUFFERED=1 REFEREE_WEB_HOST=0.0.0.0
-RUN apt-get update \
-    && apt-get install -y --no-install-recommends bubblewrap \
-    && rm -rf /var/lib/apt/lists/*
 WORKDIR /app
 COPY pyproject.toml README.md ./
 COPY protocols ./protocols
 COPY referee ./referee
 COPY bots ./bots
-RUN pip install --no-cache-dir . && useradd --create-home referee \
-    && mkdir /data && chown referee:referee /data
+# The bots' compiled supervisor and launcher (referee/isolation/helper.c) is built here, by the
+# user that runs the referee and into its cache, in the same layer that installs the compiler
+# and removes it again: each bot then starts without two extra Python interpreters.
+RUN apt-get update \
+    && apt-get install -y --no-install-recommends bubblewrap gcc libc6-dev \
+    && pip install --no-cache-dir . && useradd --create-home referee \
+    && mkdir /data && chown referee:referee /data \
+    && su referee -s /bin/sh -c \
+        "python -c 'from referee.isolation.native import native_helper; assert native_helper()'" \
+    && apt-get purge -y --auto-remove gcc libc6-dev \
+    && rm -rf /var/lib/apt/lists/*
 USER referee
 VOLUME /data
 WORKDIR /data
