@@ -20,7 +20,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
 from rich.table import Table
 from rich.text import Text
 
-from protocols import UnknownGame, canonical_name, game_names
+from protocols import GAME_HELP, UnknownGame, canonical_name
 from referee.commands import EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE
 from referee.course.check import (
     DEFAULT_OPPONENT,
@@ -45,7 +45,7 @@ def register(parser: argparse.ArgumentParser) -> None:
         "isolation, and report every problem with a hint. Exit code 0 only if every game "
         "was clean."
     )
-    parser.add_argument("game", help=f"one of: {', '.join(game_names())}")
+    parser.add_argument("game", help=GAME_HELP)
     parser.add_argument("command", help='the bot\'s command, e.g. "python3 my_bot.py"')
     parser.add_argument("-n", "--games", type=int, default=2, help="games per colour (2)")
     parser.add_argument("-t", "--timeout", type=float, default=5.0, help="seconds per move (5)")

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 import trio
 from pydantic import ValidationError
 
-from protocols import UnknownGame, canonical_name, game_names, get_game
+from protocols import GAME_HELP, UnknownGame, canonical_name, get_game
 from referee.commands import EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE, EXIT_VOID
 from referee.isolation import IsolationSettings, choose, describe, ran_as_root_warning
 from referee.match import Listener, Match, MatchSettings, PlayerSpec, resolve_command
@@ -116,7 +116,7 @@ def register(play: argparse.ArgumentParser) -> None:
         "--no-random-assignment makes -p1 blue. --visual serves a live web view of the "
         "game on 127.0.0.1:--port and keeps it up after the game until Ctrl-C."
     )
-    play.add_argument("game", help=f"one of: {', '.join(game_names())} (or laskermorris)")
+    play.add_argument("game", help=GAME_HELP)
     add_play_arguments(play)
     play.set_defaults(run=run_play)
 
