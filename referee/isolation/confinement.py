@@ -171,11 +171,16 @@ def public_directories(caller_environment: bool = False) -> list[Path]:
     tables = table_cache_directory()
     if tables.is_dir():  # the built-in bots' solved tables: nothing private, read-only
         paths.add(tables.resolve())
-    paths.add(LAUNCHER.resolve().parent)
-    helper = native_helper()
-    if helper is not None:  # the inner launcher, executed inside the sandbox
-        paths.add(helper.resolve().parent)
+    paths.update(launcher_directories())
     return sorted(paths)
+
+
+def launcher_directories() -> list[Path]:
+    """The folders of the inner launcher, executed inside the sandbox: the Python program's,
+    and the compiled helper's where there is one."""
+    helper = native_helper()
+    folders = [LAUNCHER.resolve().parent]
+    return folders if helper is None else [*folders, helper.resolve().parent]
 
 
 class Confinement:
@@ -321,6 +326,7 @@ class Confinement:
             writable=self.isolation.settings.writable_dir,
             tmp_mb=self.limits.tmp_mb,
             switch_user=self.uid is not None,
+            launcher=launcher_directories(),
         )
         helper = native_helper()
         if helper is not None:

@@ -61,6 +61,7 @@ def bwrap_argv(
     writable: bool,
     tmp_mb: int,
     switch_user: bool = False,
+    launcher: Sequence[Path] = (),
 ) -> list[str]:
     """The bwrap arguments up to and including `--`; the bot's argv follows.
 
@@ -68,7 +69,10 @@ def bwrap_argv(
     referee's Python, built-in bots, the launcher); `peers`: the opponent's directories, hidden
     unless they are also one of this bot's own. `switch_user`: the inner launcher keeps the two
     capabilities it needs to switch to the bot's user, which loses them (and bwrap sets
-    no-new-privileges, so nothing executed inside can gain any).
+    no-new-privileges, so nothing executed inside can gain any). `launcher`: the folders of the
+    program that starts the bot inside the sandbox, visible whatever else is hidden (an opponent
+    whose folder holds the compiled helper's cache, as the perfect bots' tables do, must not
+    keep this bot from starting).
     """
     # bwrap's parent is the bot's supervisor (one thread, alive as long as anything of the bot):
     # if it dies, the sandbox's init dies, and with it the whole pid namespace.
@@ -97,6 +101,9 @@ def bwrap_argv(
     rehidden = [p for p in peers if _inside(p, [*visible, *public])]
     for path in rehidden:
         argv += _tmpfs(path, "0755", HIDDEN_SIZE)
+    for path in launcher:
+        if _inside(path, [*hidden, *hidden_peers, *rehidden]):
+            argv += [*_parents(path, [*fresh, *rehidden]), "--ro-bind", str(path), str(path)]
     for path in [*hidden, *hidden_peers, *rehidden]:
         argv += ["--remount-ro", str(path)]
     argv += ["--chdir", str(cwd), "--"]

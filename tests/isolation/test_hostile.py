@@ -16,6 +16,7 @@ import trio
 
 from protocols.base import Reason, Side
 from referee.bot import open_bot
+from referee.isolation import native
 from referee.isolation.levels import Feature, IsolationSettings, choose
 from referee.isolation.proctree import process_cpu_seconds
 from referee.match import Match, PlayerSpec
@@ -516,4 +517,32 @@ async def test_program_that_cannot_start(arena: Arena, program: str, message: st
     assert verdict(record) == (ORANGE, Reason.CRASH)
     assert record.result is not None
     assert record.result.detail == f"blue: could not start: {message}"
+    arena.assert_nothing_left()
+
+
+async def test_an_opponent_folder_holding_the_launcher_hides_only_itself(
+    arena: Arena, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The compiled helper is kept in the cache folder, which every sandbox shows (the perfect
+    bots' tables are there too) and which an opponent may name as its own (a perfect bot names
+    its tables): the sandbox hides the opponent's folder from the bot again, but not the
+    program that starts the bot inside it."""
+    opponent = arena.opponent()
+    monkeypatch.setenv("REFEREE_CACHE_DIR", str(opponent[1]))
+    native.native_helper.cache_clear()
+    try:
+        hostile = arena.hostile(f"""
+            start(); hear()
+            try:
+                open({str(opponent[1] / "secret")!r}).read()
+                say("secret-read")
+            except OSError:
+                say("secret-blocked")
+        """)
+        record = await arena.play(hostile, opponent)
+    finally:
+        native.native_helper.cache_clear()  # the next test must not use a helper in tmp
+    assert verdict(record) == (ORANGE, Reason.BAD_SYNTAX)  # both started: no void
+    seen = "blocked" if has(arena.level, Feature.SANDBOX) else "read"
+    assert record.result is not None and record.result.loser_line == f"secret-{seen}"
     arena.assert_nothing_left()
