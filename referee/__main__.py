@@ -1,7 +1,5 @@
 """`python -m referee` is the `referee` command."""
 
-import sys
+from referee.cli import program
 
-from referee.cli import main
-
-sys.exit(main())
+program()

@@ -118,7 +118,7 @@ def register(play: argparse.ArgumentParser) -> None:
     )
     play.add_argument("game", help=GAME_HELP)
     add_play_arguments(play)
-    play.set_defaults(run=run_play)
+    play.set_defaults(run=run_play, exit_at_once=True)
 
 
 def parse_option_values(pairs: list[str]) -> dict[str, Any]:
