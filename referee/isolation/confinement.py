@@ -23,7 +23,7 @@ from pathlib import Path
 
 import trio
 
-from protocols import entries
+from protocols import game_packages
 from referee.builtin_tables import table_cache_directory
 from referee.isolation import proctree
 from referee.isolation.bot_users import (
@@ -147,11 +147,7 @@ def plugin_packages() -> tuple[str, ...]:
     a sandboxed bot must see them wherever they are installed (an editable install may live in
     a folder the sandbox hides, such as /tmp or a home directory). Read once: installing a game
     takes a new referee process anyway."""
-    found = []
-    for entry in entries():
-        if not entry.builtin:
-            found.append(entry.value.split(":")[0].split(".")[0].strip())
-    return tuple(dict.fromkeys(found))
+    return game_packages()  # the built-in games' package among them, which is public anyway
 
 
 def public_directories(caller_environment: bool = False) -> list[Path]:
