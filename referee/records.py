@@ -31,7 +31,7 @@ from pydantic import (
     model_validator,
 )
 
-from protocols.base import Reason, Side, why_ended
+from protocols.base import Outcome, Reason, Side, why_ended
 
 SCHEMA_VERSION = 2  # 2: every line carries its `chain`
 
@@ -157,6 +157,20 @@ class Result(_Model):
             raise ValueError("an ending is given exactly when the reason is game-ending")
         return self
 
+    @classmethod
+    def of_outcome(cls, outcome: Outcome, plies: int) -> Result:
+        """The result of a game of `plies` plies that ended as the rules say (`outcome`), now:
+        for records written without bots (found by analysis, made by tests)."""
+        return cls(
+            winner=outcome.winner,
+            reason=outcome.reason,
+            ending=outcome.ending,
+            detail=outcome.detail,
+            plies=plies,
+            void=outcome.reason.voids_game,
+            finished_at=utc_now(),
+        )
+
     @property
     def why(self) -> str:
         """What ended the game as people read it ("by king-lost", "by timeout")."""
@@ -276,6 +290,16 @@ class RecordWriter:
         if self._file is not None:
             self._file.close()
             self._file = None
+
+
+def write_lines(path: Path, lines: list[Header | Ply | Result]) -> None:
+    """Write a whole record at once (a game not played line by line as it went)."""
+    writer = RecordWriter(path)
+    try:
+        for line in lines:
+            writer.write(line)
+    finally:
+        writer.close()
 
 
 def read_record(path: str | os.PathLike[str]) -> GameRecord:

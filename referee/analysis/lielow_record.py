@@ -10,15 +10,7 @@ from pathlib import Path
 
 from protocols.base import Reason, Side
 from protocols.lielow import GAME, LielowOptions
-from referee.records import (
-    Header,
-    PlayerInfo,
-    Ply,
-    RecordWriter,
-    Result,
-    TimeControl,
-    utc_now,
-)
+from referee.records import Header, PlayerInfo, Ply, Result, TimeControl, utc_now, write_lines
 
 
 class UnfinishedGame(ValueError):
@@ -52,21 +44,6 @@ def write_game(path: Path, moves: list[str], title: str, seed: int | None) -> Re
         time_control=TimeControl(),
         started_at=utc_now(),
     )
-    result = Result(
-        winner=outcome.winner,
-        reason=outcome.reason,
-        ending=outcome.ending,
-        detail=outcome.detail,
-        plies=len(plies),
-        void=outcome.reason.voids_game,
-        finished_at=utc_now(),
-    )
-    writer = RecordWriter(path)
-    try:
-        writer.write(header)
-        for ply in plies:
-            writer.write(ply)
-        writer.write(result)
-    finally:
-        writer.close()
+    result = Result.of_outcome(outcome, len(plies))
+    write_lines(path, [header, *plies, result])
     return result

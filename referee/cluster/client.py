@@ -41,11 +41,11 @@ from referee.records import (
     Header,
     PlayerInfo,
     Ply,
-    RecordWriter,
     Result,
     TimeControl,
     read_record,
     utc_now,
+    write_lines,
 )
 from referee.tournament.config import ClusterSettings, LoadedConfig
 from referee.tournament.preflight import StartCheck
@@ -274,13 +274,7 @@ def _void_record(
         void=True,
         finished_at=utc_now(),
     )
-    writer = RecordWriter(path)
-    try:
-        every: list[Header | Ply | Result] = [header, *plies, result]
-        for line in every:
-            writer.write(line)
-    finally:
-        writer.close()
+    write_lines(path, [header, *plies, result])
     if not lines.lines:
         lines.listener(header)
     lines.listener(result)

@@ -18,7 +18,7 @@ from referee.cluster.client import ClusterSession, open_cluster
 from referee.cluster.shipping import FOLDER_PREFIX, cache_directory
 from referee.match import LagMonitor
 from referee.records import Header, Ply, Result, read_record
-from referee.tournament.config import ClusterSettings, load_config
+from referee.tournament.config import ClusterSettings, LoadedConfig, load_config
 from referee.tournament.schedule import make_schedule
 from tests.cluster.conftest import write_bot
 
@@ -27,19 +27,24 @@ def noop(line: object) -> None:
     pass
 
 
-async def test_plies_reach_the_listener_while_the_game_is_played(tmp_path: Path) -> None:
-    for name in ("ann", "bob"):
-        write_bot(tmp_path / name, delay=0.2)
-    path = tmp_path / "live.toml"
+def ann_and_bob(tmp_path: Path, name: str, extra: str = "") -> LoadedConfig:
+    """A tic-tac-toe tournament `name` of the bots in tmp_path/ann and tmp_path/bob."""
+    path = tmp_path / f"{name}.toml"
     path.write_text(
-        'name = "live"\ngame = "tic-tac-toe"\n'
+        f'name = "{name}"\ngame = "tic-tac-toe"\n{extra}'
         + "".join(
             f"[[players]]\nname = \"{n}\"\ncommand = '{sys.executable} bot.py {{seed}}'\n"
             f'cwd = "{n}"\n'
             for n in ("ann", "bob")
         )
     )
-    loaded = load_config(path)
+    return load_config(path)
+
+
+async def test_plies_reach_the_listener_while_the_game_is_played(tmp_path: Path) -> None:
+    for name in ("ann", "bob"):
+        write_bot(tmp_path / name, delay=0.2)
+    loaded = ann_and_bob(tmp_path, "live")
     game = make_schedule(loaded.config)[0]
     heard: list[Header | Ply | Result] = []
     record_path = tmp_path / "game.jsonl"
@@ -84,16 +89,7 @@ def bot_folders(session: ClusterSession) -> list[Path]:
 async def test_a_game_the_coordinator_gives_up_stops_on_its_worker(tmp_path: Path) -> None:
     for name in ("ann", "bob"):  # bots that never answer within the test
         write_bot(tmp_path / name, delay=1000.0, extra=f"# {name} in {tmp_path}\n")
-    path = tmp_path / "stuck.toml"
-    path.write_text(
-        'name = "stuck"\ngame = "tic-tac-toe"\n[time_control]\nmove_timeout = 3000\n'
-        + "".join(
-            f"[[players]]\nname = \"{n}\"\ncommand = '{sys.executable} bot.py {{seed}}'\n"
-            f'cwd = "{n}"\n'
-            for n in ("ann", "bob")
-        )
-    )
-    loaded = load_config(path)
+    loaded = ann_and_bob(tmp_path, "stuck", "[time_control]\nmove_timeout = 3000\n")
     game = make_schedule(loaded.config)[0]
     async with open_cluster(loaded, parse_address("local:1"), ClusterSettings(slots=1)) as session:
         started = trio.Event()

@@ -11,7 +11,7 @@ import pytest
 
 from protocols import get_game
 from protocols.base import Outcome, Reason
-from referee.records import Header, Ply, Result, read_record, utc_now
+from referee.records import Header, Ply, Result, read_record
 from referee.replay import FrameBuilder, build_replay
 from referee.tournament.openings import (
     OpeningError,
@@ -92,17 +92,7 @@ def record_from_opening(path: Path, game_name: str, opening: list[str], seed: in
         lines.append(Ply(ply=number, side=state.to_move, received=move, move=move, time_ms=1.0))
         state = game.apply(state, game.parse_move(state, move))
     outcome = game.outcome(state) or Outcome(None, Reason.INTERRUPTED, "cut short")
-    lines.append(
-        Result(
-            winner=outcome.winner,
-            reason=outcome.reason,
-            ending=outcome.ending,
-            detail=outcome.detail,
-            plies=number,
-            void=outcome.reason.voids_game,
-            finished_at=utc_now(),
-        )
-    )
+    lines.append(Result.of_outcome(outcome, number))
     return write_record(path, lines)
 
 

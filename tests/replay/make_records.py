@@ -15,11 +15,11 @@ from referee.records import (
     Header,
     PlayerInfo,
     Ply,
-    RecordWriter,
     Result,
     TimeControl,
     read_record,
     utc_now,
+    write_lines,
 )
 
 GAMES = ["lasker-morris", "lielow", "legionnaires", "l-game", "alak"]
@@ -65,25 +65,12 @@ def record_lines(game_name: str, seed: int, max_plies: int = 400) -> list[Header
     outcome = game.outcome(states[-1])
     if outcome is None:  # cut short: recorded as an interrupted (void) game
         outcome = Outcome(None, Reason.INTERRUPTED, "cut short by the test")
-    lines.append(
-        Result(
-            winner=outcome.winner,
-            reason=outcome.reason,
-            ending=outcome.ending,
-            detail=outcome.detail,
-            plies=len(moves),
-            void=outcome.reason.voids_game,
-            finished_at=utc_now(),
-        )
-    )
+    lines.append(Result.of_outcome(outcome, len(moves)))
     return lines
 
 
 def write_record(path: Path, lines: list[Header | Ply | Result]) -> GameRecord:
-    writer = RecordWriter(path)
-    for line in lines:
-        writer.write(line)
-    writer.close()
+    write_lines(path, lines)
     return read_record(path)
 
 
