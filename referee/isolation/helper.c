@@ -8,10 +8,11 @@
  *   referee-helper launch STATUS_FD OPTION... -- ARGV...
  *
  * Why a compiled copy: each bot is started through a supervisor and, in the sandbox, an inner
- * launcher; as Python programs they cost two interpreter starts per bot (about 30 ms of CPU, a
- * third of what a tournament game of two instant bots cost the referee). This program starts in
- * well under a millisecond. The referee compiles it once per machine (referee/isolation/
- * native.py) and falls back to the Python programs where no C compiler is found.
+ * launcher; as Python programs they cost two interpreter starts per bot (the supervisor and the
+ * launcher's code in its child about 31 ms of CPU, the inner launcher 17 ms more: close to half of
+ * what a tournament game of two instant bots cost the referee). Compiled, the two cost about
+ * 2 ms. The referee compiles this once per machine (referee/isolation/native.py) and falls
+ * back to the Python programs where no C compiler is found.
  *
  * One difference on purpose: before executing the bot, every signal is set back to its default
  * action and unblocked, as a bot started by a shell or by Python's subprocess gets it. (A Python

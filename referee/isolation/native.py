@@ -1,10 +1,10 @@
 """The compiled supervisor and launcher (`helper.c`), built once per machine and kept on disk.
 
 Every bot starts through a supervisor and, in the sandbox, an inner launcher. As the Python
-programs `supervise.py` and `launch.py` they cost two interpreter starts per bot: about 30 ms of
-CPU and 15-30 ms before the bot's own start. `helper.c` is the same two programs in C; the first
+programs `supervise.py` and `launch.py` they cost two interpreter starts per bot: 30-50 ms of
+CPU, and as much before the bot's own start. `helper.c` is the same two programs in C; the first
 referee on a machine that has a C compiler (`cc`, or `$CC`) compiles it into the cache folder
-(`helpers/` beside the built-in bots' tables; about 0.3 s, once), named by the hash of its
+(`helpers/` beside the built-in bots' tables; about 0.2 s, once), named by the hash of its
 source, so a changed source is compiled again. Without a compiler, or when compiling fails, the
 Python programs are used, with the same behaviour; `REFEREE_NATIVE_HELPER=0` asks for them.
 
