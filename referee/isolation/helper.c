@@ -6,6 +6,7 @@
  *
  *   referee-helper supervise CONTROL_FD [--thaw PATH VALUE]... -- STATUS_FD OPTION... -- ARGV...
  *   referee-helper launch STATUS_FD OPTION... -- ARGV...
+ *   referee-helper sandbox OPTION... -- COMMAND...      (sandbox.c: namespaces, private view)
  *
  * Why a compiled copy: each bot is started through a supervisor and, in the sandbox, an inner
  * launcher; as Python programs they cost two interpreter starts per bot (the supervisor and the
@@ -37,6 +38,11 @@
 #include <time.h>
 #include <unistd.h>
 
+/* sandbox.c: the namespaces and private view (`referee-helper sandbox`), and a network
+   namespace of its own for a bot that runs without them. */
+int sandbox_main(char **args);
+int private_network(const char **failed);
+
 #define EXIT_LAUNCH_FAILED 127
 #define KILL_ROUNDS_LIMIT_NS (10LL * 1000 * 1000 * 1000) /* a tree that will not die: left */
 #define MAX_THAW 16
@@ -60,6 +66,7 @@ struct launch_spec {
     const char *stage; /* only | outer | inner */
     int has_uid, has_gid;
     long uid, gid;
+    int no_network; /* --network none: a network namespace of its own (root only) */
     const char *cgroups[MAX_CGROUPS];
     int cgroup_count;
     struct rlimit_option rlimits[MAX_RLIMITS];
@@ -161,6 +168,9 @@ static void parse_launch(char **args, struct launch_spec *spec) {
             spec->has_gid = 1;
         } else if (strcmp(option, "--stage") == 0) {
             spec->stage = value;
+        } else if (strcmp(option, "--network") == 0) {
+            if (strcmp(value, "none") != 0) usage("only --network none");
+            spec->no_network = 1;
         } else {
             usage("unknown option");
         }
@@ -272,6 +282,11 @@ static void launch(int status_fd, const struct launch_spec *spec) {
         unpark_stdio();
     join_cgroups(status_fd, spec);
     set_limits(status_fd, spec);
+    const char *failed;
+    if (spec->no_network && private_network(&failed) != 0) {
+        snprintf(message, sizeof message, "%s: %s", failed, strerror(errno));
+        fail(status_fd, "infra", message);
+    }
     if (!outer) umask(077); /* what the bot writes is its own (bwrap sets its own modes) */
     drop_privileges(status_fd, spec);
     /* The inner launcher reports through the status pipe too; the bot never sees it. */
@@ -520,6 +535,7 @@ int main(int argc, char **argv) {
     (void)argc;
     if (argv[1] && strcmp(argv[1], "supervise") == 0) return supervise_main(&argv[2]);
     if (argv[1] && strcmp(argv[1], "launch") == 0) return launch_main(&argv[2]);
-    usage("supervise or launch");
+    if (argv[1] && strcmp(argv[1], "sandbox") == 0) return sandbox_main(&argv[2]);
+    usage("supervise, launch or sandbox");
     return 2;
 }

@@ -1,8 +1,11 @@
-"""The compiled supervisor and launcher (`helper.c`), built once per machine and kept on disk.
+"""The compiled supervisor, launcher and sandbox (`helper.c`, `sandbox.c`), built once per machine
+and kept on disk.
 
 Every bot starts through a supervisor and, in the sandbox, an inner launcher. As the Python
 programs `supervise.py` and `launch.py` they cost two interpreter starts per bot: 30-50 ms of
-CPU, and as much before the bot's own start. `helper.c` is the same two programs in C; the first
+CPU, and as much before the bot's own start. `helper.c` is the same two programs in C, and
+`sandbox.c` makes a bot's namespaces and private view where the referee is root (bubblewrap
+does that otherwise, and without the compiled helper); the first
 referee on a machine that has a C compiler (`cc`, or `$CC`) compiles it into the cache folder
 (`helpers/` beside the built-in bots' tables; about 0.2 s, once), named by the hash of its
 source, so a changed source is compiled again. Without a compiler, or when compiling fails, the
@@ -26,7 +29,8 @@ from pathlib import Path
 
 from referee.builtin_tables import table_cache_directory
 
-SOURCE = Path(__file__).with_name("helper.c")
+# The sources compiled into the one program: the supervisor and launcher, and the sandbox.
+SOURCES = (Path(__file__).with_name("helper.c"), Path(__file__).with_name("sandbox.c"))
 COMPILE_TIMEOUT = 120.0  # seconds; a compiler that hangs means no compiled helper, not no game
 
 
@@ -41,7 +45,7 @@ def _owned_and_private(path: Path) -> bool:
 
 def helper_path() -> Path:
     """Where the helper compiled from the current source lives (it may not exist yet)."""
-    digest = hashlib.sha256(SOURCE.read_bytes()).hexdigest()[:16]
+    digest = hashlib.sha256(b"".join(source.read_bytes() for source in SOURCES)).hexdigest()[:16]
     return table_cache_directory() / "helpers" / f"referee-helper-{digest}"
 
 
@@ -50,7 +54,7 @@ def _compiler() -> str | None:
     return shutil.which(wanted) or shutil.which("gcc")
 
 
-def _build(target: Path) -> bool:
+def build(target: Path) -> bool:
     """Compile the helper to `target`; whether it worked. The binary appears at once and whole
     (compiled beside it, then renamed), so referees building it at the same time cannot see a
     half-written file."""
@@ -65,7 +69,7 @@ def _build(target: Path) -> bool:
         os.close(handle)
         try:
             done = subprocess.run(
-                [compiler, "-O2", "-o", temporary, str(SOURCE)],
+                [compiler, "-O2", "-o", temporary, *map(str, SOURCES)],
                 capture_output=True,
                 timeout=COMPILE_TIMEOUT,
                 check=False,
@@ -89,6 +93,6 @@ def native_helper() -> Path | None:
         return None
     target = helper_path()
     usable = _owned_and_private(target) and _owned_and_private(target.parent)
-    if not usable and not _build(target):
+    if not usable and not build(target):
         return None
     return target if _owned_and_private(target) else None
