@@ -10,7 +10,11 @@ from referee.isolation.confinement import (
     Confinement,
     InfrastructureFailure,
     StartRefused,
+    Unreachable,
     player_directories,
+    reach_check,
+    reach_fix,
+    reach_problem,
 )
 from referee.isolation.levels import (
     AUTO,
@@ -40,12 +44,16 @@ __all__ = [
     "IsolationUnavailable",
     "Limits",
     "StartRefused",
+    "Unreachable",
     "choose",
     "describe",
     "detect",
     "parse_level",
     "player_directories",
     "ran_as_root_warning",
+    "reach_check",
+    "reach_fix",
+    "reach_problem",
     "root_warning",
     "start_confined",
 ]

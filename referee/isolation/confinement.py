@@ -25,7 +25,7 @@ import trio
 
 from protocols import game_packages
 from referee.builtin_tables import table_cache_directory
-from referee.isolation import proctree
+from referee.isolation import native, proctree
 from referee.isolation.bot_users import (
     NoFreeSlot,
     Slot,
@@ -35,12 +35,17 @@ from referee.isolation.bot_users import (
 )
 from referee.isolation.cgroups import Cgroup, CgroupError
 from referee.isolation.freezer import Freezer
+from referee.isolation.interpreters import ShimError, unshim, user_base, user_site_environment
 from referee.isolation.launch import options_of
-from referee.isolation.levels import AUTO, BASIC_ISOLATION, Feature, Isolation, level_name
+from referee.isolation.levels import BASIC_ISOLATION, HELPER, Feature, Isolation, level_name
 from referee.isolation.limits import MB, Limits
-from referee.isolation.native import native_helper
-from referee.isolation.sandbox import bwrap_argv
-from referee.isolation.scratch import make_scratch, remove_files_of, remove_scratch
+from referee.isolation.sandbox import View, sandbox_argv
+from referee.isolation.scratch import (
+    make_private_places,
+    make_scratch,
+    remove_files_of,
+    remove_scratch,
+)
 
 LAUNCHER = Path(__file__).with_name("launch.py")
 SUPERVISOR = Path(__file__).with_name("supervise.py")
@@ -65,6 +70,12 @@ class StartRefused(Exception):
 
 class InfrastructureFailure(Exception):
     """The machine failed us while preparing the bot (the referee's side: void the game)."""
+
+
+class Unreachable(InfrastructureFailure):
+    """The bot's own user cannot reach its program, its interpreter or its folder (a private
+    home on the way): the machine's set-up, never the bot's fault. Runs refuse it before their
+    first game, with the path and the fix."""
 
 
 def resolve_executable(program: str, cwd: Path, path_env: str) -> Path:
@@ -156,7 +167,8 @@ def public_directories(caller_environment: bool = False) -> list[Path]:
     bots (user site-packages, the active virtualenv, and with the caller's environment the
     folders of its PYTHONPATH)."""
     paths = {Path(p).resolve() for p in (sys.prefix, sys.base_prefix, sys.exec_prefix)}
-    extras = [site.getusersitepackages(), os.environ.get("VIRTUAL_ENV")]
+    base = user_base()
+    extras = [site.getusersitepackages() if base else None, os.environ.get("VIRTUAL_ENV")]
     if caller_environment:
         extras += os.environ.get("PYTHONPATH", "").split(os.pathsep)
     for extra in extras:
@@ -174,9 +186,66 @@ def public_directories(caller_environment: bool = False) -> list[Path]:
 def launcher_directories() -> list[Path]:
     """The folders of the inner launcher, executed inside the sandbox: the Python program's,
     and the compiled helper's where there is one."""
-    helper = native_helper()
+    helper = native.native_helper()
     folders = [LAUNCHER.resolve().parent]
     return folders if helper is None else [*folders, helper.resolve().parent]
+
+
+def reach_problem(
+    executable: Path, cwd: Path, argv: Sequence[str], uid: int, sandboxed: bool
+) -> str | None:
+    """Why user `uid` cannot run this bot, naming the path that stops it; None if it can.
+
+    In the sandbox only the paths themselves and their own folders matter (the view makes the
+    folders leading to them); without it every folder on the way must be open to the user.
+    """
+    checks = [(cwd, os.X_OK, "its folder"), (executable, os.X_OK, "its program")]
+    checks += [
+        (cwd / t, os.R_OK, "a file its command names") for t in argv[1:] if (cwd / t).is_file()
+    ]
+    if sandboxed:
+        checks += [(path.parent, os.X_OK, f"the folder of {what}") for path, _, what in checks[1:]]
+    for path, need, what in checks:
+        reason = unreachable_reason(path, uid, need, parents=not sandboxed)
+        if reason is not None:
+            real = path.resolve()
+            shown = f"{path}" if real == path.absolute() else f"{path} (really {real})"
+            return f"{reason}, on the way to {shown}, {what}"
+    return None
+
+
+def reach_fix(sandboxed: bool) -> str:
+    """What makes a bot's files reachable by its own user, said with the refusal."""
+    ways = ["let others read the path (chmod o+rX on each folder on the way)"]
+    ways.append("use a program and a folder outside a private home")
+    if not sandboxed:
+        ways.append(
+            "give the referee a sandbox, which shows a bot what it needs wherever it lies "
+            "(a C compiler for the referee's helper, or bubblewrap: apt-get install gcc)"
+        )
+    ways.append(
+        "or run bots as root ([match.isolation] allow_root = true, or --isolation ...+root)"
+    )
+    return "Bots run as a user of their own here; to fix: " + "; ".join(ways)
+
+
+def reach_check(command: str, cwd: Path | None, isolation: Isolation) -> str | None:
+    """Before a run's first game: why this machine cannot run the bot `command` under
+    `isolation` (its own user cannot reach its program or folder), with the fix; None if it
+    can, or if that is the bot's own problem (a program that does not exist), which its game
+    will judge."""
+    if not isolation.has(Feature.USERS) or isolation.allow_root:
+        return None
+    workdir = (cwd or Path.cwd()).absolute()
+    try:
+        argv = shlex.split(command)
+        executable = resolve_executable(argv[0], workdir, os.environ.get("PATH", ""))
+        argv, executable, _ = unshim(argv, executable, workdir, os.environ)
+    except (ValueError, IndexError, StartRefused, ShimError):
+        return None
+    sandboxed = isolation.has(Feature.SANDBOX)
+    problem = reach_problem(executable, workdir, argv, isolation.settings.uid_base, sandboxed)
+    return None if problem is None else f"{problem}. {reach_fix(sandboxed)}"
 
 
 class Confinement:
@@ -213,7 +282,9 @@ class Confinement:
     # -- before the start ---------------------------------------------------------------------
 
     async def prepare(self) -> None:
-        """Take a user slot, make the cgroup and the scratch directory."""
+        """Take a user slot, make the cgroup and the scratch directory (where the referee is
+        root: a tmpfs of `tmp_mb`, the bot's HOME and TMPDIR, or in the sandbox its private
+        /tmp, /var/tmp, /dev/shm and /run/lock)."""
         settings = self.isolation.settings
         try:
             if self.isolation.has(Feature.USERS):
@@ -224,37 +295,32 @@ class Confinement:
                 self.cgroup.set_limits(memory * MB if memory else None, self.limits.processes)
             if not self.sandboxed:
                 self.scratch = make_scratch(self.limits.tmp_mb, self.uid)
+            elif os.geteuid() == 0:
+                self.scratch = make_scratch(self.limits.tmp_mb, None)
+                make_private_places(self.scratch)
         except (OSError, CgroupError, NoFreeSlot) as exc:
             await self.release()
             raise InfrastructureFailure(str(exc)) from None
 
     def check_reachable(self, executable: Path, cwd: Path, argv: Sequence[str]) -> None:
-        """At the users level: can the bot's user run its program in its directory?
+        """With a user of its own: can the bot's user run its program in its directory?
 
-        If not, a level asked for explicitly refuses to start the bot, saying why; `auto` runs
-        this bot without a user of its own and notes why.
+        If not, the bot runs as root only where the run allows that in words (`allow_root`),
+        noting why; otherwise it is refused with the path and the fix (`Unreachable`).
         """
         if self.slot is None:
             return
-        checks = [(cwd, os.X_OK), (executable, os.X_OK)]
-        checks += [(cwd / t, os.R_OK) for t in argv[1:] if (cwd / t).is_file()]
-        if self.sandboxed:
-            # The sandbox mounts these into fresh searchable parents, but each keeps its own
-            # directory's mode: the bot's user must be able to enter that directory.
-            checks += [(path.parent, os.X_OK) for path, _ in checks[1:]]
-        for path, need in checks:
-            reason = unreachable_reason(path, self.slot.uid, need, parents=not self.sandboxed)
-            if reason is None:
-                continue
-            if self.isolation.settings.level.strip().lower() != AUTO:
-                raise StartRefused(f"{reason} (bots run as a user of their own at this level)")
-            self.notes.append(f"users: {reason}")
-            self.features = self.features - {Feature.USERS}
-            self.slot.release()
-            self.slot = None
-            if self.scratch is not None:
-                os.chown(self.scratch, os.getuid(), os.getgid())
+        problem = reach_problem(executable, cwd, argv, self.slot.uid, self.sandboxed)
+        if problem is None:
             return
+        if not self.isolation.allow_root:
+            raise Unreachable(f"{problem}. {reach_fix(self.sandboxed)}")
+        self.notes.append(f"ran as root: {problem}")
+        self.features = self.features - {Feature.USERS}
+        self.slot.release()
+        self.slot = None
+        if self.scratch is not None:
+            os.chown(self.scratch, os.getuid(), os.getgid())
 
     def environment(self, extra: Mapping[str, str] | None) -> dict[str, str]:
         """The environment a bot starts with (see `IsolationSettings.environment`), plus any
@@ -269,9 +335,11 @@ class Confinement:
             "PYTHONUNBUFFERED": "1",
             "PYTHONDONTWRITEBYTECODE": "1",
         }
+        own_home = not self.sandboxed and self.uid is None  # the caller's HOME is usable
         if settings.environment == "caller":
-            own_home = not self.sandboxed and self.uid is None  # the caller's HOME is usable
             env = {**os.environ, **({} if own_home else {"HOME": home, "TMPDIR": home})}
+        if env["HOME"] != os.environ.get("HOME"):  # Python finds `pip install --user` by HOME
+            env.update(user_site_environment())
         env.update(
             {name: os.environ[name] for name in settings.pass_variables if name in os.environ}
         )
@@ -283,14 +351,14 @@ class Confinement:
         argv: Sequence[str],
         cwd: Path,
         executable: Path,
-        peers: Sequence[Path],
+        hide: Sequence[Path],
         fd: int,
         control_fd: int,
     ) -> list[str]:
         """The full command line: the supervisor with the launcher's arguments (its forked child
         runs the launcher's code without starting another interpreter), then (when sandboxed)
-        bwrap and the inner launcher, then the bot's own argv."""
-        helper = native_helper()
+        the sandbox program and the inner launcher, then the bot's own argv."""
+        helper = native.native_helper()
         if helper is not None:
             supervisor = [str(helper), "supervise", str(control_fd)]
         else:
@@ -298,11 +366,11 @@ class Confinement:
         if self.cgroup is not None:  # a frozen cgroup's processes die only once thawed
             path, value = self.cgroup.freeze_file(False)
             supervisor += ["--thaw", str(path), value]
-        launch = self._launch_arguments(argv, cwd, executable, peers, fd)
+        launch = self._launch_arguments(argv, cwd, executable, hide, fd)
         return [*supervisor, "--", *launch]
 
     def _launch_arguments(
-        self, argv: Sequence[str], cwd: Path, executable: Path, peers: Sequence[Path], fd: int
+        self, argv: Sequence[str], cwd: Path, executable: Path, hide: Sequence[Path], fd: int
     ) -> list[str]:
         """The launcher's arguments: STATUS_FD OPTION... -- what it executes."""
         rlimits = self.limits.rlimits(
@@ -311,20 +379,24 @@ class Confinement:
         spec: dict[str, object] = {"rlimits": rlimits}
         spec["cgroup_procs"] = self.cgroup.procs_files if self.cgroup else []
         if not self.sandboxed:
-            spec.update(uid=self.uid, stage="only")
+            # Where the referee is root, every bot gets a network namespace of its own.
+            cut = os.geteuid() == 0 and not self.isolation.settings.network
+            spec.update(uid=self.uid, stage="only", network="none" if cut else None)
             return [str(fd), *options_of(spec), *argv]
-        sandbox = bwrap_argv(
-            self.isolation.bwrap or "bwrap",
+        view = View(
             cwd=cwd,
+            writable=self.isolation.settings.writable_dir,
             own=own_directories(argv, cwd, executable),
             public=public_directories(self.isolation.settings.environment == "caller"),
-            peers=peers,
-            writable=self.isolation.settings.writable_dir,
+            hidden=hide,
+            launcher=launcher_directories(),
+            private=self.scratch,
             tmp_mb=self.limits.tmp_mb,
             switch_user=self.uid is not None,
-            launcher=launcher_directories(),
+            network=self.isolation.settings.network,
         )
-        helper = native_helper()
+        sandbox = sandbox_argv(self._sandbox_program(), view)
+        helper = native.native_helper()
         if helper is not None:
             inner_launcher = [str(helper), "launch", str(fd)]
         else:
@@ -332,6 +404,15 @@ class Confinement:
         inner = options_of({"stage": "inner", "uid": self.uid})
         spec["stage"] = "outer"
         return [str(fd), *options_of(spec), *sandbox, *inner_launcher, *inner, *argv]
+
+    def _sandbox_program(self) -> list[str]:
+        """The program that makes the sandbox: the compiled helper, or bwrap."""
+        helper = native.native_helper()
+        if self.isolation.sandbox_program == HELPER and helper is not None:
+            return [str(helper), "sandbox"]
+        if self.isolation.bwrap is None:
+            raise InfrastructureFailure("the sandbox's program is gone (no helper, no bwrap)")
+        return [self.isolation.bwrap]
 
     # -- while it runs ------------------------------------------------------------------------
 
@@ -351,6 +432,17 @@ class Confinement:
         if self._tree_cpu is None:
             self._tree_cpu = proctree.TreeCpu(self.pid)
         return self._tree_cpu.seconds()
+
+    def runnable(self) -> bool:
+        """Whether a thread of the bot is running or waiting for a CPU right now (its cgroup's
+        members, or everything below its supervisor)."""
+        if self.cgroup is not None:
+            members = self.cgroup.members()
+        elif self.pid is not None:
+            members = proctree.descendants(self.pid)[1:]
+        else:
+            return False
+        return proctree.any_runnable(members)
 
     def explain_exit(self, returncode: int, stderr_tail: str = "") -> tuple[int, str]:
         """The bot's own exit code (the sandbox reports a signal as 128 + its number) and what

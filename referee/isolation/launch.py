@@ -7,8 +7,9 @@ work in a separate program rather than in a `preexec_fn` keeps the referee safe:
 processes from a worker thread, and running Python code between fork and exec in a
 multi-threaded parent can deadlock.
 
-In order, each step before the next: join the bot's cgroups, set the resource limits, set a
-private umask, drop to the bot's user, then exec ARGV. Failures are written as one line to
+In order, each step before the next: join the bot's cgroups, set the resource limits, take a
+network namespace of its own (`--network none`, where the referee is root and runs no sandbox),
+set a private umask, drop to the bot's user, then exec ARGV. Failures are written as one line to
 STATUS_FD (`infra: ...` for a failure of the machine, `start: ...` for a program that cannot be
 executed) and the launcher exits with 127. Without a sandbox the parent reads STATUS_FD up to its
 end, which comes with the successful exec (the descriptor is close-on-exec). In front of the
@@ -22,8 +23,8 @@ to. In front of the sandbox, the outer launcher therefore parks the bot's stdin 
 puts /dev/null in their place; the inner launcher moves them back.
 
 The options, each at most once unless said: `--stage only|outer|inner` (default `only`),
-`--uid N`, `--gid N`, `--cgroup PROCS_FILE` (repeated: one per hierarchy), `--rlimit NAME SOFT
-HARD` (repeated; HARD `-` is the same as SOFT).
+`--uid N`, `--gid N`, `--network none`, `--cgroup PROCS_FILE` (repeated: one per hierarchy),
+`--rlimit NAME SOFT HARD` (repeated; HARD `-` is the same as SOFT).
 """
 
 from __future__ import annotations
@@ -78,6 +79,35 @@ def set_limits(status_fd: int, limits: list[tuple[str, int, int | None]]) -> Non
             resource.setrlimit(number, (min(soft, wanted_hard), wanted_hard))
         except (OSError, ValueError) as exc:
             fail(status_fd, "infra", f"cannot set {name} to {soft}: {exc}")
+
+
+CLONE_NEWNET = 0x40000000
+SIOCGIFFLAGS, SIOCSIFFLAGS = 0x8913, 0x8914
+IFF_UP_RUNNING = 0x1 | 0x40
+
+
+def private_network(status_fd: int) -> None:
+    """A network namespace of its own, with only its loopback, up (Python 3.11 has no
+    os.unshare: the C library's, through ctypes; these modules are imported only here, for the
+    bots that run without a sandbox under a root referee)."""
+    import ctypes
+    import fcntl
+    import socket
+    import struct
+
+    if ctypes.CDLL(None, use_errno=True).unshare(CLONE_NEWNET) != 0:
+        fail(
+            status_fd,
+            "infra",
+            f"cannot make a network namespace: {os.strerror(ctypes.get_errno())}",
+        )
+    try:
+        with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as sock:
+            request = struct.pack("16sH14x", b"lo", 0)
+            flags = struct.unpack("16sH14x", fcntl.ioctl(sock, SIOCGIFFLAGS, request))[1]
+            fcntl.ioctl(sock, SIOCSIFFLAGS, struct.pack("16sH14x", b"lo", flags | IFF_UP_RUNNING))
+    except OSError as exc:
+        fail(status_fd, "infra", f"cannot bring the loopback up: {exc.strerror or exc}")
 
 
 def drop_privileges(status_fd: int, uid: int | None, gid: int | None) -> None:
@@ -136,6 +166,8 @@ def run(status_fd: int, spec: dict[str, Any], argv: list[str]) -> NoReturn:
         unpark_stdio()
     join_cgroups(status_fd, spec.get("cgroup_procs", []))
     set_limits(status_fd, spec.get("rlimits", []))
+    if spec.get("network") == "none":
+        private_network(status_fd)
     if stage != "outer":
         os.umask(0o077)  # what the bot writes is its own (bwrap sets its own modes)
     drop_privileges(status_fd, spec.get("uid"), spec.get("gid"))
@@ -169,8 +201,8 @@ def parse_options(args: list[str]) -> tuple[dict[str, Any], list[str]]:
             spec["cgroup_procs"].append(value)
         elif option in ("--uid", "--gid"):
             spec[option[2:]] = int(value)
-        elif option == "--stage":
-            spec["stage"] = value
+        elif option in ("--stage", "--network"):
+            spec[option[2:]] = value
         else:
             raise ValueError(f"unknown option {option}")
         at += 2
@@ -181,7 +213,7 @@ def options_of(spec: dict[str, Any]) -> list[str]:
     """The options that `parse_options` reads back as `spec` (used by the referee, which
     imports this module for this only)."""
     args = ["--stage", spec.get("stage", "only")]
-    for name in ("uid", "gid"):
+    for name in ("uid", "gid", "network"):
         if spec.get(name) is not None:
             args += [f"--{name}", str(spec[name])]
     for path in spec.get("cgroup_procs", []):

@@ -4,30 +4,38 @@ The basic level is always there: each bot in its own session and process group, 
 environment, a private scratch directory as HOME and TMPDIR, and resource limits. Three features
 add to it where the machine has them, and combine:
 
-- `sandbox`: bubblewrap namespaces (see `referee/sandbox.py`);
+- `sandbox`: namespaces of its own and a private view of the files (see `sandbox.py`), made by
+  the compiled helper where the referee is root, or by bubblewrap;
 - `users`: a user of its own for each running bot, when the referee runs as root
-  (see `referee/slots.py`);
+  (see `bot_users.py`);
 - `cgroup`: a control group per bot for memory and process limits on the whole tree, exact CPU
-  time, freezing and killing everything at once (see `referee/cgroups.py`).
+  time, freezing and killing everything at once (see `cgroups.py`).
 
 A level is written as `basic` or as features joined with `+` (`sandbox+users+cgroup`); `auto`
 takes every feature available. Asking for a feature the machine lacks is an error that says why
 it is missing, never a silent downgrade.
+
+No bot runs as root unless the run says so in words: a root referee refuses a level without
+`users` unless the level names `root` (`cgroup+root`) or the settings say `allow_root = true`.
+Where the referee is root, every bot also gets a network namespace of its own (no network) at
+every level, unless the settings say `network = true`.
 """
 
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from enum import StrEnum
 from functools import cache
+from pathlib import Path
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
+from referee.isolation import native
 from referee.isolation.bot_users import DEFAULT_UID_BASE, DEFAULT_UID_COUNT
 from referee.isolation.cgroups import CgroupDriver, find_driver, probe, sweep_stale
-from referee.isolation.sandbox import find_bwrap
+from referee.isolation.sandbox import find_bwrap, find_native
 
 
 class Feature(StrEnum):
@@ -39,12 +47,14 @@ class Feature(StrEnum):
 FEATURE_ORDER = (Feature.SANDBOX, Feature.USERS, Feature.CGROUP)
 AUTO = "auto"
 BASIC = "basic"
+ROOT = "root"  # the word that lets bots run as root, in a level (`cgroup+root`)
+HELPER, BUBBLEWRAP = "helper", "bubblewrap"  # the programs that can make the sandbox
 
 
 # What makes a missing feature available, said to the user with the reason it is missing.
 FIXES = {
-    Feature.SANDBOX: "apt-get install bubblewrap (as root), or on another system its bubblewrap "
-    "package",
+    Feature.SANDBOX: "run the referee as root with a C compiler (apt-get install gcc), or install "
+    "bubblewrap (apt-get install bubblewrap)",
     Feature.USERS: "run the referee as root (it gives each running bot a user of its own)",
     Feature.CGROUP: "run the referee as root on a machine with cgroup v2 (or v1 memory, pids, "
     "cpuacct and freezer hierarchies); in a container, start it with its own cgroup namespace",
@@ -74,6 +84,13 @@ class IsolationSettings(BaseModel):
     )
     uid_base: int = Field(DEFAULT_UID_BASE, ge=1000, description="users: first bot user id")
     uid_count: int = Field(DEFAULT_UID_COUNT, ge=2, description="users: how many bot user ids")
+    allow_root: bool = Field(
+        False, description="a root referee may run bots as root (at a level without users)"
+    )
+    network: bool = Field(False, description="bots may use the network (off: no network)")
+    sandbox_program: Literal["auto", "helper", "bubblewrap"] = Field(
+        "auto", description="what makes the sandbox: the compiled helper (root) or bubblewrap"
+    )
 
     @field_validator("level")
     @classmethod
@@ -83,13 +100,19 @@ class IsolationSettings(BaseModel):
 
 
 def parse_level(level: str) -> frozenset[Feature] | None:
-    """The features a level names; None for `auto`."""
-    text = level.strip().lower()
-    if text == AUTO:
+    """The features a level names; None for `auto`. The word `root` may be joined to any level
+    without `users` (`basic+root`, `cgroup+root`): see `names_root`."""
+    names = [part.strip() for part in level.strip().lower().split("+")]
+    if ROOT in names:
+        names.remove(ROOT)
+        if Feature.USERS.value in names:
+            raise ValueError("isolation: users and root contradict (bots run as one or the other)")
+        if not names:
+            raise ValueError("isolation: root is joined to a level, as in basic+root")
+    if names == [AUTO]:
         return None
-    if text == BASIC:
+    if names == [BASIC]:
         return frozenset()
-    names = [part.strip() for part in text.split("+")]
     known = {f.value for f in Feature}
     unknown = [n for n in names if n not in known]
     if unknown:
@@ -98,6 +121,11 @@ def parse_level(level: str) -> frozenset[Feature] | None:
             + "+".join(f.value for f in FEATURE_ORDER)
         )
     return frozenset(Feature(n) for n in names)
+
+
+def names_root(level: str) -> bool:
+    """Whether a level says in words that bots may run as root (`cgroup+root`)."""
+    return ROOT in [part.strip() for part in level.strip().lower().split("+")]
 
 
 def level_name(features: frozenset[Feature]) -> str:
@@ -120,6 +148,7 @@ class Detection:
     checks: dict[Feature, FeatureCheck]
     bwrap: str | None
     cgroups: CgroupDriver | None
+    native_sandbox: bool = False  # the compiled helper can make the sandbox
 
     @property
     def available(self) -> frozenset[Feature]:
@@ -128,8 +157,9 @@ class Detection:
 
 @cache
 def detect() -> Detection:
-    """Try each feature once per process (a trial sandbox, a trial cgroup)."""
+    """Try each feature once per process (a trial sandbox with each program, a trial cgroup)."""
     bwrap, bwrap_reason = find_bwrap()
+    helper, helper_reason = find_native(native.native_helper())
     driver, driver_reason = find_driver()
     if driver is not None:
         problem = probe(driver)
@@ -139,7 +169,11 @@ def detect() -> Detection:
             sweep_stale(driver)
     root = os.geteuid() == 0
     checks = {
-        Feature.SANDBOX: FeatureCheck(Feature.SANDBOX, bwrap is not None, bwrap_reason),
+        Feature.SANDBOX: FeatureCheck(
+            Feature.SANDBOX,
+            helper or bwrap is not None,
+            _sandbox_reason(helper_reason, bwrap_reason),
+        ),
         Feature.USERS: FeatureCheck(
             Feature.USERS,
             root,
@@ -147,7 +181,11 @@ def detect() -> Detection:
         ),
         Feature.CGROUP: FeatureCheck(Feature.CGROUP, driver is not None, driver_reason),
     }
-    return Detection(checks, bwrap, driver)
+    return Detection(checks, bwrap, driver, helper)
+
+
+def _sandbox_reason(helper: str, bwrap: str) -> str:
+    return f"compiled helper: {helper.removeprefix('the compiled helper ')}; {bwrap}"
 
 
 @dataclass(frozen=True)
@@ -158,6 +196,19 @@ class Isolation:
     settings: IsolationSettings
     bwrap: str | None = None
     cgroups: CgroupDriver | None = None
+    sandbox_program: str | None = None  # HELPER or BUBBLEWRAP, with the sandbox
+    # Folders no bot of the run may see (the run's records, a tournament's folder and store).
+    hidden: tuple[Path, ...] = ()
+
+    @property
+    def allow_root(self) -> bool:
+        """Whether the run said in words that bots may run as root."""
+        return self.settings.allow_root or names_root(self.settings.level)
+
+    def hiding(self, *folders: Path) -> Isolation:
+        """The same isolation, hiding `folders` (absolute, links resolved) from every bot too."""
+        added = tuple(f.resolve() for f in folders if f.resolve() not in self.hidden)
+        return replace(self, hidden=self.hidden + added)
 
     @property
     def name(self) -> str:
@@ -171,43 +222,47 @@ BASIC_ISOLATION = Isolation(frozenset(), IsolationSettings(level=BASIC))
 
 
 def describe(isolation: Isolation) -> str:
-    """The line every run starts with: the level its bots run under, and how it was chosen."""
+    """The line every run starts with: the level its bots run under, how it was chosen, and
+    what makes the sandbox. Where bots run as root, the line says so first."""
     asked = isolation.settings.level.strip().lower()
-    how = "auto: the strongest this machine offers" if asked == AUTO else "as asked"
-    line = f"isolation: {isolation.name} ({how})"
+    how = ["auto: the strongest this machine offers" if asked == AUTO else "as asked"]
+    if isolation.sandbox_program is not None:
+        maker = "the compiled helper" if isolation.sandbox_program == HELPER else "bubblewrap"
+        how.append(f"sandbox made by {maker}")
+    if isolation.settings.network:
+        how.append("network allowed")
+    line = f"isolation: {isolation.name} ({'; '.join(how)})"
     warning = root_warning(isolation)
-    return f"{line}\n{warning}" if warning else line
+    return f"{warning} {line}" if warning else line
 
 
-def ran_as_root_warning(name: str, asked: Isolation, actual: str | None) -> str | None:
-    """A loud sentence when `auto` had to run one bot without a user of its own although the
-    level has users (its user could not read its program or enter its folder): as root."""
+def ran_as_root_warning(
+    name: str, asked: Isolation, actual: str | None, note: str | None
+) -> str | None:
+    """A loud sentence when one bot ran as root although the level has users: its user could
+    not reach what `note` names, and the run allows root (`allow_root`)."""
     if os.geteuid() != 0 or not asked.has(Feature.USERS) or actual is None:
         return None
     if Feature.USERS.value in actual.split("+"):
         return None
-    return (
-        f"WARNING: {name} ran as root ({actual}): a user of its own could not read its files. "
-        "Make its folder readable by others (chmod -R o+rX) to give it one."
-    )
+    why = note.removeprefix("ran as root: ") if note else "its user could not reach its files"
+    return f"WARNING: {name} ran as root ({actual}), as allow_root permits: {why}."
 
 
 def root_warning(isolation: Isolation) -> str | None:
-    """A loud sentence when bots would run as root: the referee is root, and the level has no
-    user of their own for them."""
+    """A loud sentence when bots run as root: the referee is root, the level gives them no user
+    of their own, and the run allowed that."""
     if os.geteuid() != 0 or isolation.has(Feature.USERS):
         return None
-    return (
-        "WARNING: the referee runs as root and bots get no user of their own at this level: "
-        "they run as root. Use the users level (--isolation auto or sandbox+users+cgroup)."
-    )
+    return "WARNING: bots run as root, as this run allows (give them users: --isolation auto)."
 
 
 def choose(settings: IsolationSettings, detection: Detection | None = None) -> Isolation:
     """The isolation for `settings` on this machine; raises `IsolationUnavailable` if asked for
-    a feature that is missing."""
+    a feature that is missing, or for bots as root without saying so."""
     requested = parse_level(settings.level)
-    if requested == frozenset():
+    root = os.geteuid() == 0
+    if requested == frozenset() and not root:
         return Isolation(frozenset(), settings)
     found = detection or detect()
     if requested is None:
@@ -220,9 +275,39 @@ def choose(settings: IsolationSettings, detection: Detection | None = None) -> I
             )
             raise IsolationUnavailable(f"isolation {settings.level!r} is not available: {reasons}")
         features = requested
-    return Isolation(
+    program = None
+    if Feature.SANDBOX in features:
+        program = choose_sandbox_program(settings, found)
+        if program is None and requested is None:
+            features = features - {Feature.SANDBOX}
+        elif program is None:
+            raise IsolationUnavailable(
+                f"isolation {settings.level!r}: the sandbox cannot be made by "
+                f"{settings.sandbox_program} here ({found.checks[Feature.SANDBOX].reason})"
+            )
+    isolation = Isolation(
         features,
         settings,
-        bwrap=found.bwrap if Feature.SANDBOX in features else None,
+        bwrap=found.bwrap if program == BUBBLEWRAP else None,
         cgroups=found.cgroups if Feature.CGROUP in features else None,
+        sandbox_program=program,
     )
+    if root and not isolation.has(Feature.USERS) and not isolation.allow_root:
+        raise IsolationUnavailable(
+            f"isolation {settings.level!r} would run bots as root (the referee runs as root and "
+            "this level gives them no user of their own): add users to the level (or use auto), "
+            f"or say that bots may run as root: --isolation {level_name(features)}+root, or "
+            "[match.isolation] allow_root = true"
+        )
+    return isolation
+
+
+def choose_sandbox_program(settings: IsolationSettings, found: Detection) -> str | None:
+    """What makes the sandbox: the compiled helper where it works (and is still in use: the
+    Python programs may have been asked for), else bubblewrap; None if neither may."""
+    wanted = settings.sandbox_program
+    if wanted != BUBBLEWRAP and found.native_sandbox and native.native_helper() is not None:
+        return HELPER
+    if wanted != HELPER and found.bwrap is not None:
+        return BUBBLEWRAP
+    return None

@@ -1,33 +1,50 @@
-"""The sandbox level: a bubblewrap (`bwrap`) command line that runs a bot in its own namespaces.
+"""The sandbox level: a bot in namespaces of its own, seeing a private view of the file system.
+
+One plan of the bot's view, written as a bubblewrap command line, carried out by one of two
+programs: the compiled helper (`referee-helper sandbox`, referee/isolation/sandbox.c), which
+needs nothing installed but runs only when the referee is root, or `bwrap` (Debian package
+`bubblewrap`), which also works for a referee that is not root. The helper is preferred where
+both work: it needs no package, costs less, and is the same on every machine of this kind.
 
 What a sandboxed bot sees and may do:
 
-- no network (a network namespace with only a loopback of its own);
+- no network (a network namespace with only a loopback of its own), unless the run allows it;
 - its own pid namespace: it sees only its own processes, and when the namespace's init process
-  is killed (it is in the bot's process group) the kernel kills every process inside, even one
-  that called `setsid()`;
-- a read-only view of the system, with the private places of other people hidden behind empty
-  directories (`/home`, `/root`, `/srv`, `/mnt`, `/media`, `/run`, `/var/tmp` and the opponent's
-  directories), and then the things the bot needs bound back in, read-only: its own directory
-  (writable only if asked), the files its command line names, the prefix of its interpreter, and
-  the referee's own Python with the built-in bots;
-- a private, size-limited `/tmp` (also its `HOME` and `TMPDIR`), gone when the bot ends;
-- no capabilities, even when the referee runs as root.
+  ends, the kernel kills every process inside, even one that called `setsid()`;
+- the system's own folders read-only (`SYSTEM`: /usr, /etc, /opt, /var, ...), and nothing else of
+  the machine: homes, /root, /srv, /mnt, /run and any other top-level folder are simply not
+  there. Bound back in, read-only: its own directory (writable only if asked), the directories its
+  command names, the prefix of its interpreter, and the referee's own Python with the built-in
+  bots and installed games;
+- hidden again wherever they would show: the opponent's directories and the referee's private
+  places (the records being written, a tournament's folder with its store);
+- a private /tmp, /var/tmp, /dev/shm and /run/lock (also its HOME and TMPDIR), of `tmp_mb` in all
+  when the referee is root (one scratch tmpfs bound to the four places), gone with the bot;
+- no capabilities, even when the referee runs as root, and no way to gain any (no-new-privileges).
 """
 
 from __future__ import annotations
 
+import functools
+import os
 import shutil
 import subprocess
 from collections.abc import Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from referee.isolation.limits import MB
 
 BWRAP = "bwrap"
-HIDDEN = ("/home", "/root", "/srv", "/mnt", "/media", "/run", "/var/tmp")
+# The machine's own folders a bot may read (each only if it is a real folder here); every other
+# top-level name is absent from its view, and symbolic links among these (/bin -> usr/bin) kept.
+SYSTEM = ("usr", "etc", "opt", "var", "bin", "sbin", "lib", "lib32", "lib64", "libx32", "sys")
+# The places a bot may write, private to it: where the root's scratch folder holds them, its
+# sub-folder of that name is bound there (one tmpfs, so `tmp_mb` bounds them together).
+PRIVATE_PLACES = {"/tmp": "tmp", "/var/tmp": "var-tmp", "/dev/shm": "shm", "/run/lock": "lock"}
 HIDDEN_SIZE = 1 * MB  # hidden places are empty; mount points of bound paths need a little room
-NAMESPACES = ["--unshare-pid", "--unshare-net", "--unshare-ipc", "--unshare-uts"]
+NAMESPACES = ["--unshare-pid", "--unshare-ipc", "--unshare-uts"]
+TRIAL_TIMEOUT = 20.0
 
 
 def find_bwrap() -> tuple[str | None, str]:
@@ -35,99 +52,185 @@ def find_bwrap() -> tuple[str | None, str]:
     path = shutil.which(BWRAP)
     if path is None:
         return None, "bwrap is not installed (Debian package `bubblewrap`)"
-    trial = [path, *NAMESPACES, "--cap-drop", "ALL"]
+    return _trial([path], "works (pid, network, ipc namespaces)")
+
+
+def find_native(helper: Path | None) -> tuple[bool, str]:
+    """Whether the compiled helper can make the sandbox here, and a sentence saying why (not)."""
+    if os.geteuid() != 0:
+        return False, "the referee does not run as root"
+    if helper is None:
+        return False, "no compiled helper (no C compiler found: apt-get install gcc)"
+    program, reason = _trial([str(helper), "sandbox"], "makes the namespaces itself")
+    return program is not None, reason.replace(str(helper), "the compiled helper")
+
+
+def _trial(program: list[str], works: str) -> tuple[str | None, str]:
+    trial = [*program, *NAMESPACES, "--unshare-net", "--cap-drop", "ALL"]
     trial += ["--ro-bind", "/", "/", "--proc", "/proc", "--dev", "/dev", "--", "true"]
     try:
-        done = subprocess.run(trial, capture_output=True, timeout=20, check=False)
+        done = subprocess.run(trial, capture_output=True, timeout=TRIAL_TIMEOUT, check=False)
     except (OSError, subprocess.TimeoutExpired) as exc:
-        return None, f"{path} cannot run: {exc}"
+        return None, f"{program[0]} cannot run: {exc}"
     if done.returncode != 0:
         why = done.stderr.decode(errors="replace").strip() or f"exit code {done.returncode}"
-        return None, f"{path} does not work here: {why}"
-    return path, f"{path} works (pid, network, ipc namespaces)"
+        return None, f"{program[0]} does not work here: {why}"
+    return program[0], f"{program[0]} {works}"
 
 
-def _below(path: Path, roots: Sequence[Path]) -> bool:
-    """Whether absolute `path` lies strictly below one of `roots`. Compared as text: pathlib's
-    `parents` and `==` cost 10 ms per bot over the few dozen paths of a sandbox."""
-    text = str(path)
-    return any(text != "/" and text.startswith(str(root).rstrip("/") + "/") for root in roots)
+@dataclass(frozen=True)
+class View:
+    """What one bot sees: see the module docstring. Every path absolute, links resolved."""
+
+    cwd: Path
+    writable: bool  # may it write its own directory
+    own: Sequence[Path]  # the directories its command needs besides `cwd`
+    public: Sequence[Path]  # what every bot may read: the referee's Python, built-in bots, ...
+    hidden: Sequence[Path]  # the opponent's directories and the referee's private places
+    launcher: Sequence[Path] = ()  # the folders of the program that starts it inside
+    private: Path | None = None  # the root's scratch folder holding PRIVATE_PLACES
+    tmp_mb: int = 64
+    switch_user: bool = False  # the inner launcher switches to the bot's own user
+    network: bool = False
+    system: Sequence[str] = field(default=SYSTEM)
 
 
-def _inside(path: Path, others: Sequence[Path]) -> bool:
-    """Whether `path` is one of `others` or lies below one."""
-    text = str(path)
-    return any(text == str(other) for other in others) or _below(path, others)
+def sandbox_argv(program: Sequence[str], view: View) -> list[str]:
+    """The sandbox program's arguments up to and including `--`; what it runs follows.
 
-
-def bwrap_argv(
-    bwrap: str,
-    *,
-    cwd: Path,
-    own: Sequence[Path],
-    public: Sequence[Path],
-    peers: Sequence[Path],
-    writable: bool,
-    tmp_mb: int,
-    switch_user: bool = False,
-    launcher: Sequence[Path] = (),
-) -> list[str]:
-    """The bwrap arguments up to and including `--`; the bot's argv follows.
-
-    `own`: the bot's directories besides `cwd`; `public`: directories every bot may read (the
-    referee's Python, built-in bots, the launcher); `peers`: the opponent's directories, hidden
-    unless they are also one of this bot's own. `switch_user`: the inner launcher keeps the two
-    capabilities it needs to switch to the bot's user, which loses them (and bwrap sets
-    no-new-privileges, so nothing executed inside can gain any). `launcher`: the folders of the
-    program that starts the bot inside the sandbox, visible whatever else is hidden (an opponent
-    whose folder holds the compiled helper's cache, as the perfect bots' tables do, must not
-    keep this bot from starting).
+    `program`: `[bwrap]` or `[helper, "sandbox"]`. `switch_user`: the inner launcher keeps the
+    two capabilities it needs to switch to the bot's user, which loses them (and no-new-privileges
+    is set, so nothing executed inside can gain any).
     """
-    # bwrap's parent is the bot's supervisor (one thread, alive as long as anything of the bot):
-    # if it dies, the sandbox's init dies, and with it the whole pid namespace.
-    argv = [bwrap, *NAMESPACES, "--die-with-parent", "--cap-drop", "ALL"]
-    if switch_user:
+    # The sandbox's parent is the bot's supervisor (one thread, alive as long as anything of the
+    # bot): if it dies, the sandbox's init dies, and with it the whole pid namespace.
+    argv = [*program, *NAMESPACES, "--die-with-parent", "--cap-drop", "ALL"]
+    if not view.network:
+        argv.append("--unshare-net")
+    if view.switch_user:
         argv += ["--cap-add", "CAP_SETUID", "--cap-add", "CAP_SETGID"]
-    argv += ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"]
-    visible = [cwd, *own]
-    hidden = [Path(h) for h in HIDDEN if Path(h).is_dir()]
-    for path in hidden:
-        argv += _tmpfs(path, "0755", HIDDEN_SIZE)
-    argv += _tmpfs(Path("/tmp"), "1777", tmp_mb * MB)
-    # A directory both bots use (one shared working directory) cannot be hidden from either;
-    # one inside a place already hidden needs no tmpfs of its own.
-    peers = [p for p in peers if p.is_dir() and p not in visible]
-    hidden_peers = [p for p in peers if not _inside(p, [*hidden, Path("/tmp")])]
-    for path in hidden_peers:
-        argv += _tmpfs(path, "0755", HIDDEN_SIZE)
-    fresh = [*hidden, *hidden_peers, Path("/tmp")]
-    for path in public:
-        argv += [*_parents(path, fresh), "--ro-bind-try", str(path), str(path)]
-    for path in own:
-        argv += [*_parents(path, fresh), "--ro-bind", str(path), str(path)]
-    argv += [*_parents(cwd, fresh), "--bind" if writable else "--ro-bind", str(cwd), str(cwd)]
-    # An opponent's directory inside one of ours (or inside a public one) is hidden again.
-    rehidden = [p for p in peers if _inside(p, [*visible, *public])]
-    for path in rehidden:
-        argv += _tmpfs(path, "0755", HIDDEN_SIZE)
-    for path in launcher:
-        if _inside(path, [*hidden, *hidden_peers, *rehidden]):
-            argv += [*_parents(path, [*fresh, *rehidden]), "--ro-bind", str(path), str(path)]
-    for path in [*hidden, *hidden_peers, *rehidden]:
+    system = _system(tuple(view.system))
+    argv += system.argv
+    argv += ["--dev", "/dev", "--proc", "/proc"]
+    argv += _private_places(view)
+    places = [Path(place) for place in PRIVATE_PLACES]
+    mounts = Mounts(list(system.folders), places, made={Path("/dev"), Path("/run"), *places})
+    argv += _binds_and_hides(view, mounts)
+    for path in [*mounts.hidden, Path("/")]:
         argv += ["--remount-ro", str(path)]
-    argv += ["--chdir", str(cwd), "--"]
+    argv += ["--chdir", str(view.cwd), "--"]
     return argv
 
 
-def _tmpfs(path: Path, mode: str, size: int) -> list[str]:
-    return ["--perms", mode, "--size", str(size), "--tmpfs", str(path)]
+@dataclass(frozen=True)
+class System:
+    argv: list[str]
+    folders: tuple[Path, ...]
 
 
-def _parents(path: Path, fresh: Sequence[Path]) -> list[str]:
-    """Create the directories leading to `path` inside a fresh tmpfs, searchable by anyone
-    (bwrap would make them private to root, which a bot with a user of its own cannot enter)."""
+@functools.cache
+def _system(names: tuple[str, ...]) -> System:
+    """The system folders, read-only, and the top-level links that lead into them."""
     argv: list[str] = []
-    for parent in reversed(path.parents):
-        if _below(parent, fresh):
-            argv += ["--perms", "0755", "--dir", str(parent)]
+    folders: list[Path] = []
+    for name in names:
+        path = Path("/", name)
+        if path.is_symlink():
+            target = os.readlink(path)
+            if target.lstrip("/").split("/")[0] in names:
+                argv += ["--symlink", target, str(path)]
+        elif path.is_dir():
+            argv += ["--ro-bind", str(path), str(path)]
+            folders.append(path)
+    return System(argv, tuple(folders))
+
+
+def _private_places(view: View) -> list[str]:
+    argv = ["--perms", "0755", "--dir", "/run"]
+    for place, name in PRIVATE_PLACES.items():
+        if view.private is not None:
+            argv += ["--bind", str(view.private / name), place]
+        else:  # no scratch tmpfs (a referee that is not root): one of its own each
+            argv += ["--perms", "1777", "--size", str(view.tmp_mb * MB), "--tmpfs", place]
     return argv
+
+
+@dataclass
+class Mounts:
+    """What the view holds so far: folders bound from the machine (their contents are there)
+    and fresh empty ones (tmpfs), where the folders leading to a mount point must be made."""
+
+    bound: list[Path]
+    fresh: list[Path]
+    hidden: list[Path] = field(default_factory=list)
+    made: set[Path] = field(default_factory=set)
+
+    def shows(self, path: Path) -> bool:
+        """Whether `path` of the machine is there in the view (under a folder bound in)."""
+        bound = _deepest(path, self.bound)
+        fresh = _deepest(path, self.fresh)
+        return bound is not None and (fresh is None or len(bound) >= len(fresh))
+
+    def parents(self, path: Path) -> list[str]:
+        """Make the folders leading to `path` that the view does not have, searchable by anyone
+        (bwrap would make them private to root, which a bot with a user of its own cannot
+        enter)."""
+        argv: list[str] = []
+        for parent in reversed(path.parents):
+            if parent == Path("/") or parent in self.made or self.shows(parent):
+                continue
+            self.made.add(parent)
+            argv += ["--perms", "0755", "--dir", str(parent)]
+        return argv
+
+
+def _binds_and_hides(view: View, mounts: Mounts) -> list[str]:
+    """Bind what the bot needs and hide what it must not see, shallowest path first, so a
+    folder hidden inside a bound one (the records inside the bot's own directory) is hidden
+    after the bind, and one bound inside a hidden one (a bot's folder inside a tournament's) is
+    bound after the hide. For one path, the bot's own need wins over hiding, and hiding over what
+    every bot may read (an opponent may name a public folder as its own: the tables' cache)."""
+    kinds: dict[Path, str] = {}
+    for kind, paths in (
+        ("public", view.public),
+        ("hide", view.hidden),
+        ("own", view.own),
+        ("cwd", [view.cwd]),
+        ("launcher", view.launcher),
+    ):
+        for path in paths:
+            if path != Path("/"):
+                kinds[path] = kind  # later kinds win
+    argv: list[str] = []
+    for path in sorted(kinds, key=lambda p: (len(p.parts), str(p))):
+        kind = kinds[path]
+        if kind == "hide":
+            if path.is_dir() and mounts.shows(path):
+                argv += ["--perms", "0755", "--size", str(HIDDEN_SIZE), "--tmpfs", str(path)]
+                mounts.fresh.append(path)
+                mounts.hidden.append(path)
+            continue
+        argv += mounts.parents(path)
+        if kind == "public":
+            argv += ["--ro-bind-try", str(path), str(path)]
+        elif kind == "cwd" and view.writable:
+            argv += ["--bind", str(path), str(path)]
+        else:
+            argv += ["--ro-bind", str(path), str(path)]
+        mounts.bound.append(path)
+    return argv
+
+
+def _deepest(path: Path, roots: Sequence[Path]) -> str | None:
+    """The deepest of `roots` that is `path` or lies above it, as text (None: none does).
+    Compared as text: pathlib's `parents` and `==` cost 10 ms per bot over the few dozen paths
+    of a sandbox."""
+    text = str(path)
+    best: str | None = None
+    for root in roots:
+        prefix = str(root).rstrip("/")
+        if (text == prefix or text.startswith(prefix + "/")) and (
+            best is None or len(prefix) > len(best)
+        ):
+            best = prefix
+    return best

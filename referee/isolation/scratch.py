@@ -4,8 +4,9 @@ what a bot wrote elsewhere.
 The scratch directory is a fresh directory named after the referee's pid. When the referee may
 mount (it runs as root), a tmpfs of the bot's `tmp_mb` is mounted on it, so the bot's total
 writes there are bounded, not only each file (`RLIMIT_FSIZE`): a bot that fills it gets ENOSPC.
-Without that right the directory is an ordinary one. Inside the sandbox the private /tmp is
-bwrap's own tmpfs of the same size, and none of this is needed.
+Without that right the directory is an ordinary one. In the sandbox, a root referee's scratch
+folder holds the bot's private /tmp, /var/tmp, /dev/shm and /run/lock (one tmpfs for all four);
+a referee that is not root gives it a tmpfs of its own for each instead.
 
 A bot with a user of its own can also write to the machine's world-writable directories; what
 it left there is removed after the game. Scratch directories (and mounts) of a referee that died
@@ -22,10 +23,11 @@ import tempfile
 from pathlib import Path
 
 from referee.isolation.limits import MB
+from referee.isolation.sandbox import PRIVATE_PLACES
 
 SCRATCH_PREFIX = "referee-bot-"
 MNT_DETACH = 2
-WORLD_WRITABLE = (Path("/tmp"), Path("/var/tmp"), Path("/dev/shm"))
+WORLD_WRITABLE = (Path("/tmp"), Path("/var/tmp"), Path("/dev/shm"), Path("/run/lock"))
 
 
 def _libc() -> ctypes.CDLL:
@@ -42,6 +44,15 @@ def make_scratch(size_mb: int, uid: int | None) -> Path:
     if uid is not None:
         os.chown(path, uid, uid)
     return path
+
+
+def make_private_places(path: Path) -> None:
+    """In a sandboxed bot's scratch folder, the folders bound to its private /tmp, /var/tmp,
+    /dev/shm and /run/lock: one tmpfs for the four, writable by anyone (as /tmp is)."""
+    for name in PRIVATE_PLACES.values():
+        place = path / name
+        place.mkdir()
+        place.chmod(0o1777)
 
 
 def _mount_tmpfs(path: Path, size_mb: int) -> bool:

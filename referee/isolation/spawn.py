@@ -25,6 +25,7 @@ from referee.isolation.confinement import (
     StartRefused,
     resolve_executable,
 )
+from referee.isolation.interpreters import ShimError, unshim
 from referee.isolation.launch import PARKED_FDS
 
 REPORT_WAIT = 30.0  # the launcher (and bwrap) start in milliseconds; this is for a loaded machine
@@ -41,12 +42,18 @@ async def start_confined(
     """Prepare the confinement, check the command and start the bot; on failure release it.
 
     Raises `StartRefused` (the bot's fault) or `InfrastructureFailure` (the machine's).
-    `hide` lists directories (the opponent's) a sandboxed bot must not see.
+    `hide` lists directories (the opponent's, the referee's records) a sandboxed bot must not see.
     """
     try:
         await confinement.prepare()
         bot_env = confinement.environment(env)
         executable = resolve_executable(argv[0], workdir, bot_env["PATH"])
+        try:
+            argv, executable, bot_env = await trio.to_thread.run_sync(
+                unshim, argv, executable, workdir, bot_env
+            )
+        except ShimError as exc:
+            raise InfrastructureFailure(str(exc)) from None
         confinement.check_reachable(executable, workdir, argv)
         return await spawn_confined(
             argv,
