@@ -48,6 +48,7 @@ from referee.isolation import (
     Isolation,
     Limits,
     StartRefused,
+    Unreachable,
     proctree,
     start_confined,
 )
@@ -61,10 +62,14 @@ UNASKED_KEPT = 20
 # Freezing the bot not on move: only a bot still using CPU once this grace after its answer is
 # over is frozen (it ponders); one that finished its bookkeeping and blocks on its input is left
 # alone, so bots that look at the wall clock after writing their move are not stopped mid-way.
-# "Still using CPU": more than PONDER_SHARE of a PONDER_PROBE window right after the grace.
+# "Still using CPU" does not depend on how busy the machine is: a thread of the bot is runnable
+# (running, or waiting for a CPU) when the grace is over, or the bot used more than
+# PONDER_CPU seconds of CPU in the PONDER_PROBE window after it. A bot blocked on its input is
+# never runnable and uses no CPU, however loaded the machine; a spinning one is always runnable,
+# even on a machine too busy to give it any CPU in a short window.
 DEFAULT_FREEZE_GRACE = 0.05
 PONDER_PROBE = 0.01
-PONDER_SHARE = 0.5
+PONDER_CPU = 0.001
 # After a bot closes its output, how long to wait for its exit code before reporting without it.
 EXIT_CODE_WAIT = 0.5
 FLUSH_HINT = "it was itself waiting to read its input: did you flush stdout after your move?"
@@ -94,6 +99,11 @@ class BotInfrastructureError(Exception):
     def __init__(self, detail: str) -> None:
         super().__init__(detail)
         self.detail = detail
+
+
+class BotUnreachable(BotInfrastructureError):
+    """The bot's own user cannot reach its program or folder here (a private home on the way):
+    the machine's set-up, which a run refuses before its first game, with the fix."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -218,6 +228,11 @@ class BotProcess:
         """The isolation level this bot actually runs under (what a record reports)."""
         return self.confinement.level
 
+    @property
+    def isolation_note(self) -> str | None:
+        """Why it runs below the level asked for, if it does (the cause, named)."""
+        return "; ".join(self.confinement.notes) or None
+
     async def send_line(self, line: str) -> None:
         """Write one line to the bot (for lines it does not answer: colours, `END`)."""
         self._raise_fault()
@@ -320,18 +335,22 @@ class BotProcess:
             await self._answered_event.wait()
             self._answered_event = trio.Event()
             await trio.sleep(self.freeze_grace)
-            before = self.confinement.cpu_seconds()
-            await trio.sleep(PONDER_PROBE)
-            if self._asked or self.fault is not None or self._closing:
-                continue  # asked again meanwhile, or the game is over
-            if self._pondering(before):
+            if await self._pondering() and not self._over_or_asked():
                 self._freeze()
 
-    def _pondering(self, before: float | None) -> bool:
+    def _over_or_asked(self) -> bool:
+        return self._asked or self.fault is not None or self._closing
+
+    async def _pondering(self) -> bool:
+        """Whether the bot still uses CPU now (see PONDER_CPU)."""
+        if self._over_or_asked() or self.confinement.runnable():
+            return True
+        before = self.confinement.cpu_seconds()
+        await trio.sleep(PONDER_PROBE)
         after = self.confinement.cpu_seconds()
         if before is None or after is None:
             return True  # cannot tell: freezing is the fair choice
-        return after - before > PONDER_SHARE * PONDER_PROBE
+        return after - before > PONDER_CPU
 
     def _thaw(self) -> None:
         if self.confinement.freezer is not None:
@@ -527,14 +546,20 @@ async def open_bot(
 
     `limits` default to `Limits()`, `isolation` to the basic level; `freeze` stops the bot when
     it is not being asked and still uses CPU `freeze_grace` seconds after its answer (it
-    ponders); `hide` lists directories (the opponent's) a sandboxed bot must not see.
+    ponders); `hide` lists directories (the opponent's, the run's records) a sandboxed bot must
+    not see, besides those the isolation hides from every bot of the run.
     """
     confinement = Confinement(isolation, limits, freeze)
     argv = split_command(command)
     try:
-        process = await start_confined(argv, (cwd or Path.cwd()).absolute(), env, hide, confinement)
+        hidden = [*hide, *confinement.isolation.hidden]
+        process = await start_confined(
+            argv, (cwd or Path.cwd()).absolute(), env, hidden, confinement
+        )
     except StartRefused as exc:
         raise BotStartError(f"could not start: {exc}") from None
+    except Unreachable as exc:
+        raise BotUnreachable(str(exc)) from None
     except InfrastructureFailure as exc:
         raise BotInfrastructureError(str(exc)) from None
     bot = BotProcess(process, name, max_line_bytes, stderr_tail_bytes, on_fault, confinement)

@@ -51,6 +51,17 @@ def descendants(pid: int) -> list[int]:
     return seen
 
 
+def any_runnable(pids: list[int]) -> bool:
+    """Whether a thread of one of `pids` is running or waiting for a CPU (state R)."""
+    for pid in pids:
+        with suppress(OSError):
+            for task in os.listdir(f"/proc/{pid}/task"):
+                stat = _read(f"/proc/{pid}/task/{task}/stat")
+                if stat and stat[stat.rindex(")") + 2] == "R":
+                    return True
+    return False
+
+
 def alive(pid: int) -> bool:
     """True if `pid` exists and is not a zombie."""
     stat = _read(f"/proc/{pid}/stat")
