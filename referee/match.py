@@ -54,6 +54,19 @@ BUILTIN_PREFIX = "builtin:"
 # (tests/bots/test_builtin_names.py keeps this list equal to the bots' own).
 BUILTIN_BOTS = ("random", "greedy", "search", "perfect", "applet")
 PERFECT_BOT = "perfect"  # the built-in bot that plays from solved tables
+# A built-in bot reads nothing of its folder, so it runs in `/`: the caller's folder (a private
+# home, a tournament's folder) is neither needed by it nor shown to it.
+BUILTIN_CWD = Path("/")
+
+
+def is_builtin(command: str) -> bool:
+    """Whether `command` is a built-in bot as `resolve_command` expands it."""
+    return command.startswith(shlex.join([sys.executable, "-m", "bots"]) + " ")
+
+
+def player_cwd(player: PlayerSpec) -> Path | None:
+    """The folder a player runs in (None: the referee's own)."""
+    return BUILTIN_CWD if is_builtin(player.command) else player.cwd
 
 
 def resolve_command(command: str, game: str, options: GameOptions | None = None) -> str:
@@ -142,6 +155,10 @@ class Player(Protocol):
     def isolation_level(self) -> str | None:
         """The isolation level it actually ran under, for the record."""
 
+    @property
+    def isolation_note(self) -> str | None:
+        """Why it ran below the level asked for, where it did (the cause, named)."""
+
     async def ask(
         self, line: str | None, deadline: float, then: Callable[[], None] | None = None
     ) -> str | None:
@@ -190,7 +207,7 @@ def open_bot_player(
     return open_bot(
         player.command,
         name=player.name,
-        cwd=player.cwd,
+        cwd=player_cwd(player),
         max_line_bytes=settings.max_line_bytes,
         exit_grace=settings.exit_grace,
         on_fault=on_fault,
@@ -198,7 +215,7 @@ def open_bot_player(
         isolation=isolation,
         freeze=settings.freeze,
         freeze_grace=settings.freeze_grace,
-        hide=player_directories(opponent.command, opponent.cwd),
+        hide=player_directories(opponent.command, player_cwd(opponent)),
     )
 
 
@@ -307,6 +324,7 @@ class Match:
         lag_monitor: LagMonitor | None = None,
         open_player: OpenPlayer = open_bot_player,
         on_decided: Callable[[], None] | None = None,
+        isolation: Isolation | None = None,
     ) -> None:
         self.game: Game[Any, Any, Any] = get_game(game_name)
         self.options = self.game.parse_options(options)
@@ -325,6 +343,8 @@ class Match:
         # Called once the result is known, before the players have closed (a tournament starts
         # its next game then).
         self.on_decided = on_decided
+        # The isolation chosen once for the whole run (None: chosen here from the settings).
+        self.isolation = isolation
         self._writer: RecordWriter | None = None
         self._header: Header | None = None
         self._first_move_done: set[Side] = set()
@@ -405,6 +425,7 @@ class Match:
                 stderr_tail=bot.exit.stderr_tail,
                 stderr_bytes=bot.exit.stderr_bytes,
                 isolation=bot.isolation_level,
+                isolation_note=bot.isolation_note,
                 unasked=list(bot.exit.unasked),
             )
             for side in Side
@@ -428,9 +449,11 @@ class Match:
 
     async def _play_with_bots(self) -> Verdict:
         try:
-            isolation = choose(self.settings.isolation)
+            isolation = self.isolation or choose(self.settings.isolation)
         except IsolationUnavailable as exc:
             return Verdict(None, Reason.INFRASTRUCTURE, str(exc))
+        if self.record_path is not None:  # no bot may read or rewrite the records
+            isolation = isolation.hiding(self.record_path.absolute().parent)
         if any(f"-m bots {PERFECT_BOT} " in p.command for p in self.players.values()):
             options = self.options.model_dump(mode="json")
             await prepare_tables(self.game.name, options)  # before any bot's clock runs

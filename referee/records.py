@@ -108,6 +108,8 @@ class BotReport(_Model):
     stderr_tail: str
     stderr_bytes: int
     isolation: str | None = None  # the isolation level this bot actually ran under
+    # Why it ran below the level asked for (only where the run allowed that), naming the cause.
+    isolation_note: str | None = None
     # Lines it wrote when it was not asked (the first few): an out-of-turn line, or, after the
     # move that ended the game, trailing output ("Game over!") that is kept but never judged.
     unasked: list[str] = Field(default_factory=list)

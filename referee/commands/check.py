@@ -32,7 +32,14 @@ from referee.course.check import (
     run_check,
     spread,
 )
-from referee.isolation.levels import IsolationSettings, IsolationUnavailable, choose, describe
+from referee.isolation import reach_check
+from referee.isolation.levels import (
+    Isolation,
+    IsolationSettings,
+    IsolationUnavailable,
+    choose,
+    describe,
+)
 from referee.match import MatchSettings
 from referee.views.console import wrapped
 
@@ -85,10 +92,13 @@ def run_check_command(args: argparse.Namespace, out: Console, err: Console) -> i
         err.print(f"referee check: cannot create the records folder: {exc}", markup=False)
         return EXIT_USAGE
     out.print(describe(isolation), markup=False, highlight=False)
+    if refused := reach_check(args.command, None, isolation):
+        err.print(f"referee check: cannot run the bot here: {refused}", markup=False)
+        return EXIT_USAGE
     out.print(Text("referee check", style="bold underline"))
     out.print(heading(args.command, game, args.games, isolation.name, settings))
     try:
-        report = play_with_progress(args, game, settings, record_dir, err)
+        report = play_with_progress(args, game, settings, isolation, record_dir, err)
     except KeyboardInterrupt:
         err.print(f"[red]interrupted; finished games are in {record_dir}[/red]")
         return EXIT_INTERRUPTED
@@ -97,7 +107,12 @@ def run_check_command(args: argparse.Namespace, out: Console, err: Console) -> i
 
 
 def play_with_progress(
-    args: argparse.Namespace, game: str, settings: MatchSettings, record_dir: Path, err: Console
+    args: argparse.Namespace,
+    game: str,
+    settings: MatchSettings,
+    isolation: Isolation,
+    record_dir: Path,
+    err: Console,
 ) -> CheckReport:
     total = 2 * args.games
     columns = [TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn()]
@@ -118,6 +133,7 @@ def play_with_progress(
                 opponent=args.opponent,
                 seed=args.seed,
                 on_game=advance,
+                isolation=isolation,
             )
         )
 

@@ -8,6 +8,7 @@ code 0 when the trial bot answered, 1 when it did not.
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 import time
 
@@ -17,12 +18,21 @@ from rich.table import Table
 
 from referee.bot import BotFault, BotInfrastructureError, open_bot
 from referee.commands import EXIT_OK
-from referee.isolation.levels import FEATURE_ORDER, Isolation, IsolationSettings, choose, detect
+from referee.isolation.levels import (
+    FEATURE_ORDER,
+    Isolation,
+    IsolationSettings,
+    IsolationUnavailable,
+    choose,
+    describe,
+    detect,
+)
 from referee.isolation.limits import Limits
+from referee.match import BUILTIN_CWD
 
 EXIT_TRIAL_FAILED = 1
 WHAT_IT_GIVES = {
-    "sandbox": "no network, read-only system, private /tmp, own pid namespace",
+    "sandbox": "own pid namespace, only the system's folders and its own, private /tmp",
     "users": "a user of its own per bot: no signals, /proc or files across bots",
     "cgroup": "memory and process limits on the whole tree, exact CPU, kill all",
 }
@@ -44,22 +54,33 @@ def run_doctor(args: argparse.Namespace, out: Console, err: Console) -> int:
         mark = "[green]yes[/green]" if check.available else "[red]no[/red]"
         table.add_row(feature.value, mark, check.reason, WHAT_IT_GIVES[feature.value])
     out.print(table)
-    isolation = choose(IsolationSettings(), detection)
-    out.print(f"[bold]auto[/bold] chooses: [bold]{isolation.name}[/bold]")
+    try:
+        isolation = choose(IsolationSettings(), detection)
+    except IsolationUnavailable as exc:  # a root referee with nothing but root to offer
+        out.print(f"[red]auto: {exc}[/red]", highlight=False)
+        return EXIT_TRIAL_FAILED
+    out.print(f"[bold]auto[/bold] chooses: {describe(isolation).removeprefix('isolation: ')}")
+    if os.geteuid() == 0:
+        network = "never" if not isolation.settings.network else "allowed"
+        out.print(f"bots run as root: never (unless a run allows it); network: {network}")
     out.print(f"default limits per bot: {Limits().summary()}")
     return trial(isolation, out)
 
 
 def trial(isolation: Isolation, out: Console) -> int:
-    """Start a tiny bot at the chosen level and ask it one line."""
+    """Start a tiny bot at the chosen level and ask it one line; say why if it ran below it."""
 
     async def ask() -> str:
         command = f'{sys.executable} -c "{TRIAL_BOT}"'
         start = time.perf_counter()
-        async with open_bot(command, isolation=isolation, exit_grace=0.5) as bot:
+        async with open_bot(command, cwd=BUILTIN_CWD, isolation=isolation, exit_grace=0.5) as bot:
             answer = await bot.ask("hello", trio.current_time() + 30)
             elapsed = (time.perf_counter() - start) * 1000
-            return f"answered {answer!r} after {elapsed:.0f} ms (level {bot.confinement.level})"
+            level = bot.confinement.level
+            said = f"answered {answer!r} after {elapsed:.0f} ms (level {level}"
+            if level != isolation.name:
+                said += f", below {isolation.name}: {bot.isolation_note}"
+            return said + ")"
 
     try:
         message = trio.run(ask)

@@ -18,8 +18,15 @@ from pydantic import ValidationError
 
 from protocols import GAME_HELP, UnknownGame, canonical_name, get_game
 from referee.commands import EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE, EXIT_VOID
-from referee.isolation import IsolationSettings, choose, describe, ran_as_root_warning
-from referee.match import Listener, Match, MatchSettings, PlayerSpec, resolve_command
+from referee.isolation import (
+    Isolation,
+    IsolationSettings,
+    choose,
+    describe,
+    ran_as_root_warning,
+    reach_check,
+)
+from referee.match import Listener, Match, MatchSettings, PlayerSpec, player_cwd, resolve_command
 from referee.records import GameRecord, Header, Ply, Result, describe_validation_error
 from referee.web import DEFAULT_HOST, check_port
 
@@ -68,6 +75,11 @@ def add_play_arguments(parser: argparse.ArgumentParser) -> None:
         metavar="LEVEL",
         help="how bots are contained: auto (the strongest this machine offers; default), basic, "
         "or features joined by + (sandbox, users, cgroup); see `referee doctor`",
+    )
+    parser.add_argument(
+        "--allow-network",
+        action="store_true",
+        help="let the bots use the network (where the referee is root, each has none by default)",
     )
     _flag_pair(parser, "r", "random-assignment", True, "draw colours at random (default)")
     _flag_pair(parser, "v", "visual", False, "watch the game live in a web page")
@@ -160,10 +172,14 @@ def run_play(args: argparse.Namespace, out: Console, err: Console) -> int:
             # As under the course referee: bots write beside their own files, and get the
             # caller's environment (its virtualenv, PYTHONPATH, libraries installed with --user).
             isolation=IsolationSettings(
-                level=args.isolation, writable_dir=True, environment="caller"
+                level=args.isolation,
+                writable_dir=True,
+                environment="caller",
+                network=args.allow_network,
             ),
         )
-        err.print(describe(choose(settings.isolation)), markup=False, highlight=False)
+        isolation = choose(settings.isolation)
+        err.print(describe(isolation), markup=False, highlight=False)
     except ValidationError as exc:
         err.print(describe_validation_error(exc, "referee: invalid setting"), markup=False)
         return EXIT_USAGE
@@ -176,6 +192,9 @@ def run_play(args: argparse.Namespace, out: Console, err: Console) -> int:
         PlayerSpec(name=name, command=resolve_command(cmd, game_name, options))
         for name, cmd in ((args.name1, args.player1), (args.name2, args.player2))
     ]
+    if refused := unreachable_players(players, isolation):
+        err.print(refused, markup=False, highlight=False)
+        return EXIT_USAGE
     match = Match(
         game_name,
         players[0],
@@ -185,6 +204,7 @@ def run_play(args: argparse.Namespace, out: Console, err: Console) -> int:
         seed=seed,
         record_path=record_path,
         listener=move_logger(err) if args.log else None,
+        isolation=isolation,
     )
     if args.visual:
         return run_visual(args, out, err, match, record_path)
@@ -194,6 +214,15 @@ def run_play(args: argparse.Namespace, out: Console, err: Console) -> int:
         err.print(f"[red]interrupted; the record so far is in {record_path}[/red]")
         return EXIT_INTERRUPTED
     return report_play(args, out, err, match, record, record_path)
+
+
+def unreachable_players(players: list[PlayerSpec], isolation: Isolation) -> str | None:
+    """Before the game: the refusal of a player this machine cannot run as a user of its own
+    (the path and the fix), or None."""
+    for player in players:
+        if problem := reach_check(player.command, player_cwd(player), isolation):
+            return f"referee: cannot run {player.name} here: {problem}"
+    return None
 
 
 def move_logger(err: Console) -> Listener:
@@ -221,10 +250,10 @@ def report_play(
     assert result is not None
     # Without --debug the summary leaves the bots' stderr out.
     print_summary(err, match.game, record, match.state, stderr_tails=args.debug)
-    asked = choose(match.settings.isolation)  # as at the start (detection is done once)
+    asked = match.isolation or choose(match.settings.isolation)
     for side, report in result.bots.items():
         name = record.header.players[side].name
-        if warning := ran_as_root_warning(name, asked, report.isolation):
+        if warning := ran_as_root_warning(name, asked, report.isolation, report.isolation_note):
             err.print(warning, markup=False, highlight=False)
     err.print(f"record: {record_path}")
     if args.json:

@@ -20,7 +20,7 @@ import trio
 from protocols import get_game
 from protocols.base import Reason, Side
 from referee.bot import FLUSH_HINT, BotFault, BotInfrastructureError, open_bot
-from referee.isolation.levels import choose
+from referee.isolation.levels import Isolation, choose
 from referee.match import (
     BUILTIN_BOTS,
     BUILTIN_PREFIX,
@@ -137,12 +137,15 @@ async def run_check(
     seed: int = 1,
     on_game: Callable[[CheckedGame], None] | None = None,
     cwd: Path | None = None,
+    isolation: Isolation | None = None,
 ) -> CheckReport:
     """Time the bot's start-up, then play the games one after the other and analyse each.
-    The bot runs in `cwd` (default: the current folder)."""
+    The bot runs in `cwd` (default: the current folder), under `isolation` (chosen once for
+    the whole check; None: chosen here from the settings)."""
     report = CheckReport(game_name, command, settings)
+    isolation = (isolation or choose(settings.isolation)).hiding(record_dir.absolute())
     for _ in range(games_per_colour):
-        elapsed = await time_startup(command, settings, cwd)
+        elapsed = await time_startup(command, settings, isolation, cwd)
         if elapsed is not None:
             report.startup.append(elapsed * 1000)
     fixed = settings.model_copy(update={"random_assignment": False})
@@ -153,7 +156,15 @@ async def run_check(
         other = PlayerSpec(name=opponent, command=rival)
         blue, orange = (bot, other) if colour is Side.BLUE else (other, bot)
         path = record_dir / f"check-{number:02d}-{colour.value}.jsonl"
-        match = Match(game_name, blue, orange, settings=fixed, seed=seed, record_path=path)
+        match = Match(
+            game_name,
+            blue,
+            orange,
+            settings=fixed,
+            seed=seed,
+            record_path=path,
+            isolation=isolation,
+        )
         record = await match.play()
         checked = CheckedGame(number, colour, record, path)
         if record.result is not None and colour in record.result.bots:
@@ -166,7 +177,7 @@ async def run_check(
 
 
 async def time_startup(
-    command: str, settings: MatchSettings, cwd: Path | None = None
+    command: str, settings: MatchSettings, isolation: Isolation, cwd: Path | None = None
 ) -> float | None:
     """Seconds from starting the bot alone to its first move as blue (None if it failed: the
     games will show why)."""
@@ -177,7 +188,7 @@ async def time_startup(
             name=BOT_NAME,
             cwd=cwd,
             limits=settings.limits,
-            isolation=choose(settings.isolation),
+            isolation=isolation,
             exit_grace=settings.exit_grace,
         ) as bot:
             deadline = start + settings.startup_allowance + settings.move_timeout + settings.grace

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 import trio
 
 from protocols.base import Reason, Side
-from referee.bot import BotFault, BotInfrastructureError
+from referee.bot import BotFault, BotInfrastructureError, BotUnreachable
 from referee.isolation import Isolation, ran_as_root_warning
 from referee.match import MatchSettings, PlayerSpec, open_bot_player
 
@@ -30,6 +30,7 @@ class StartCheck:
     problem: str | None = None
     machine_failed: bool = False  # the machine, not the bot, failed to start it
     warning: str | None = None  # it starts, but runs as root (see `ran_as_root_warning`)
+    unreachable: bool = False  # its own user cannot reach its files here: the run must not start
 
     @property
     def broken(self) -> bool:
@@ -65,8 +66,11 @@ async def check_bot(
     warning = None
     try:
         async with open_bot_player(player, player, trial, isolation, lambda bot: None) as bot:
-            warning = ran_as_root_warning(player.name, isolation, bot.isolation_level)
+            level, note = bot.isolation_level, bot.isolation_note
+            warning = ran_as_root_warning(player.name, isolation, level, note)
             await bot.ask(Side.BLUE.value, trio.current_time() + budget)
+    except BotUnreachable as exc:
+        return StartCheck(player.name, exc.detail, True, unreachable=True)
     except BotInfrastructureError as exc:
         return StartCheck(player.name, f"the machine could not start it: {exc.detail}", True)
     except BotFault as fault:

@@ -28,6 +28,7 @@ from typing import Any, TypeVar
 import trio
 
 from protocols.base import Reason, Side
+from referee.isolation import Isolation
 from referee.match import LagMonitor, Listener, Match
 from referee.records import GameRecord, Header, Ply, Result, utc_now
 from referee.tournament.config import LoadedConfig
@@ -62,8 +63,10 @@ async def play_match(
     listener: Listener,
     lag: LagMonitor,
     decided: Callable[[], None] = lambda: None,
+    isolation: Isolation | None = None,
 ) -> GameRecord:
-    """Play one scheduled game as a `Match` (colours from the schedule)."""
+    """Play one scheduled game as a `Match` (colours from the schedule), under the isolation
+    the run chose once (None: chosen by the match from the config)."""
     config = loaded.config
     match = Match(
         config.game,
@@ -76,6 +79,7 @@ async def play_match(
         listener=listener,
         lag_monitor=lag,
         on_decided=decided,
+        isolation=isolation,
     )
     return await match.play()
 

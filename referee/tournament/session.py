@@ -154,7 +154,8 @@ def play_tournament(
     isolation: Isolation | None = None
     if address is None:
         try:
-            isolation = choose(loaded.config.match_settings().isolation)
+            # No bot of the tournament may see its folder: the store, the records, the config.
+            isolation = choose(loaded.config.match_settings().isolation).hiding(loaded.directory)
         except IsolationUnavailable as exc:
             err.print(f"referee: {loaded.path}: [match.isolation]: {exc}", markup=False)
             return None
@@ -177,6 +178,8 @@ def play_tournament(
 
     async def play_with(stack: AsyncExitStack) -> TournamentFinished | None:
         play: PlayGame = play_match
+        if isolation is not None:  # chosen once, here, for every game of the run
+            play = partial(play_match, isolation=isolation)
         limit = concurrency
         remote: RemoteCheck | None = None
         if address is not None:
@@ -250,12 +253,24 @@ async def _bots_start(
             assert isolation is not None  # chosen when the games are played here
             checks = await check_bots(players, loaded.config.match_settings(), isolation, limit)
     broken = [c for c in checks if c.broken]
+    unreachable = [c for c in checks if c.unreachable]
     for check in checks:
         if check.warning is not None:
             err.print(check.warning, markup=False, highlight=False)
         if check.problem is not None:
-            what = "the machine failed" if check.machine_failed else "cannot start"
+            what = "cannot start"
+            if check.machine_failed:
+                what = "cannot run here" if check.unreachable else "the machine failed"
             err.print(f"{check.name}: {what}: {check.problem}", markup=False, highlight=False)
+    if unreachable:  # the machine's set-up, not the bots': no game is played under it
+        names_text = ", ".join(c.name for c in unreachable)
+        err.print(
+            f"referee: not starting the tournament: this machine cannot run {names_text} as a "
+            "user of its own (above: the path and the fix).",
+            markup=False,
+            highlight=False,
+        )
+        return False
     if broken and not allow_broken:
         names_text = ", ".join(c.name for c in broken)
         err.print(

@@ -58,6 +58,7 @@ class FakePlayer:
         self.exit: BotExit | None = None
         self.last_cpu_ms: float | None = None
         self.isolation_level: str | None = None  # no confinement at all
+        self.isolation_note: str | None = None
         self.heard: list[str] = []  # every line the referee wrote to it, in order
         self.unasked: list[str] = []  # lines it wrote when not asked, as BotProcess keeps them
         self._outbox, self._inbox = trio.open_memory_channel[str](math.inf)
