@@ -1,6 +1,7 @@
 """Benchmark what isolation costs: bot start-up and per-move overhead at each isolation level.
 
-For every level this machine offers (basic, sandbox, users, cgroup, and all of them together):
+For every level this machine offers (basic, sandbox, users, cgroup, and all of them together; the
+sandbox once per program that can make it here: the compiled helper and bubblewrap):
 - start-up: from asking `open_bot` for the bot to its first answer, for a tiny Python echo bot;
 - per move: one `ask` round trip with the same bot (write a line, receive the echo), with fair-CPU
   freezing on (the match default: thaw before the write, freeze after the answer) and with the
@@ -8,6 +9,9 @@ For every level this machine offers (basic, sandbox, users, cgroup, and all of t
   what freezing itself costs.
 Reported as medians, and as ratios to the basic level. The same interpreter runs the bot at every
 level (one that a bot's own user may run), so the levels are compared on equal terms.
+
+Where the referee is root, levels without users are run as `LEVEL+root` (a root referee runs bots
+as root only when told), and every level cuts the network as it does in a real run.
 
 Usage: python scripts/bench_isolation.py [--starts N] [--moves N]
 """
@@ -26,9 +30,17 @@ import trio
 
 from referee.bot import open_bot
 from referee.isolation.bot_users import DEFAULT_UID_BASE, unreachable_reason
-from referee.isolation.levels import Isolation, IsolationSettings, choose, detect, parse_level
+from referee.isolation.levels import (
+    Isolation,
+    IsolationSettings,
+    IsolationUnavailable,
+    choose,
+    detect,
+    parse_level,
+)
 
 LEVELS = ["basic", "sandbox", "users", "cgroup", "sandbox+users+cgroup"]
+SANDBOX_PROGRAMS = ["helper", "bubblewrap"]
 ECHO = "import sys\nfor line in sys.stdin:\n    print(line.strip(), flush=True)\n"
 
 
@@ -69,6 +81,23 @@ def available(level: str) -> str | None:
     return "; ".join(c.reason for c in missing) or None
 
 
+def settings_of(level: str) -> list[tuple[str, IsolationSettings]]:
+    """The runs of one level: (label, settings), one per sandbox program that works here."""
+    as_root = os.geteuid() == 0 and "users" not in level
+    named = f"{level}+root" if as_root else level
+    if "sandbox" not in level:
+        return [(level, IsolationSettings(level=named))]
+    runs = []
+    for program in SANDBOX_PROGRAMS:
+        settings = IsolationSettings(level=named, sandbox_program=program)
+        try:
+            choose(settings)
+        except IsolationUnavailable:
+            continue
+        runs.append((f"{level} ({program})", settings))
+    return runs
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--starts", type=int, default=30, help="start-ups per level (30)")
@@ -81,27 +110,30 @@ def main() -> None:
     script.chmod(0o644)
     command = f"{interpreter()} {script}"
     print(f"bot: {command}; {args.starts} start-ups and {args.moves} moves per level")
-    print(f"{'level':22} {'start-up':>10} {'ratio':>6} {'per move':>10} {'ratio':>6}")
+    print(f"{'level':33} {'start-up':>10} {'ratio':>6} {'per move':>10} {'ratio':>6}")
     base: tuple[float, float] | None = None
     for level in LEVELS:
         why = available(level)
         if why is not None:
-            print(f"{level:22} skipped: {why}")
+            print(f"{level:33} skipped: {why}")
             continue
-        isolation = choose(IsolationSettings(level=level))
-        starts = [trio.run(start_once, command, isolation, directory) for _ in range(args.starts)]
-        per_move = trio.run(moves, command, isolation, directory, args.moves)
-        start_ms = statistics.median(starts) * 1000
-        move_us = statistics.median(per_move) * 1e6
-        base = base or (start_ms, move_us)
-        print(
-            f"{level:22} {start_ms:8.1f}ms {start_ms / base[0]:6.2f} "
-            f"{move_us:8.0f}us {move_us / base[1]:6.2f}"
-        )
+        for label, settings in settings_of(level):
+            isolation = choose(settings)
+            starts = [
+                trio.run(start_once, command, isolation, directory) for _ in range(args.starts)
+            ]
+            per_move = trio.run(moves, command, isolation, directory, args.moves)
+            start_ms = statistics.median(starts) * 1000
+            move_us = statistics.median(per_move) * 1e6
+            base = base or (start_ms, move_us)
+            print(
+                f"{label:33} {start_ms:8.1f}ms {start_ms / base[0]:6.2f} "
+                f"{move_us:8.0f}us {move_us / base[1]:6.2f}"
+            )
         if level == "basic":
             plain = trio.run(moves, command, isolation, directory, args.moves, False)
             plain_us = statistics.median(plain) * 1e6
-            print(f"{'basic, no freezing':22} {'':17} {plain_us:8.0f}us {plain_us / base[1]:6.2f}")
+            print(f"{'basic, no freezing':33} {'':17} {plain_us:8.0f}us {plain_us / base[1]:6.2f}")
     script.unlink()
     directory.rmdir()
 
