@@ -1,17 +1,20 @@
-"""Fixtures of every test: the built-in bots' solved-table cache lives in a temporary directory,
-so a test neither reads the cache of the person running it nor leaves tables in it; and a real
-headless Chromium driven by playwright (the machine's own browser, /usr/bin/chromium) for the
-tests of web pages."""
+"""Fixtures of every test: a temporary folder that bots may read; the built-in bots'
+solved-table cache in a temporary directory, so a test neither reads the cache of the person
+running it nor leaves tables in it; and a real headless Chromium driven by playwright (the
+machine's own browser, /usr/bin/chromium) for the tests of web pages."""
 
 from __future__ import annotations
 
 import os
 import shutil
+import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
+
+from referee.isolation import native
 
 CHROMIUM = os.environ.get("REFEREE_TEST_CHROMIUM", "/usr/bin/chromium")
 CHROMIUM_ARGS = [
@@ -22,12 +25,66 @@ CHROMIUM_ARGS = [
 ]
 
 
+@pytest.fixture
+def tmp_path() -> Iterator[Path]:
+    """A fresh folder for one test, that others may enter and read (pytest's own are private to
+    the user running the tests): a referee running as root runs each bot as a user of its own,
+    which must reach the bot's files, as on a real course machine. Removed after the test."""
+    path = Path(tempfile.mkdtemp(prefix="referee-test-"))
+    path.chmod(0o755)
+    try:
+        yield path
+    finally:
+        shutil.rmtree(path, ignore_errors=True)
+
+
+class ReadableFolders:
+    """`tmp_path_factory` for folders that bots may read (see `tmp_path`): made under the
+    system's temporary folder, open to others, removed when the test run ends."""
+
+    def __init__(self) -> None:
+        self.made: list[Path] = []
+
+    def mktemp(self, name: str) -> Path:
+        path = Path(tempfile.mkdtemp(prefix=f"referee-test-{name}-"))
+        path.chmod(0o755)
+        self.made.append(path)
+        return path
+
+    def remove(self) -> None:
+        for path in self.made:
+            shutil.rmtree(path, ignore_errors=True)
+
+
+@pytest.fixture(scope="session")
+def readable_folders() -> Iterator[ReadableFolders]:
+    folders = ReadableFolders()
+    try:
+        yield folders
+    finally:
+        folders.remove()
+
+
+@pytest.fixture(scope="session")
+def compiled_helper(tmp_path_factory: pytest.TempPathFactory) -> Path | None:
+    """The bots' compiled helper, built once for the whole run (None: no C compiler here)."""
+    target = tmp_path_factory.mktemp("helper") / "helpers" / native.helper_path().name
+    return target if native.build(target) else None
+
+
 @pytest.fixture(autouse=True)
 def private_table_cache(
-    tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch
+    tmp_path_factory: pytest.TempPathFactory,
+    monkeypatch: pytest.MonkeyPatch,
+    compiled_helper: Path | None,
 ) -> Path:
+    """A cache folder of the test's own, holding the compiled helper as on a machine that has
+    built it once (a referee started by the test would otherwise compile it again)."""
     directory = tmp_path_factory.mktemp("table-cache")
     monkeypatch.setenv("REFEREE_CACHE_DIR", str(directory))
+    if compiled_helper is not None:
+        (directory / "helpers").mkdir(mode=0o755)
+        os.link(compiled_helper, directory / "helpers" / compiled_helper.name)
     return directory
 
 

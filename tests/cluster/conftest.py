@@ -18,6 +18,8 @@ from typing import Any
 
 import pytest
 
+from tests.conftest import ReadableFolders
+
 pytest.importorskip("distributed", reason="the cluster extra: pip install '.[test]'")
 
 # A tic-tac-toe bot that thinks DELAY seconds a move and then plays a random legal move, from
@@ -25,6 +27,7 @@ pytest.importorskip("distributed", reason="the cluster extra: pip install '.[tes
 SLOW_BOT = """\
 import random, sys, time
 from protocols import get_game
+from tests.conftest import ReadableFolders
 
 DELAY = {delay}
 game = get_game("tic-tac-toe")
@@ -216,9 +219,9 @@ def start_cluster(root: Path, workers: int = 2, slots: int = 2) -> DaskCluster:
 
 
 @pytest.fixture(scope="module")
-def dask_cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[DaskCluster]:
+def dask_cluster(readable_folders: ReadableFolders) -> Iterator[DaskCluster]:
     """A scheduler and two workers of two game slots each, for a module's tests."""
-    cluster = start_cluster(tmp_path_factory.mktemp("dask"))
+    cluster = start_cluster(readable_folders.mktemp("dask"))
     try:
         yield cluster
     finally:

@@ -24,6 +24,7 @@ from tests.cluster.conftest import (
     verify,
     write_bot,
 )
+from tests.conftest import ReadableFolders
 
 GAMES = 12  # four players, two games per pairing
 
@@ -68,8 +69,8 @@ def finished_once(directory: Path) -> None:
 
 
 @pytest.fixture(scope="module")
-def reference(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
-    root = tmp_path_factory.mktemp("reference")
+def reference(readable_folders: ReadableFolders) -> dict[str, Any]:
+    root = readable_folders.mktemp("reference")
     path = folder_config(root / "here.toml", "here", bots(root), concurrency=4)
     run_to_end(path)
     return results(path)

@@ -18,11 +18,12 @@ from tests.cluster.conftest import (
     same_games,
     verify,
 )
+from tests.conftest import ReadableFolders
 
 
 @pytest.fixture(scope="module")
-def local_run(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, object]]:
-    root = tmp_path_factory.mktemp("local")
+def local_run(readable_folders: ReadableFolders) -> tuple[Path, dict[str, object]]:
+    root = readable_folders.mktemp("local")
     path = builtin_config(root / "here.toml", "here")
     run_to_end(path)
     return root / "here", results(path)

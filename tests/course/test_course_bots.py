@@ -96,7 +96,7 @@ async def test_a_bot_that_checks_the_wall_clock_after_its_move_is_not_stopped(
     settings = MatchSettings(
         move_timeout=1.0,
         random_assignment=False,
-        isolation=IsolationSettings(level="basic"),
+        isolation=IsolationSettings(level="basic+root"),
         freeze=True,
     )
     match = Match(
@@ -129,7 +129,7 @@ def test_play_does_not_freeze_unless_asked(tmp_path: Path) -> None:
     assert '"freeze":true' in asked.read_text().splitlines()[0].replace(" ", "")
 
 
-@pytest.mark.parametrize("level", ["basic", "sandbox", "auto"])
+@pytest.mark.parametrize("level", ["basic+root", "sandbox+root", "auto"])
 def test_play_gives_bots_the_callers_environment(tmp_path: Path, level: str) -> None:
     # A library the bot needs lives on the caller's PYTHONPATH, as with `pip install --target`
     # or a course's helper folder: the course referee passes the environment on, and so does
@@ -165,7 +165,7 @@ def test_a_debug_line_before_the_move_is_named_every_time(tmp_path: Path) -> Non
         record = tmp_path / f"game{run}.jsonl"
         done = referee(
             "play", "alak", "-o", "size=5", "-p1", chatty, "-p2", "builtin:random",
-            "--no-random-assignment", "--isolation", "basic", "--record", str(record),
+            "--no-random-assignment", "--isolation", "basic+root", "--record", str(record),
             "--json", cwd=tmp_path,
         )  # fmt: skip
         assert done.returncode == 0, done.stderr

@@ -29,6 +29,7 @@ from referee.tournament.config import load_config
 from referee.tournament.session import play_tournament
 from referee.tournament.store import open_view
 from tests.commandline import referee
+from tests.conftest import ReadableFolders
 from tests.course.kit import PYTHON_BOT, make_course, write
 
 JAVA = shutil.which("javac") is not None
@@ -47,9 +48,9 @@ MB = 1 << 20
 
 
 @pytest.fixture(scope="module")
-def course(tmp_path_factory: pytest.TempPathFactory) -> Path:
+def course(readable_folders: ReadableFolders) -> Path:
     """The course after collect, check, the tournament and report (each step checked below)."""
-    folder = make_course(tmp_path_factory.mktemp("kit"), java=JAVA, c=C)
+    folder = make_course(readable_folders.mktemp("kit"), java=JAVA, c=C)
     collected = referee("course", "collect", "-C", str(folder), cwd=folder)
     assert collected.returncode == (1 if C else 0), collected.stderr  # dave's build fails
     checked = referee("course", "check", "-C", str(folder), cwd=folder)

@@ -15,9 +15,16 @@ from typing import Any, TypeVar
 
 import pytest
 
-from referee.isolation.bot_users import DEFAULT_UID_BASE, DEFAULT_UID_COUNT, unreachable_reason
+from referee.isolation.bot_users import DEFAULT_UID_BASE, unreachable_reason
 from referee.isolation.cgroups import CgroupDriver
-from referee.isolation.levels import Feature, IsolationSettings, detect, parse_level
+from referee.isolation.levels import (
+    Feature,
+    Isolation,
+    IsolationSettings,
+    choose,
+    detect,
+    parse_level,
+)
 from referee.isolation.limits import Limits
 from referee.isolation.proctree import alive
 from referee.match import Match, MatchSettings, PlayerSpec
@@ -108,6 +115,7 @@ class Arena:
 
     level: str
     python: str
+    sandbox_program: str = "auto"
     dirs: list[Path] = field(default_factory=list)
     homes: list[str] = field(default_factory=list)
 
@@ -144,21 +152,35 @@ class Arena:
             exit_grace=0.1,
             random_assignment=False,
             limits=TEST_LIMITS,
-            isolation=IsolationSettings(level=self.level),
+            isolation=IsolationSettings(
+                level=self.level, allow_root=self.as_root, sandbox_program=self.sandbox_program
+            ),
         )
         return base.model_copy(update=update)
+
+    @property
+    def as_root(self) -> bool:
+        """Whether this arena's bots run as root: a level named without users (a root referee
+        refuses that unless told), never `auto`."""
+        return self.level != "auto" and not has(self.level, Feature.USERS)
+
+    def isolation(self) -> Isolation:
+        """The isolation of this arena's level, chosen as a run chooses it."""
+        return choose(self.settings().isolation)
 
     async def play(
         self,
         blue: tuple[str, Path],
         orange: tuple[str, Path],
         settings: MatchSettings | None = None,
+        record_path: Path | None = None,
     ) -> GameRecord:
         match = Match(
             "lasker-morris",
             PlayerSpec(name="blue-bot", command=blue[0], cwd=blue[1]),
             PlayerSpec(name="orange-bot", command=orange[0], cwd=orange[1]),
             settings=settings or self.settings(),
+            record_path=record_path,
         )
         record = await match.play()
         assert record.result is not None
@@ -169,13 +191,11 @@ class Arena:
         return record
 
     def assert_nothing_left(self) -> None:
-        """No process of either bot, no user slot in use, no cgroup, no scratch directory."""
+        """No process of either bot, no cgroup, no scratch directory. A process is this arena's
+        by its own marks (its command line or working directory names a bot directory of this
+        arena), never by its user: other referees may run bots under the same users meanwhile."""
         for pid in leftover_processes(self.dirs):
             pytest.fail(f"process {pid} of a bot is still running: {cmdline(pid)}")
-        if has(self.level, Feature.USERS):
-            left = processes_of_users(range(DEFAULT_UID_BASE, DEFAULT_UID_BASE + DEFAULT_UID_COUNT))
-            shown = {pid: (uid, cmdline(pid)) for pid, uid in left.items()}
-            assert left == {}, f"processes left under bot users: {shown}"
         if has(self.level, Feature.CGROUP):
             assert own_cgroups(detect().cgroups) == []
         for home in self.homes:
@@ -187,23 +207,6 @@ class Arena:
             shutil.rmtree(path, ignore_errors=True)
 
 
-def processes_of_users(uids: range) -> dict[int, int]:
-    """Live processes whose real user is one of `uids` (one scan of /proc): pid -> uid."""
-    found = {}
-    for entry in os.scandir("/proc"):
-        if not entry.name.isdigit():
-            continue
-        try:
-            status = Path(f"/proc/{entry.name}/status").read_text()
-        except OSError:
-            continue
-        fields = dict(line.split(":", 1) for line in status.splitlines() if ":" in line)
-        uid = int(fields.get("Uid", "-1").split()[0])
-        if uid in uids and not fields.get("State", "").strip().startswith("Z"):
-            found[int(entry.name)] = uid
-    return found
-
-
 def cmdline(pid: int) -> str:
     try:
         return Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode()
@@ -211,15 +214,24 @@ def cmdline(pid: int) -> str:
         return ""
 
 
+def working_directory(pid: int) -> str:
+    try:
+        return os.readlink(f"/proc/{pid}/cwd")
+    except OSError:
+        return ""
+
+
 def leftover_processes(dirs: list[Path]) -> list[int]:
-    """Live processes whose command line names one of the bot directories."""
+    """Live processes whose command line names one of the bot directories, or that work in
+    one (what a bot executed keeps its folder, whatever its command line)."""
     marks = [str(d) for d in dirs]
     found = []
     for entry in os.listdir("/proc"):
         if entry.isdigit() and int(entry) != os.getpid():
-            text = cmdline(int(entry))
-            if any(mark in text for mark in marks) and alive(int(entry)):
-                found.append(int(entry))
+            pid = int(entry)
+            text = f"{cmdline(pid)}\0{working_directory(pid)}"
+            if any(mark in text for mark in marks) and alive(pid):
+                found.append(pid)
     return found
 
 

@@ -6,8 +6,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from referee.isolation import confinement
-from referee.isolation.native import native_helper
+from referee.isolation import native
 from tests.isolation.arena import LEVELS, Arena, bot_python, has, skip_unless_available
 
 
@@ -19,9 +18,9 @@ def helper(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> s
     kind: str = request.param
     if kind == "python":
         monkeypatch.setenv("REFEREE_NATIVE_HELPER", "0")  # for referees started as processes
-        monkeypatch.setattr(confinement, "native_helper", lambda: None)
+        monkeypatch.setattr(native, "native_helper", lambda: None)
     else:
-        assert native_helper() is not None, "the helper did not compile (is there a cc?)"
+        assert native.native_helper() is not None, "the helper did not compile (is there a cc?)"
     return kind
 
 

@@ -21,7 +21,7 @@ def main() -> None:
     settings = MatchSettings(
         move_timeout=600.0,
         random_assignment=False,
-        isolation=IsolationSettings(level=level),
+        isolation=IsolationSettings(level=level, allow_root="users" not in level),
     )
     match = Match(
         "lasker-morris",

@@ -16,8 +16,10 @@ import trio
 from pydantic import ValidationError
 
 from protocols.base import Reason
-from referee.bot import BotInfrastructureError, BotStartError, open_bot
+from referee.bot import BotInfrastructureError, BotUnreachable, open_bot
+from referee.isolation import native
 from referee.isolation.cgroups import sweep_stale
+from referee.isolation.interpreters import user_base
 from referee.isolation.launch import PARKED_FDS
 from referee.isolation.levels import (
     Detection,
@@ -27,6 +29,7 @@ from referee.isolation.levels import (
     IsolationUnavailable,
     choose,
     detect,
+    names_root,
     parse_level,
 )
 from referee.isolation.limits import MB, Limits
@@ -42,6 +45,10 @@ def test_levels_are_parsed_and_unknown_features_named() -> None:
         parse_level("sandbox+jail")
     with pytest.raises(ValidationError, match="level"):
         IsolationSettings(level="jail")
+    assert parse_level("cgroup+root") == {Feature.CGROUP} and names_root("cgroup+root")
+    assert parse_level("basic+root") == frozenset() and not names_root("sandbox")
+    with pytest.raises(ValueError, match="users and root contradict"):
+        parse_level("users+root")
 
 
 def test_detection_gives_a_reason_for_every_feature() -> None:
@@ -49,7 +56,9 @@ def test_detection_gives_a_reason_for_every_feature() -> None:
     assert set(found.checks) == set(Feature)
     for check in found.checks.values():
         assert check.reason
-    assert (found.bwrap is not None) == found.checks[Feature.SANDBOX].available
+    made = found.bwrap is not None or found.native_sandbox
+    assert made == found.checks[Feature.SANDBOX].available
+    assert found.native_sandbox == (os.geteuid() == 0 and native.native_helper() is not None)
     assert (found.cgroups is not None) == found.checks[Feature.CGROUP].available
     assert found.checks[Feature.USERS].available == (os.geteuid() == 0)
     if shutil.which("bwrap") is None:
@@ -62,7 +71,10 @@ def test_asking_for_a_missing_feature_is_an_error_that_says_why() -> None:
     )
     with pytest.raises(IsolationUnavailable, match="sandbox: no sandbox in this test"):
         choose(IsolationSettings(level="sandbox+cgroup"), nothing)
-    assert choose(IsolationSettings(level="auto"), nothing).name == "basic"
+    if os.geteuid() == 0:  # nothing left but running bots as root, which must be asked for
+        with pytest.raises(IsolationUnavailable, match="would run bots as root"):
+            choose(IsolationSettings(level="auto"), nothing)
+    assert choose(IsolationSettings(level="auto", allow_root=True), nothing).name == "basic"
 
 
 def test_limits_become_the_documented_rlimits() -> None:
@@ -94,7 +106,7 @@ async def test_each_level_applies_what_it_promises(arena: Arena) -> None:
             note("cwd read-only")
         hear(); say("done")
     """)
-    isolation = choose(IsolationSettings(level=arena.level))
+    isolation = arena.isolation()
     limits = arena.settings().limits
     async with open_bot(command, cwd=directory, isolation=isolation, limits=limits) as bot:
         assert await bot.ask("go", trio.current_time() + 30) == "done"
@@ -108,7 +120,8 @@ async def test_each_level_applies_what_it_promises(arena: Arena) -> None:
     sandboxed = Feature.SANDBOX in isolation.features
     own_user = Feature.USERS in isolation.features
     expected = ["HOME", "LANG", "PATH", "PYTHONDONTWRITEBYTECODE", "PYTHONUNBUFFERED", "TMPDIR"]
-    expected += ["PWD"] if sandboxed else []  # bwrap's --chdir sets it
+    expected += ["PWD"] if sandboxed else []  # the sandbox's --chdir sets it
+    expected += ["PYTHONUSERBASE"] if user_base() is not None else []  # its HOME is its own
     assert env == str(sorted(expected))
     uid = int(said.split(" uid ")[1].split()[0])
     assert (uid != 0) == own_user
@@ -127,7 +140,7 @@ async def test_a_bot_starts_with_every_signal_at_its_default(arena: Arena) -> No
     SIGPIPE and SIGXFSZ, and an ignored signal survives exec, so a bot of another language would
     not be stopped when its reader is gone or at its file-size limit."""
     command = "sh -c 'grep -E \"^Sig(Ign|Blk)\" /proc/self/status >&2; read line; echo done'"
-    isolation = choose(IsolationSettings(level=arena.level))
+    isolation = arena.isolation()
     limits = arena.settings().limits
     async with open_bot(command, cwd=arena.directory(), isolation=isolation, limits=limits) as bot:
         assert await bot.ask("go", trio.current_time() + 30) == "done"
@@ -192,7 +205,7 @@ async def test_limits_the_machine_cannot_apply_are_an_infrastructure_failure(
     arena.assert_nothing_left()
 
 
-async def test_auto_runs_a_bot_its_user_cannot_reach_without_that_user(
+async def test_a_bot_its_user_cannot_reach_runs_as_root_only_where_allowed(
     tmp_path: Path, users_level: None
 ) -> None:
     private = tmp_path / "private"  # pytest's directories are private to root
@@ -200,15 +213,16 @@ async def test_auto_runs_a_bot_its_user_cannot_reach_without_that_user(
     script = private / "bot.py"
     script.write_text("import sys; sys.stdin.readline(); print('ok', flush=True)")
     command = f"{sys.executable} {script}"
-    explicit = choose(IsolationSettings(level="users"))
-    with pytest.raises(BotStartError, match=r"user \d+ cannot enter"):
-        async with open_bot(command, cwd=private, isolation=explicit):
-            pass  # pragma: no cover
-    auto = choose(IsolationSettings(level="auto"))
-    async with open_bot(command, cwd=private, isolation=auto) as bot:
+    for level in ("users", "auto"):
+        isolation = choose(IsolationSettings(level=level))
+        with pytest.raises(BotUnreachable, match=rf"user \d+ cannot enter {private}, on the way"):
+            async with open_bot(command, cwd=private, isolation=isolation):
+                pass  # pragma: no cover
+    allowed = choose(IsolationSettings(level="auto", allow_root=True))
+    async with open_bot(command, cwd=private, isolation=allowed) as bot:
         assert await bot.ask("go", trio.current_time() + 30) == "ok"
     assert Feature.USERS not in bot.confinement.features
-    assert bot.confinement.notes and "cannot enter" in bot.confinement.notes[0]
+    assert bot.isolation_note is not None and f"cannot enter {private}" in bot.isolation_note
 
 
 @pytest.fixture(params=["python", "java", "c"])
@@ -226,7 +240,7 @@ async def test_default_limits_let_real_bots_run(arena: Arena, language: str) -> 
     source = {"python": PYTHON_ECHO, "java": JAVA_ECHO, "c": C_ECHO}[language]
     directory = arena.directory()
     command = build(language, source, directory, arena.python)
-    isolation = choose(IsolationSettings(level=arena.level))
+    isolation = arena.isolation()
     async with open_bot(command, cwd=directory, isolation=isolation, limits=Limits()) as bot:
         answer = await bot.ask("blue", trio.current_time() + 60)
     assert answer == "echo blue", bot.stderr.text()
@@ -295,7 +309,7 @@ async def test_a_bot_outlives_the_thread_that_started_it(
     # tied to that thread (a parent-death signal would kill the bot when the thread ends).
     monkeypatch.setattr(trio._core._thread_cache, "IDLE_TIMEOUT", 0.05)
     command, directory = arena.hostile("while True: say('echo ' + hear())")
-    isolation = choose(IsolationSettings(level=arena.level))
+    isolation = arena.isolation()
     async with open_bot(command, cwd=directory, isolation=isolation, exit_grace=0.1) as bot:
         assert await bot.ask("one", trio.current_time() + 30) == "echo one"
         await trio.sleep(1.0)  # the starting thread has long ended
@@ -315,7 +329,7 @@ async def test_an_opponent_directory_inside_the_bots_own_is_hidden(sandbox_level
             "sys.stdin.readline()\n"
             "print(sorted(os.listdir('.')), os.listdir('theirs'), flush=True)\n"
         )
-        isolation = choose(IsolationSettings(level="sandbox"))
+        isolation = choose(IsolationSettings(level="sandbox", allow_root=True))
         command = f"{sys.executable} {script}"
         async with open_bot(command, cwd=own, isolation=isolation, hide=[own / "theirs"]) as bot:
             answer = await bot.ask("go", trio.current_time() + 30)
@@ -364,7 +378,7 @@ async def test_a_bot_starts_whatever_descriptors_the_referee_has_open(
     # numbers, including those the sandbox's launcher parks stdin and stdout on, and those
     # above 1024, which select() cannot watch.
     command, directory = arena.hostile("while True: say('echo ' + hear())")
-    isolation = choose(IsolationSettings(level=arena.level))
+    isolation = arena.isolation()
     taken: list[int] = []
     try:
         while (fd := os.open(os.devnull, os.O_RDONLY)) < first_free:

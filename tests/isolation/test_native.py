@@ -71,6 +71,6 @@ def test_a_source_that_does_not_compile_leaves_nothing_behind(
 ) -> None:
     broken = tmp_path / "helper.c"
     broken.write_text("int main(void) { return }\n")
-    monkeypatch.setattr(native, "SOURCE", broken)
+    monkeypatch.setattr(native, "SOURCES", (broken,))
     assert native.native_helper() is None
     assert list((cache / "helpers").iterdir()) == []

@@ -28,7 +28,7 @@ FAST = MatchSettings(
     grace=0.1,
     startup_allowance=2.0,
     exit_grace=0.3,
-    isolation=IsolationSettings(level="basic"),
+    isolation=IsolationSettings(level="basic+root"),
 )
 
 

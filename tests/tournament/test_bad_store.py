@@ -19,6 +19,7 @@ from referee.tournament.config import load_config
 from referee.tournament.session import open_tournament
 from referee.tournament.store import STORE_NAME, StoreError, open_store, open_view
 from tests.commandline import referee
+from tests.conftest import ReadableFolders
 from tests.web.conftest import serve_in_thread
 
 CONFIG = """\
@@ -133,10 +134,10 @@ def test_the_store_api_raises_store_errors(spoilt: tuple[Path, str]) -> None:
 
 
 def test_the_dashboard_shows_the_problem_for_that_folder(
-    spoilt: tuple[Path, str], tmp_path_factory: pytest.TempPathFactory
+    spoilt: tuple[Path, str], readable_folders: ReadableFolders
 ) -> None:
     folder, message = spoilt
-    good = tmp_path_factory.mktemp("good")
+    good = readable_folders.mktemp("good")
     (good / "g.toml").write_text(CONFIG.replace("spoilt", "fine"))
     open_tournament(load_config(good / "g.toml"))[0].close()
     with serve_in_thread([folder / "t", good / "g"]) as server:

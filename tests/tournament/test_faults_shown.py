@@ -16,14 +16,15 @@ from referee.tournament.runner import RunState
 from referee.tournament.standings import GameResult
 from referee.views.tournament_live import LiveDisplay
 from tests.commandline import referee
+from tests.conftest import ReadableFolders
 from tests.tournament.faulty import GAMES, play_chatty_tournament
 
 BOT_FAULTS = [r.value for r in Reason if r.is_bot_fault]
 
 
 @pytest.fixture(scope="module")
-def played(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    folder = tmp_path_factory.mktemp("faults")
+def played(readable_folders: ReadableFolders) -> Path:
+    folder = readable_folders.mktemp("faults")
     play_chatty_tournament(folder)
     return folder
 

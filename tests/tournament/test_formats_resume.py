@@ -26,7 +26,8 @@ def write(tmp_path: Path, fmt: str, directory: str) -> Path:
     path = tmp_path / f"{directory}.toml"
     text = (
         f'name = "{fmt}"\ngame = "tic-tac-toe"\nseed = 23\nconcurrency = 2\n'
-        f'directory = "{directory}"\n{CONFIGS[fmt]}[match.isolation]\nlevel = "basic"\n{PLAYERS}'
+        f'directory = "{directory}"\n{CONFIGS[fmt]}[match.isolation]\nlevel = "basic+root"\n'
+        f"{PLAYERS}"
     )
     path.write_text(text.replace("{{seed}}", "{seed}"))
     return path

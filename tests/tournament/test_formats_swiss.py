@@ -76,7 +76,7 @@ async def test_a_swiss_played_by_the_runner(tmp_path: Path) -> None:
     path = tmp_path / "swiss.toml"
     path.write_text(
         'name = "s"\ngame = "tic-tac-toe"\nformat = "swiss"\nconcurrency = 2\n'
-        '[swiss]\nrounds = 3\n[match.isolation]\nlevel = "basic"\n' + players
+        '[swiss]\nrounds = 3\n[match.isolation]\nlevel = "basic+root"\n' + players
     )
     loaded = load_config(path)
     store, first = open_tournament(loaded)

@@ -28,7 +28,7 @@ eve = "builtin:random --seed {seed}"
 
 [referee]
 concurrency = 2
-match = { isolation = { level = "basic" } }
+match = { isolation = { level = "basic+root" } }
 """
 
 

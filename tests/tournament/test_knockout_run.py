@@ -34,6 +34,7 @@ seeding = "random"
 
 [match.isolation]
 level = "basic"
+allow_root = true
 
 [[players]]
 name = "r1"
@@ -100,6 +101,7 @@ concurrency = 2
 
 [match.isolation]
 level = "basic"
+allow_root = true
 
 [[players]]
 name = "r1"

@@ -70,7 +70,7 @@ def write_config(
         f"concurrency = 4\nmax_replays = {replays}\n{extra}\n"
         "[time_control]\nmove_timeout = 0.5\ngrace = 0.2\nstartup_allowance = 3.0\n\n"
         # The script bots live in a private temporary folder: no sandbox around them.
-        '[match.isolation]\nlevel = "basic"\n\n'
+        '[match.isolation]\nlevel = "basic+root"\n\n'
         f"{entries}"
     )
     return path

@@ -35,7 +35,7 @@ player8 = "builtin:random --seed {{seed}}"
 seed = 17
 concurrency = 2
 directory = "{directory}"
-match = {{ isolation = {{ level = "basic" }} }}
+match = {{ isolation = {{ level = "basic+root" }} }}
 """
 FIRST_STAGE = 24  # two groups of four, every pairing once with each colour
 

@@ -13,6 +13,7 @@ import pytest
 
 from referee.tournament.store import STORE_NAME, open_store, open_view
 from tests.commandline import referee
+from tests.conftest import ReadableFolders
 from tests.replay.make_records import strip_chain
 from tests.replay.tamper import (
     EDITS_WITH_LINE,
@@ -42,8 +43,8 @@ command = "builtin:random --seed {seed}"
 
 
 @pytest.fixture(scope="module")
-def played(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    base = tmp_path_factory.mktemp("verified")
+def played(readable_folders: ReadableFolders) -> Path:
+    base = readable_folders.mktemp("verified")
     (base / "verified.toml").write_text(CONFIG)
     run = referee("tournament", "run", "verified.toml", "-q", cwd=base)
     assert run.returncode == 0, run.stderr

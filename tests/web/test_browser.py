@@ -23,6 +23,7 @@ import pytest
 
 from referee.records import read_record
 from referee.replay import Replay, build_replay, load_replay
+from tests.conftest import ReadableFolders
 from tests.replay.make_records import GAMES, random_record
 from tests.web.conftest import ROOT, ServerThread, serve_in_thread
 
@@ -73,8 +74,8 @@ def check_frame(page: Any, replay: Replay, ply: int) -> None:
 
 
 @pytest.fixture(scope="module")
-def records(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    folder = tmp_path_factory.mktemp("records")
+def records(readable_folders: ReadableFolders) -> Path:
+    folder = readable_folders.mktemp("records")
     for number, game in enumerate(GAMES):
         random_record(folder / f"{game}.jsonl", game, 10 + number)
     return folder

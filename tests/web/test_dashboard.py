@@ -24,6 +24,7 @@ from referee.tournament.session import open_tournament
 from referee.tournament.store import open_view
 from referee.web.server import WebServer, start_web_server
 from referee.web.tournaments import watch_tournament
+from tests.conftest import ReadableFolders
 from tests.tournament.faulty import GAMES, play_chatty_tournament
 from tests.web.conftest import serve_in_thread
 
@@ -51,8 +52,8 @@ def table_rows(page: Any, selector: str) -> list[list[str]]:
 
 
 @pytest.fixture(scope="module")
-def finished_tournament(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    folder = tmp_path_factory.mktemp("cup")
+def finished_tournament(readable_folders: ReadableFolders) -> Path:
+    folder = readable_folders.mktemp("cup")
     players = {"ann": slow(1, 0), "ben": slow(2, 0), "cat": slow(3, 0)}
     (folder / "cup.toml").write_text(config_text("cup", players, pairings=2))
     done = subprocess.run(

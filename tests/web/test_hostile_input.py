@@ -15,6 +15,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from tests.conftest import ReadableFolders
 from tests.replay.make_records import random_record
 from tests.replay.tamper import edit_time, tamper
 from tests.web.conftest import ServerThread, serve_in_thread
@@ -23,8 +24,8 @@ RECORD = "/api/replay/0/game.jsonl"
 
 
 @pytest.fixture(scope="module")
-def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerThread]:
-    folder = tmp_path_factory.mktemp("hostile")
+def server(readable_folders: ReadableFolders) -> Iterator[ServerThread]:
+    folder = readable_folders.mktemp("hostile")
     random_record(folder / "game.jsonl", "alak", 1)
     random_record(folder / "edited.jsonl", "alak", 2)
     tamper(folder / "edited.jsonl", edit_time)

@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 
 from referee.replay import load_replay
+from tests.conftest import ReadableFolders
 from tests.replay.make_records import random_record
 from tests.web.conftest import ServerThread, serve_in_thread
 
@@ -32,8 +33,8 @@ def check_frame(page: Any, game: str, state: dict[str, Any], ply: int) -> None:
 
 
 @pytest.fixture(scope="module")
-def records(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    folder = tmp_path_factory.mktemp("plugin-records")
+def records(readable_folders: ReadableFolders) -> Path:
+    folder = readable_folders.mktemp("plugin-records")
     for number, game in enumerate(PLUGINS):
         random_record(folder / f"{game}.jsonl", game, 20 + number)
     return folder

@@ -19,6 +19,7 @@ import pytest
 
 from referee.replay import build_replay
 from referee.web.live import LiveMatch
+from tests.conftest import ReadableFolders
 from tests.replay.make_records import GAMES, random_record, record_lines
 from tests.web.conftest import ServerThread, serve_in_thread
 
@@ -26,8 +27,8 @@ SECRET = "top secret: not a record of this folder"
 
 
 @pytest.fixture(scope="module")
-def folders(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
-    base = tmp_path_factory.mktemp("served")
+def folders(readable_folders: ReadableFolders) -> dict[str, Path]:
+    base = readable_folders.mktemp("served")
     games = base / "games"
     (games / "round-1").mkdir(parents=True)
     for number, game in enumerate(GAMES):
