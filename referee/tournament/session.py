@@ -27,7 +27,14 @@ from referee.tournament.growth import added_games
 from referee.tournament.preflight import StartCheck, check_bots
 from referee.tournament.runner import PlayGame, Runner, RunState, play_match
 from referee.tournament.schedule import ScheduledGame, make_schedule
-from referee.tournament.store import GameState, Store, StoreError, TournamentInfo, open_store
+from referee.tournament.store import (
+    GameState,
+    Store,
+    StoreError,
+    TournamentInfo,
+    UnreadableStore,
+    open_store,
+)
 from referee.views.tournament_live import LiveDisplay
 
 
@@ -98,6 +105,18 @@ def _check_unchanged(loaded: LoadedConfig, store: Store, schedule: list[Schedule
         )
 
 
+def store_problem(exc: StoreError, loaded: LoadedConfig) -> str:
+    """What is wrong with a tournament's store and, for one that cannot be read, how to get it
+    back from the records."""
+    if not isinstance(exc, UnreadableStore):
+        return str(exc)
+    return (
+        f"{exc}. Nothing was changed. The game records in {loaded.directory / 'games'} are the "
+        f"source of truth: make the store again from them with `referee tournament rebuild "
+        f"{loaded.path}`, then run again."
+    )
+
+
 class Display(Protocol):
     """A live view of a run: redraws from the run's state until cancelled."""
 
@@ -162,7 +181,7 @@ def play_tournament(
     try:
         store, _ = open_tournament(loaded)
     except StoreError as exc:
-        err.print(f"referee: {exc}", markup=False, highlight=False)
+        err.print(f"referee: {store_problem(exc, loaded)}", markup=False, highlight=False)
         return None
     printing: Callable[[Event], None] = print_event if events else (lambda event: None)
     emit = printing if watch is None else _both(watch, printing)
