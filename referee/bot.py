@@ -506,6 +506,15 @@ def describe_returncode(code: int) -> str:
     return f"exited with code {code}"
 
 
+def check_folder(folder: Path) -> Path:
+    """The folder a bot runs in, if it is one: a missing folder is the bot's (its config's)
+    fault, named as such, not a machine that failed to start a process."""
+    if not folder.is_dir():
+        what = "is not a folder" if folder.exists() else "does not exist"
+        raise BotStartError(f"could not start: its folder {folder} (cwd) {what}")
+    return folder
+
+
 @asynccontextmanager
 async def open_bot(
     command: str,
@@ -531,8 +540,9 @@ async def open_bot(
     """
     confinement = Confinement(isolation, limits, freeze)
     argv = split_command(command)
+    folder = check_folder((cwd or Path.cwd()).absolute())
     try:
-        process = await start_confined(argv, (cwd or Path.cwd()).absolute(), env, hide, confinement)
+        process = await start_confined(argv, folder, env, hide, confinement)
     except StartRefused as exc:
         raise BotStartError(f"could not start: {exc}") from None
     except InfrastructureFailure as exc:

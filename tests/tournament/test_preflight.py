@@ -88,3 +88,18 @@ def test_replay_names_an_unknown_player(tmp_path: Path) -> None:
     done = referee("tournament", "replay", "cup.toml", "--player", "nobody", cwd=tmp_path)
     assert done.returncode == 2
     assert "no player 'nobody'" in done.stderr
+
+
+def test_a_player_whose_folder_does_not_exist_is_refused_before_the_first_game(
+    tmp_path: Path,
+) -> None:
+    write_config(tmp_path, "python3 main.py")
+    config = (tmp_path / "cup.toml").read_text().replace('cwd = "typo"', 'cwd = "tpyo"')
+    (tmp_path / "cup.toml").write_text(config + '[match.isolation]\nlevel = "basic"\n')
+    done = referee("tournament", "run", "cup.toml", "-q", cwd=tmp_path)
+    assert done.returncode == 2, done.stderr
+    text = " ".join(done.stderr.split())
+    assert f"typo: cannot start: its folder {tmp_path / 'tpyo'} (cwd) does not exist" in text
+    assert "not starting the tournament: typo cannot start" in text
+    assert "machine" not in text
+    assert not list(tmp_path.glob("cup/games/*.jsonl"))
