@@ -86,6 +86,7 @@ class RequestLineGuard(trio.abc.HalfCloseableStream):
             return data
         with contextlib.suppress(trio.BrokenResourceError, trio.ClosedResourceError):
             await self._stream.send_all(_BAD_REQUEST)  # a client gone already needs no answer
+        await self._stream.aclose()  # now, not when hypercorn's idle timer ends
         return b""  # the end of the connection, as far as hypercorn is concerned
 
     async def send_all(self, data: bytes | bytearray | memoryview) -> None:
