@@ -74,6 +74,28 @@ def test_the_course_file_becomes_a_group_stage_tournament(
     assert len(plan.new) == 24  # two groups of four, every pairing once with each colour
 
 
+def test_the_course_file_plays_by_the_course_rules_unless_told_otherwise(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("SUBMISSIONS_DIR", "/srv/subs")
+    path = tmp_path / "course.toml"
+    path.write_text(WITH_GROUPS)
+    config = load_config(path).config
+    settings = config.match_settings()
+    assert (settings.move_timeout, settings.startup_allowance, settings.grace) == (10, 0.0, 0.5)
+    assert config.game_options == {"repetition": 0}  # the course code never checks repetition
+    path.write_text(
+        WITH_GROUPS + "[referee]\ngame_options = { repetition = 3 }\n"
+        "time_control = { startup_allowance = 5.0 }\n"
+    )
+    config = load_config(path).config
+    assert config.match_settings().startup_allowance == 5.0
+    assert config.match_settings().move_timeout == 10
+    assert config.game_options == {"repetition": 3}
+    path.write_text(DOCS_EXAMPLE)  # tic-tac-toe has no repetition rule to switch off
+    assert load_config(path).config.game_options == {}
+
+
 @pytest.mark.parametrize(
     ("change", "expected"),
     [
