@@ -224,9 +224,16 @@
       box.append(part);
     });
     if (plan.finished && plan.placings.length) {
-      const order = document.createElement("p");
+      const order = document.createElement("div");
       order.className = "placings";
-      order.textContent = "Final order: " + plan.placings.map((name, i) => (i + 1) + ". " + name).join("  ");
+      order.append(heading("Final order"));
+      const notes = plan.placing_notes || {};
+      order.append(table(["#", "player", "decided by"], plan.placings, (row, name) => {
+        row.dataset.player = name;
+        cell(row, plan.placings.indexOf(name) + 1, "num");
+        cell(row, name);
+        cell(row, notes[name] || "", "muted");
+      }, "no players"));
       box.append(order);
     }
     return box;
