@@ -37,6 +37,8 @@ from referee.tournament.store import (
 )
 from referee.views.tournament_live import LiveDisplay
 
+STAGED_NAMES = {"stages": "group-stage tournament", "knockout": "knockout", "swiss": "Swiss"}
+
 
 class ScheduleChanged(StoreError):
     """The config no longer describes the schedule stored in the tournament directory."""
@@ -100,9 +102,19 @@ def _check_unchanged(loaded: LoadedConfig, store: Store, schedule: list[Schedule
         raise ScheduleChanged(
             f"{loaded.path}: the config changes the schedule of the tournament in "
             f"{loaded.directory} ({details or changed[0]}). Put the old values back to resume it, "
-            "or set another `directory` to start a new tournament (adding players or games "
-            "per pairing is fine: the games played are kept)."
+            f"or set another `directory` to start a new tournament ({_what_may_change(loaded)})."
         )
+
+
+def _what_may_change(loaded: LoadedConfig) -> str:
+    """What a config may change in a tournament that has started, said for its format."""
+    fmt = loaded.config.format
+    if is_staged(fmt):
+        return (
+            f"a {STAGED_NAMES[fmt]} cannot take more players or games per pairing once it has "
+            "started: its later rounds follow from its first"
+        )
+    return "adding players or games per pairing is fine: the games played are kept"
 
 
 def store_problem(exc: StoreError, loaded: LoadedConfig) -> str:
