@@ -113,7 +113,9 @@ def run_command(argv: list[str] | None = None) -> tuple[int, argparse.Namespace]
     from rich.console import Console
 
     out = Console(soft_wrap=True)
-    err = Console(stderr=True)
+    # Messages are wrapped to fit a terminal; in a log or a pipe each stays one line, whole, so
+    # that it can be read and searched as it was said.
+    err = Console(stderr=True, soft_wrap=not sys.stderr.isatty())
     code: int = args.run(args, out, err)
     return code, args
 
