@@ -440,7 +440,7 @@ class BotProcess:
         if not self._answered and (said := last_words(self.stderr.text())):
             # It died before its first move: the cause (a missing module, a bad path) is
             # almost always in its last lines on stderr, so the verdict carries them.
-            detail += f"; its stderr ends: {said}"
+            detail += f"; {STDERR_QUOTED} {said}"
         return BotFault(Reason.CRASH, detail)
 
     async def _set_fault(self, fault: BotFault) -> None:
@@ -487,6 +487,9 @@ class BotProcess:
             code, killed, self.stderr.text(), self.stderr.total, tuple(self.unasked)
         )
         return self.exit
+
+
+STDERR_QUOTED = "its stderr ends:"  # how a verdict quotes a bot's last words on stderr
 
 
 def last_words(stderr: str, lines: int = 3, limit: int = 400) -> str:

@@ -141,12 +141,18 @@ class ConfigError(ValueError):
     """A config that cannot be used; the message has one `FILE:LINE: FIELD: problem` per line."""
 
 
+# The first line of a config that `referee course collect` writes: its players' commands and
+# folders come from the students' submissions, so a broken bot is fixed by a new submission.
+COLLECTED_MARK = "# Written by `referee course collect`"
+
+
 @dataclass(frozen=True)
 class LoadedConfig:
     """A validated config and where it came from."""
 
     config: TournamentConfig
     path: Path
+    collected: bool = False  # written by `referee course collect` (COLLECTED_MARK)
 
     @property
     def base_dir(self) -> Path:
@@ -202,7 +208,7 @@ def parse_config(text: str, path: Path) -> LoadedConfig:
         config, problems = resolve_seeds(config, path.parent)
     if problems:
         raise ConfigError(_describe(text, path, _in_file(course, problems)))
-    return LoadedConfig(config, path)
+    return LoadedConfig(config, path, collected=text.startswith(COLLECTED_MARK))
 
 
 def _in_file(course: CourseFile | None, problems: list[tuple[Loc, str]]) -> list[tuple[Loc, str]]:

@@ -290,13 +290,24 @@ async def _bots_start(
     if broken and not allow_broken:
         names_text = ", ".join(c.name for c in broken)
         err.print(
-            f"referee: not starting the tournament: {names_text} cannot start. Fix the command in "
-            f"{loaded.path} and run again, or add --allow-broken to score their games as losses.",
+            f"referee: not starting the tournament: {names_text} cannot start. {_fix(loaded)}, "
+            "or add --allow-broken to score their games as losses.",
             markup=False,
             highlight=False,
         )
         return False
     return True
+
+
+def _fix(loaded: LoadedConfig) -> str:
+    """How a bot that cannot start is fixed: in the config, or (a config that `referee course
+    collect` wrote from the submissions) by a new submission, collected again."""
+    if loaded.collected:
+        return (
+            f"{loaded.path} is written by `referee course collect` from the submissions: fix the "
+            "bot in a new submission, run `referee course collect` again, then run again"
+        )
+    return f"Fix the command in {loaded.path} and run again"
 
 
 async def _serve_dashboard(
