@@ -16,7 +16,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from protocols import UnknownGame, canonical_name
 from referee.match import BUILTIN_BOTS, TimeSettings
-from referee.tournament.config import field_name
+from referee.tournament.config import field_name, validation_message
 from referee.tournament.toml_lines import locate
 
 COURSE_FILE = "course.toml"
@@ -126,11 +126,7 @@ def load_model(path: Path, model: type[M]) -> M:
             loc = tuple(error["loc"])
             line = locate(text, loc)
             where = f"{path}:{line}" if line is not None else str(path)
-            message = (
-                "unknown setting (check the spelling)"
-                if error["type"] == "extra_forbidden"
-                else str(error["msg"])
-            )
+            message = validation_message(error, model)
             lines.append(f"{where}: {field_name(loc)}: {message}")
         raise CourseError("\n".join(lines)) from None
 

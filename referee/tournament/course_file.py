@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from protocols import UnknownGame, get_game
+from referee.tournament.unknown_settings import unknown_setting
 
 Loc = tuple[str | int, ...]
 # What the course runner does that this referee's defaults do not (its own config's fields).
@@ -69,10 +70,10 @@ class CourseFile:
 
 def read_course_file(raw: dict[str, Any], path: Path) -> CourseFile:
     problems: list[tuple[Loc, str]] = []
-    problems += [((key,), "unknown setting (check the spelling)") for key in raw if key not in TOP]
+    problems += [((key,), unknown_setting(key, TOP)) for key in raw if key not in TOP]
     settings = _table(raw, "settings", problems)
     problems += [
-        (("settings", key), "unknown setting (check the spelling)")
+        (("settings", key), unknown_setting(key, SETTINGS))
         for key in settings
         if key not in SETTINGS
     ]
