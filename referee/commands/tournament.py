@@ -43,7 +43,7 @@ from referee.tournament.store import (
 )
 from referee.tournament.template import describe_bots, discover_bots, example_config
 from referee.views.tournament import print_report
-from referee.web import add_server_arguments, check_port
+from referee.web import add_server_arguments, check_address, url_of
 
 T = TypeVar("T")
 EXIT_FAILED = 1  # `verify`: a game's record does not hold
@@ -165,6 +165,9 @@ def run_run(args: argparse.Namespace, out: Console, err: Console) -> int:
         except ValueError as exc:
             err.print(f"referee: {exc}; choose another with --port", markup=False)
             return EXIT_USAGE
+        # The first line, before anything else is said: the address to open.
+        url = url_of(web.host, web.port)
+        err.print(f"dashboard: {url}/  (it stops with the tournament)", highlight=False)
     final = play_tournament(
         loaded,
         err,
@@ -253,15 +256,9 @@ def print_where(err: Console, loaded: LoadedConfig) -> None:
 
 
 def web_view(host: str, port: int) -> WebView:
-    """The dashboard's address, checked before the first game (ValueError says why not)."""
-    from referee.web.server import WebServerError, check_can_bind
-
-    check_port(port)
-    try:
-        check_can_bind(host, port)
-    except WebServerError as exc:
-        raise ValueError(str(exc)) from None
-    return WebView(host, port)
+    """The dashboard's address, checked before the first game (port 0: a free port, chosen
+    now so that the address can be said at once); ValueError says why not."""
+    return WebView(host, check_address(host, port))
 
 
 # -- results --------------------------------------------------------------------------------

@@ -12,7 +12,7 @@ from collections.abc import Awaitable, Callable
 from contextlib import AsyncExitStack
 from dataclasses import dataclass
 from functools import partial
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 import trio
 from rich.console import Console
@@ -36,6 +36,9 @@ from referee.tournament.store import (
     open_store,
 )
 from referee.views.tournament_live import LiveDisplay
+
+if TYPE_CHECKING:
+    from referee.web.live import LiveHub
 
 STAGED_NAMES = {"stages": "group-stage tournament", "knockout": "knockout", "swiss": "Swiss"}
 
@@ -207,6 +210,16 @@ def play_tournament(
             return await play_with(stack)
 
     async def play_with(stack: AsyncExitStack) -> TournamentFinished | None:
+        async with trio.open_nursery() as nursery:
+            # The dashboard first: its address was the command's first line.
+            hub = None if web is None else await _serve_dashboard(nursery, loaded, web)
+            final = await play_in(stack, nursery, hub)
+            nursery.cancel_scope.cancel()
+        return final
+
+    async def play_in(
+        stack: AsyncExitStack, nursery: trio.Nursery, hub: LiveHub | None
+    ) -> TournamentFinished | None:
         play: PlayGame = play_match
         limit = concurrency
         remote: RemoteCheck | None = None
@@ -222,22 +235,20 @@ def play_tournament(
             remote = partial(session.check_bots, loaded)
         if not await _bots_start(loaded, store, isolation, err, limit, allow_broken, remote):
             return None
-        async with trio.open_nursery() as nursery:
-            on_event = emit
-            if web is not None:
-                play, on_event = await _serve_dashboard(nursery, loaded, web, err, emit, play)
-            runner = Runner(
-                loaded, store, concurrency=limit, emit=on_event, play=play,
-                stop_when=stop_when,
-            )  # fmt: skip
-            if not quiet:
-                live: Display = LiveDisplay(err, runner.state, loaded.config.name)
-                if display is not None:
-                    live = display(err, runner.state)
-                nursery.start_soon(live.run)
-            final = await runner.run()
-            nursery.cancel_scope.cancel()
-        return final
+        on_event = emit
+        if hub is not None:
+            from referee.web.tournaments import watch_tournament
+
+            play, on_event = watch_tournament(hub, play, emit)
+        runner = Runner(
+            loaded, store, concurrency=limit, emit=on_event, play=play, stop_when=stop_when
+        )
+        if not quiet:
+            live: Display = LiveDisplay(err, runner.state, loaded.config.name)
+            if display is not None:
+                live = display(err, runner.state)
+            nursery.start_soon(live.run)
+        return await runner.run()
 
     try:
         final = trio.run(main)
@@ -310,22 +321,14 @@ def _fix(loaded: LoadedConfig) -> str:
     return f"Fix the command in {loaded.path} and run again"
 
 
-async def _serve_dashboard(
-    nursery: trio.Nursery,
-    loaded: LoadedConfig,
-    web: WebView,
-    err: Console,
-    emit: Callable[[Event], None],
-    play: PlayGame = play_match,
-) -> tuple[PlayGame, Callable[[Event], None]]:
-    """Start the web view of this tournament's folder; its games are shown live as they play."""
+async def _serve_dashboard(nursery: trio.Nursery, loaded: LoadedConfig, web: WebView) -> LiveHub:
+    """Start the web view of this tournament's folder; its games are shown live (through the
+    hub) once they are played."""
     # Imported here: the web stack is loaded only by the runs that serve it.
     from referee.web.server import start_web_server
-    from referee.web.tournaments import watch_tournament
 
     server = await start_web_server(nursery, [loaded.directory], web.port, host=web.host)
-    err.print(f"dashboard: {server.url}/  (it stops with the tournament)", highlight=False)
-    return watch_tournament(server.hub, play, emit)
+    return server.hub
 
 
 def print_event(event: Event) -> None:
