@@ -17,7 +17,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 from protocols import UnknownGame, canonical_name
 from referee.match import BUILTIN_BOTS, TimeSettings
 from referee.tournament.config import field_name, validation_message
-from referee.tournament.toml_lines import locate
+from referee.tournament.toml_lines import align_comments, locate
 
 COURSE_FILE = "course.toml"
 SCHEME_FILE = "grading.toml"
@@ -248,10 +248,8 @@ def write_skeleton(folder: Path, name: str, game: str) -> list[Path]:
     folder.mkdir(parents=True, exist_ok=True)
     course = folder / COURSE_FILE
     scheme = folder / SCHEME_FILE
-    course.write_text(
-        COURSE_TEXT.format(name=toml_string(name), game=toml_string(game), scheme=SCHEME_FILE),
-        encoding="utf-8",
-    )
-    scheme.write_text(SCHEME_TEXT, encoding="utf-8")
+    text = COURSE_TEXT.format(name=toml_string(name), game=toml_string(game), scheme=SCHEME_FILE)
+    course.write_text(align_comments(text), encoding="utf-8")
+    scheme.write_text(align_comments(SCHEME_TEXT), encoding="utf-8")
     (folder / "submissions").mkdir(exist_ok=True)
     return [course, scheme, folder / "submissions"]
