@@ -28,6 +28,7 @@ from referee.tournament.preflight import StartCheck, check_bots
 from referee.tournament.runner import PlayGame, Runner, RunState, play_match
 from referee.tournament.schedule import ScheduledGame, make_schedule
 from referee.tournament.store import (
+    STORE_NAME,
     GameState,
     Store,
     StoreError,
@@ -193,6 +194,8 @@ def play_tournament(
             err.print(f"referee: {loaded.path}: [match.isolation]: {exc}", markup=False)
             return None
         err.print(describe(isolation), markup=False, highlight=False)
+    made_directory = not loaded.directory.exists()
+    new_store = not (loaded.directory / STORE_NAME).exists()
     try:
         store, _ = open_tournament(loaded)
     except StoreError as exc:
@@ -250,10 +253,14 @@ def play_tournament(
             nursery.start_soon(live.run)
         return await runner.run()
 
+    final = None
     try:
         final = trio.run(main)
     finally:
-        store.close()
+        if final is None and new_store:
+            store.discard(made_directory)  # refused before its first game: leave nothing
+        else:
+            store.close()
     if final is not None and final.interrupted:
         err.print(
             f"interrupted after {final.finished} finished games: {resume_hint}",

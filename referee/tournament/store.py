@@ -34,6 +34,7 @@ tournament runs; WAL lets readers and the one writer work at the same time):
 
 from __future__ import annotations
 
+import contextlib
 import fcntl
 import functools
 import json
@@ -441,6 +442,26 @@ class Store(StoreView):
         if self._side is not None:
             _remove_database(self._side)
         os.close(self._lock_fd)
+
+    def discard(self, made_directory: bool) -> bool:
+        """Close a store in which no game was ever started (a run refused before its first
+        game), removing it, its lock and its empty records folder, and the directory itself when
+        this run `made_directory`: a failed first run leaves nothing behind. A store with any
+        attempt, or records, is only closed. Whether it was removed."""
+        records = self.directory / RECORDS_DIR
+        started = self.db.execute("SELECT 1 FROM games WHERE attempts > 0 LIMIT 1").fetchone()
+        if started is not None or any(records.iterdir()):
+            self.close()
+            return False
+        StoreView.close(self)
+        _remove_database(self.path)
+        records.rmdir()
+        (self.directory / LOCK_NAME).unlink(missing_ok=True)
+        os.close(self._lock_fd)
+        if made_directory:
+            with contextlib.suppress(OSError):  # not empty: something else was put there
+                self.directory.rmdir()
+        return True
 
     def publish(self) -> Path | None:
         """Put a store made in its side file in its place, whole (a no-op for a store that was
