@@ -263,11 +263,11 @@ def _move_finding(checked: CheckedGame, reason: Reason, detail: str, line: str |
     position = game.render_text(states[-1]) if states else None
     rule = detail.split(": ", 1)[1] if ": " in detail else detail
     # The line is quoted once: before the rule, unless the rule's own words quote it already.
-    said = rule if line is None or repr(line) in rule else f"{line!r}: {rule}"
+    quoted = line is None or repr(line) in rule
     if reason is Reason.ILLEGAL_MOVE:
         return Finding(
             "illegal move",
-            rule if line is None or repr(line) in rule else f"{line!r} is not legal here: {rule}",
+            rule if quoted else f"{line!r} is not legal here: {rule}",
             "keep your own copy of the position up to date with every line you receive, and "
             "play only moves the rules allow in it",
             position,
@@ -278,7 +278,7 @@ def _move_finding(checked: CheckedGame, reason: Reason, detail: str, line: str |
         if looks_like_debug
         else "write the move exactly as the rules page spells it, one move per line"
     )
-    return Finding("not a move", said, hint, position)
+    return Finding("not a move", rule if quoted else f"{line!r}: {rule}", hint, position)
 
 
 def _timeout_finding(
