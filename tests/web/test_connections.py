@@ -19,6 +19,7 @@ from referee.web.listen import can_begin_request
 from tests.replay.make_records import random_record
 
 CONNECTIONS = 100
+SLACK = 5  # files the server may open for its own needs meanwhile; a kept connection is one each
 PATHS = ["/", "/static/style.css", "/api/archive", "/replay/0/g.jsonl"]
 
 
@@ -64,6 +65,9 @@ def read_to_close(client: socket.socket) -> bytes:
 
 def test_connection_close_is_honoured_for_pages_files_and_json(served: tuple[int, int]) -> None:
     pid, port = served
+    for path in PATHS:  # the server's own first-use files (threads, wake-ups) opened beforehand
+        with request(port, path, close=True) as client:
+            read_to_close(client)
     before = open_files(pid)
     with ExitStack() as held:  # the clients keep their ends open: the server must close its own
         clients = [
@@ -73,8 +77,8 @@ def test_connection_close_is_honoured_for_pages_files_and_json(served: tuple[int
         answers = [read_to_close(client) for client in clients]
         assert {answer[:12] for answer in answers} == {b"HTTP/1.1 200"}
         assert all(b"connection: close" in answer.lower() for answer in answers)
-        assert open_files(pid) <= before + 2  # not one per connection
-    assert open_files(pid) <= before + 2
+        assert open_files(pid) <= before + SLACK  # not one per connection
+    assert open_files(pid) <= before + SLACK
 
 
 def read_response(client: socket.socket) -> bytes:
