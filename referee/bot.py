@@ -459,7 +459,7 @@ class BotProcess:
         if not self._answered and (said := last_words(self.stderr.text())):
             # It died before its first move: the cause (a missing module, a bad path) is
             # almost always in its last lines on stderr, so the verdict carries them.
-            detail += f"; its stderr ends: {said}"
+            detail += f"; {STDERR_QUOTED} {said}"
         return BotFault(Reason.CRASH, detail)
 
     async def _set_fault(self, fault: BotFault) -> None:
@@ -508,6 +508,9 @@ class BotProcess:
         return self.exit
 
 
+STDERR_QUOTED = "its stderr ends:"  # how a verdict quotes a bot's last words on stderr
+
+
 def last_words(stderr: str, lines: int = 3, limit: int = 400) -> str:
     """The last few non-blank lines of a bot's stderr, on one line, bounded."""
     tail = [line.strip() for line in stderr.splitlines() if line.strip()][-lines:]
@@ -523,6 +526,15 @@ def describe_returncode(code: int) -> str:
             name = f"signal {-code}"
         return f"killed by {name}"
     return f"exited with code {code}"
+
+
+def check_folder(folder: Path) -> Path:
+    """The folder a bot runs in, if it is one: a missing folder is the bot's (its config's)
+    fault, named as such, not a machine that failed to start a process."""
+    if not folder.is_dir():
+        what = "is not a folder" if folder.exists() else "does not exist"
+        raise BotStartError(f"could not start: its folder {folder} (cwd) {what}")
+    return folder
 
 
 @asynccontextmanager
@@ -551,11 +563,10 @@ async def open_bot(
     """
     confinement = Confinement(isolation, limits, freeze)
     argv = split_command(command)
+    folder = check_folder((cwd or Path.cwd()).absolute())
     try:
         hidden = [*hide, *confinement.isolation.hidden]
-        process = await start_confined(
-            argv, (cwd or Path.cwd()).absolute(), env, hidden, confinement
-        )
+        process = await start_confined(argv, folder, env, hidden, confinement)
     except StartRefused as exc:
         raise BotStartError(f"could not start: {exc}") from None
     except Unreachable as exc:

@@ -91,7 +91,28 @@ def build_parser(argv: Sequence[str] = ()) -> argparse.ArgumentParser:
         subparser = subparsers.add_parser(name, help=command.help)
         if name == chosen:
             importlib.import_module(command.module).register(subparser)
+            own_usage(subparser)
     return parser
+
+
+def own_usage(parser: argparse.ArgumentParser) -> None:
+    """Let `parser` and every subcommand under it name itself in the arguments it parses, so
+    that an option none of them knows is refused with the usage of the (sub)command it was
+    given to, not the top level's."""
+    parser.set_defaults(usage_parser=parser)
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for sub in action.choices.values():
+                own_usage(sub)
+
+
+def parse(parser: argparse.ArgumentParser, arguments: list[str]) -> argparse.Namespace:
+    """The arguments; an unknown one is a usage error of the subcommand it was given to."""
+    args, unknown = parser.parse_known_args(arguments)
+    if unknown:
+        owner: argparse.ArgumentParser = getattr(args, "usage_parser", parser)
+        owner.error(f"unrecognized arguments: {' '.join(unknown)}")
+    return args
 
 
 def normalise_argv(argv: list[str]) -> list[str]:
@@ -108,12 +129,14 @@ def normalise_argv(argv: list[str]) -> list[str]:
 def run_command(argv: list[str] | None = None) -> tuple[int, argparse.Namespace]:
     """Run the command line `argv` (default: the process's): its exit code and its arguments."""
     arguments = normalise_argv(sys.argv[1:] if argv is None else argv)
-    args = build_parser(arguments).parse_args(arguments)
+    args = parse(build_parser(arguments), arguments)
     # Imported only now: `--help`, `--version` and a usage error never need rich.
     from rich.console import Console
 
     out = Console(soft_wrap=True)
-    err = Console(stderr=True)
+    # Messages are wrapped to fit a terminal; in a log or a pipe each stays one line, whole, so
+    # that it can be read and searched as it was said.
+    err = Console(stderr=True, soft_wrap=not sys.stderr.isatty())
     code: int = args.run(args, out, err)
     return code, args
 

@@ -238,6 +238,19 @@ def fault_verdict(side: Side, fault: BotFault) -> Verdict:
     return Verdict(winner, fault.reason, f"{side}: {fault.detail}", fault.line)
 
 
+# Faults that say a bot could not start, when they come before any move. When both bots fail
+# so, neither wins (each is scored a loss), whichever failure was noticed first.
+START_FAILURES = frozenset({Reason.CRASH, Reason.RESOURCE_LIMIT})
+START_FAILURE_WAIT = 1.0  # seconds the other bot has for its own start failure to show
+START_FAILURE_POLL = 0.01
+
+
+def neither_started(faults: dict[Side, BotFault]) -> Verdict:
+    """Both bots failed before any move: no winner, both faults named (blue's first)."""
+    detail = "; ".join(f"{side}: {faults[side].detail}" for side in Side)
+    return Verdict(None, Reason.CRASH, f"neither player could start ({detail})")
+
+
 # -- the referee's own lag -------------------------------------------------------------------
 # The referee's own lag: how late the event loop wakes up compared with when it meant to.
 #
@@ -515,10 +528,24 @@ class Match:
 
     def _start_failure_verdict(self, failed: list[tuple[Side, BotStartError]]) -> Verdict:
         if len(failed) == 2:
-            detail = "; ".join(f"{side}: {exc.detail}" for side, exc in failed)
-            return Verdict(None, Reason.CRASH, f"neither player could start ({detail})")
+            return neither_started(dict(failed))
         side, exc = failed[0]
         return Verdict(side.other, Reason.CRASH, f"{side}: {exc.detail}")
+
+    async def _fault_verdict(self, side: Side, fault: BotFault) -> Verdict:
+        """`side` loses for `fault`, unless no move was played yet and the opponent could not
+        start either: which of two dead programs the referee notices first is chance, so the
+        opponent is given `START_FAILURE_WAIT` for its own failure to show."""
+        if self.plies or fault.reason not in START_FAILURES:
+            return fault_verdict(side, fault)
+        opponent = self.bots[side.other]
+        with trio.move_on_after(START_FAILURE_WAIT):
+            while opponent.fault is None:
+                await trio.sleep(START_FAILURE_POLL)
+        theirs = opponent.fault
+        if theirs is None or theirs.reason not in START_FAILURES:
+            return fault_verdict(side, fault)
+        return neither_started({side: fault, side.other: theirs})
 
     def _on_idle_fault(self, bot: Player) -> None:
         # The bot that is not on move did something wrong: stop waiting for the mover.
@@ -530,7 +557,7 @@ class Match:
         try:
             await self.bots[Side.ORANGE].send_line(Side.ORANGE.value)
         except BotFault as fault:  # it died while starting, or stopped reading at once
-            return fault_verdict(Side.ORANGE, fault)
+            return await self._fault_verdict(Side.ORANGE, fault)
         to_send: str = Side.BLUE.value
         outcome: Outcome | None = self.game.outcome(self.state)
         while outcome is None:
@@ -538,12 +565,12 @@ class Match:
             try:
                 received, elapsed = await self._ask(side, to_send)
             except BotFault as fault:
-                return fault_verdict(side, fault)
+                return await self._fault_verdict(side, fault)
             finally:
                 self._record_move()  # if the ask ended before it could
             idle_fault = self.bots[side.other].fault  # it wrote while the mover thought
             if idle_fault is not None:
-                return fault_verdict(side.other, idle_fault)
+                return await self._fault_verdict(side.other, idle_fault)
             assert received is not None  # only an idle bot's fault interrupts an answer
             # The answer is judged first: a debug line followed by the move is named as what
             # it is, and a move that ends the game ends it whatever the bot writes after it.

@@ -51,7 +51,9 @@ def register(parser: argparse.ArgumentParser) -> None:
         help="one of the paper's positions by name (see --list-layouts) instead of the squares",
     )
     parser.add_argument(
-        "--list-layouts", action="store_true", help="list the named layouts and exit"
+        "--list-layouts",
+        action="store_true",
+        help="list the named layouts and exit (what the command does when no position is given)",
     )
     parser.add_argument(
         "--max-positions",
@@ -67,8 +69,20 @@ def register(parser: argparse.ArgumentParser) -> None:
 def run_legionnaires(args: argparse.Namespace, out: Console, err: Console) -> int:
     from referee.analysis import legionnaires
 
-    if args.list_layouts:
-        return legionnaires.print_layouts(out, as_json=args.json)
+    nothing_named = all(
+        value is None for value in (args.width, args.height, args.blue, args.orange, args.layout)
+    )
+    if args.list_layouts or nothing_named:
+        code = legionnaires.print_layouts(out, as_json=args.json)
+        if nothing_named and not args.list_layouts:  # what to do next, beside the list
+            err.print(
+                "these are the paper's positions: compute one with --layout NAME (e.g. "
+                "referee analyse legionnaires --layout start-3x3), or give your own with "
+                "--width, --height, --blue and --orange",
+                highlight=False,
+                markup=False,
+            )
+        return code
     try:
         request = legionnaires.request_from_args(
             width=args.width,

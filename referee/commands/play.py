@@ -48,9 +48,22 @@ def _flag_pair(
     parser.set_defaults(**{dest: default})
 
 
+def bot_command(text: str) -> str:
+    """A player's command as given on the command line: an empty one is a usage error."""
+    if not text.strip():
+        raise argparse.ArgumentTypeError(
+            'empty: give the command that starts the bot, e.g. "python3 player.py"'
+        )
+    return text
+
+
 def add_play_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("-p1", "--player1", required=True, metavar="CMD", help="first player")
-    parser.add_argument("-p2", "--player2", required=True, metavar="CMD", help="second player")
+    parser.add_argument(
+        "-p1", "--player1", required=True, type=bot_command, metavar="CMD", help="first player"
+    )
+    parser.add_argument(
+        "-p2", "--player2", required=True, type=bot_command, metavar="CMD", help="second player"
+    )
     parser.add_argument(
         "-t", "--timeout", type=float, default=5.0, help="seconds per move (default 5)"
     )

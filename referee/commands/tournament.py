@@ -1,5 +1,5 @@
-"""`referee tournament new|run|results|verify`: write a config, play (or resume) it, report
-results, check every finished game's record.
+"""`referee tournament new|run|results|verify|rebuild`: write a config, play (or resume) it,
+report results, check every finished game's record, make the store again from the records.
 
 `run` shows a live display on stderr (or nothing with --quiet) and, with --events, prints one
 JSON object per event on stdout. Its exit code is 0 when every game is finished, 3 when games
@@ -24,12 +24,26 @@ from referee.commands import EXIT_OK, EXIT_USAGE
 from referee.tournament.audit import NO_CHAIN, GameAudit, audit_game
 from referee.tournament.config import ConfigError, LoadedConfig, load_config
 from referee.tournament.events import TournamentFinished
+from referee.tournament.rebuild import rebuild_store
 from referee.tournament.report import build_report
-from referee.tournament.session import WebView, exit_code, open_tournament, play_tournament
-from referee.tournament.store import GameRow, GameState, StoreError, StoreView, open_view
+from referee.tournament.session import (
+    WebView,
+    exit_code,
+    open_tournament,
+    play_tournament,
+    store_problem,
+)
+from referee.tournament.store import (
+    STORE_NAME,
+    GameRow,
+    GameState,
+    StoreError,
+    StoreView,
+    open_view,
+)
 from referee.tournament.template import describe_bots, discover_bots, example_config
 from referee.views.tournament import print_report
-from referee.web import add_server_arguments, check_port
+from referee.web import add_server_arguments, check_address, url_of
 
 T = TypeVar("T")
 EXIT_FAILED = 1  # `verify`: a game's record does not hold
@@ -80,6 +94,12 @@ def register(parser: argparse.ArgumentParser) -> None:
     replay.add_argument("-j", "--concurrency", type=int, default=None, help="games at once")
     replay.add_argument("-q", "--quiet", action="store_true", help="no live display")
     replay.set_defaults(run=run_replay)
+    rebuild = sub.add_parser(
+        "rebuild",
+        help="make the store again from the game records (when it cannot be read)",
+    )
+    rebuild.add_argument("config", type=Path)
+    rebuild.set_defaults(run=run_rebuild)
     results = sub.add_parser("results", help="standings, ratings and games of a tournament")
     results.add_argument("config", type=Path, help="the config, or the tournament's directory")
     results.add_argument(
@@ -145,6 +165,9 @@ def run_run(args: argparse.Namespace, out: Console, err: Console) -> int:
         except ValueError as exc:
             err.print(f"referee: {exc}; choose another with --port", markup=False)
             return EXIT_USAGE
+        # The first line, before anything else is said: the address to open.
+        url = url_of(web.host, web.port)
+        err.print(f"dashboard: {url}/  (it stops with the tournament)", highlight=False)
     final = play_tournament(
         loaded,
         err,
@@ -181,8 +204,11 @@ def run_replay(args: argparse.Namespace, out: Console, err: Console) -> int:
                 "again: its later stages follow from their results"
             )
         store, _ = open_tournament(loaded)
-    except (ConfigError, StoreError) as exc:
+    except ConfigError as exc:
         err.print(str(exc), markup=False, highlight=False)
+        return EXIT_USAGE
+    except StoreError as exc:
+        err.print(store_problem(exc, loaded), markup=False, highlight=False)
         return EXIT_USAGE
     try:
         numbers = store.set_aside(args.player)
@@ -198,6 +224,26 @@ def run_replay(args: argparse.Namespace, out: Console, err: Console) -> int:
     return finish_run(final, loaded, err, args.quiet)
 
 
+def run_rebuild(args: argparse.Namespace, out: Console, err: Console) -> int:
+    try:
+        loaded = load_config(args.config)
+        rebuilt = rebuild_store(loaded)
+    except (ConfigError, StoreError) as exc:
+        err.print(f"referee: {exc}", markup=False, highlight=False)
+        return EXIT_USAGE
+    store = loaded.directory / STORE_NAME
+    err.print(
+        f"rebuilt {store} from {rebuilt.records} game records: {rebuilt.finished} games "
+        f"finished, {rebuilt.to_play} to play",
+        markup=False,
+        highlight=False,
+    )
+    if rebuilt.kept is not None:
+        err.print(f"the old store is kept as {rebuilt.kept}", markup=False, highlight=False)
+    err.print(f"next: referee tournament run {loaded.path}", markup=False, highlight=False)
+    return EXIT_OK
+
+
 def print_where(err: Console, loaded: LoadedConfig) -> None:
     directory = loaded.directory
     err.print(f"store:   {directory / 'tournament.sqlite'}", markup=False, highlight=False)
@@ -210,15 +256,9 @@ def print_where(err: Console, loaded: LoadedConfig) -> None:
 
 
 def web_view(host: str, port: int) -> WebView:
-    """The dashboard's address, checked before the first game (ValueError says why not)."""
-    from referee.web.server import WebServerError, check_can_bind
-
-    check_port(port)
-    try:
-        check_can_bind(host, port)
-    except WebServerError as exc:
-        raise ValueError(str(exc)) from None
-    return WebView(host, port)
+    """The dashboard's address, checked before the first game (port 0: a free port, chosen
+    now so that the address can be said at once); ValueError says why not."""
+    return WebView(host, check_address(host, port))
 
 
 # -- results --------------------------------------------------------------------------------

@@ -19,7 +19,7 @@ import trio
 
 from protocols import get_game
 from protocols.base import Reason, Side
-from referee.bot import FLUSH_HINT, BotFault, BotInfrastructureError, open_bot
+from referee.bot import FLUSH_HINT, STDERR_QUOTED, BotFault, BotInfrastructureError, open_bot
 from referee.isolation.levels import Isolation, choose
 from referee.match import (
     BUILTIN_BOTS,
@@ -273,10 +273,12 @@ def _move_finding(checked: CheckedGame, reason: Reason, detail: str, line: str |
     game = get_game(checked.record.header.game)
     position = game.render_text(states[-1]) if states else None
     rule = detail.split(": ", 1)[1] if ": " in detail else detail
+    # The line is quoted once: before the rule, unless the rule's own words quote it already.
+    quoted = line is None or repr(line) in rule
     if reason is Reason.ILLEGAL_MOVE:
         return Finding(
             "illegal move",
-            f"{line!r} is not legal here: {rule}",
+            rule if quoted else f"{line!r} is not legal here: {rule}",
             "keep your own copy of the position up to date with every line you receive, and "
             "play only moves the rules allow in it",
             position,
@@ -287,7 +289,7 @@ def _move_finding(checked: CheckedGame, reason: Reason, detail: str, line: str |
         if looks_like_debug
         else "write the move exactly as the rules page spells it, one move per line"
     )
-    return Finding("not a move", f"{line!r}: {rule}", hint, position)
+    return Finding("not a move", rule if quoted else f"{line!r}: {rule}", hint, position)
 
 
 def _timeout_finding(
@@ -321,6 +323,8 @@ def _crash_finding(checked: CheckedGame, reason: Reason, detail: str) -> Finding
     report = result.bots.get(checked.colour)
     tail = report.stderr_tail.strip().splitlines()[-5:] if report is not None else []
     said = ("; its last words on stderr: " + " | ".join(tail)) if tail else ""
+    if STDERR_QUOTED in detail:  # the verdict quotes them already (a bot dead before its move)
+        said = ""
     if "could not start" in detail:
         return Finding("cannot start", detail, "check the command: the program, its path, chmod +x")
     if reason is Reason.RESOURCE_LIMIT:  # the verdict names the limit and its value

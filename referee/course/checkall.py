@@ -87,7 +87,7 @@ async def check_all(
                 records,
                 games_per_colour=c.games_per_colour,
                 opponent=c.opponent,
-                cwd=Path(submission.folder),
+                cwd=submission.path(course.work),
             )
         done(StudentCheck(submission, report))
 

@@ -10,6 +10,7 @@ whose entry has not changed since.
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Callable
 from pathlib import Path
 from typing import Literal
@@ -21,9 +22,11 @@ from referee.course.builds import build, build_isolation, content_hash
 from referee.course.scheme import BASELINE_PREFIX, Course, toml_string
 from referee.course.unpack import UnpackError, is_entry, normalise_modes, student_id, unpack
 from referee.isolation import Isolation, Limits
+from referee.tournament.config import COLLECTED_MARK
 from referee.tournament.layouts import guess_command
 
 COLLECTED_FILE = "collected.json"
+STUDENTS_DIR = "students"  # in the work folder: one folder per student
 MB = 1 << 20
 
 
@@ -35,7 +38,7 @@ class Submission(BaseModel):
     student: str
     entry: str  # the entry in the submissions folder
     stamp: str  # the entry's size and modification time: a changed entry is collected again
-    folder: str  # where it was unpacked and built
+    folder: str  # where it was unpacked and built: relative to the work folder (so it can move)
     status: Literal["ready", "failed"]
     command: str | None = None
     build: str | None = None  # the build command, if one ran
@@ -47,6 +50,10 @@ class Submission(BaseModel):
     @property
     def ready(self) -> bool:
         return self.status == "ready"
+
+    def path(self, work: Path) -> Path:
+        """Its folder (a list written by an older referee holds absolute folders)."""
+        return work / self.folder
 
 
 def entry_stamp(entry: Path) -> str:
@@ -94,9 +101,14 @@ async def collect_one(
     sid: str, entry: Path, course: Course, isolation: Isolation, limits: Limits
 ) -> Submission:
     settings = course.config.build
-    folder = (course.work / "students" / sid).resolve()
+    relative = Path(STUDENTS_DIR, sid)
+    folder = (course.work / relative).resolve()
     base = Submission(
-        student=sid, entry=str(entry), stamp=entry_stamp(entry), folder=str(folder), status="failed"
+        student=sid,
+        entry=str(entry),
+        stamp=entry_stamp(entry),
+        folder=relative.as_posix(),
+        status="failed",
     )
     try:
         commit = await unpack(entry, folder, settings.max_files, settings.max_unpacked_mb * MB)
@@ -138,7 +150,7 @@ async def collect(
 
     async def one(sid: str, entry: Path) -> None:
         old = previous.get(sid)
-        if old is not None and old.stamp == entry_stamp(entry) and Path(old.folder).is_dir():
+        if old is not None and old.stamp == entry_stamp(entry) and old.path(work).is_dir():
             result = old
         else:
             async with limiter:
@@ -161,7 +173,7 @@ def tournament_text(course: Course, submissions: list[Submission]) -> str:
     c = course.config
     t = c.tournament
     lines = [
-        "# Written by `referee course collect`: run it with `referee tournament run` on this file.",
+        f"{COLLECTED_MARK}: run it with `referee tournament run` on this file.",
         "# Collect again to add or update students: the games already played are kept.",
         f"name = {toml_string(c.name)}",
         f"game = {toml_string(c.game)}",
@@ -186,11 +198,17 @@ def tournament_text(course: Course, submissions: list[Submission]) -> str:
                 "\n[[players]]",
                 f"name = {toml_string(s.student)}",
                 f"command = {toml_string(s.command)}",
-                f"cwd = {toml_string(s.folder)}",
+                # Relative to this file, so the course folder can be moved as a whole.
+                f"cwd = {toml_string(relative_folder(s, course.work))}",
             ]
         else:
             lines.append(f"\n# {s.student}: not ready: {' '.join((s.problem or '').split())}")
     return "\n".join(lines) + "\n"
+
+
+def relative_folder(submission: Submission, work: Path) -> str:
+    """A student's folder as the tournament config (in `work`) names it."""
+    return Path(os.path.relpath(submission.path(work), work)).as_posix()
 
 
 def write_tournament_config(course: Course, submissions: list[Submission]) -> Path:

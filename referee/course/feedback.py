@@ -9,6 +9,7 @@ a crash with the tail of their stderr. The HTML lives in `referee/views/course_h
 from __future__ import annotations
 
 import statistics
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -63,12 +64,21 @@ class StudentFeedback:
 class TournamentFeedback:
     name: str
     game: str
-    standings: list[Standing]
+    standings: list[Standing]  # everybody, the built-in baselines too
     students: list[StudentFeedback]
+    # Each student's rank among the students, as the grades count it (baselines not counted).
+    student_ranks: dict[str, int] = field(default_factory=dict)
 
 
 def is_baseline(name: str) -> bool:
     return name.startswith(BASELINE_PREFIX)
+
+
+def student_ranks(standings: Sequence[Standing]) -> dict[str, int]:
+    """Each student's rank among the students: one more than the students strictly ahead (the
+    built-in baselines are not counted)."""
+    students = [s for s in standings if not is_baseline(s.name)]
+    return {s.name: 1 + sum(other.rank < s.rank for other in students) for s in students}
 
 
 def build_feedback(view: StoreView) -> TournamentFeedback:
@@ -85,7 +95,7 @@ def build_feedback(view: StoreView) -> TournamentFeedback:
         for name in sorted(view.players())
         if not is_baseline(name)
     ]
-    return TournamentFeedback(info.name, info.game, standings, students)
+    return TournamentFeedback(info.name, info.game, standings, students, student_ranks(standings))
 
 
 def seen(view: StoreView, row: GameRow, name: str) -> GameSeen:

@@ -15,7 +15,7 @@ import io
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from referee.course.feedback import is_baseline
+from referee.course.feedback import is_baseline, student_ranks
 from referee.course.scheme import BASELINE_PREFIX, GradingScheme
 from referee.tournament.report import finished_results
 from referee.tournament.standings import compute_standings, head_to_head
@@ -50,12 +50,13 @@ def compute_grades(
     view: StoreView, scheme: GradingScheme, absent: Sequence[str] = ()
 ) -> list[GradeLine]:
     results = finished_results(view.games())
-    standings = [s for s in compute_standings(view.players(), results) if not is_baseline(s.name)]
+    everybody = compute_standings(view.players(), results)
+    ranks = student_ranks(everybody)
+    standings = [s for s in everybody if not is_baseline(s.name)]
     h2h = head_to_head(results)
     lines = []
     for s in standings:
-        # Rank among students only: one more than the students strictly ahead.
-        rank = 1 + sum(1 for other in standings if other.rank < s.rank)
+        rank = ranks[s.name]
         faults = sum(s.faults.values())
         points = scheme.per_fault * faults
         if s.games and not faults:

@@ -16,8 +16,8 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from protocols import UnknownGame, canonical_name
 from referee.match import BUILTIN_BOTS, TimeSettings
-from referee.tournament.config import field_name
-from referee.tournament.toml_lines import locate
+from referee.tournament.config import field_name, validation_message
+from referee.tournament.toml_lines import align_comments, locate
 
 COURSE_FILE = "course.toml"
 SCHEME_FILE = "grading.toml"
@@ -126,11 +126,7 @@ def load_model(path: Path, model: type[M]) -> M:
             loc = tuple(error["loc"])
             line = locate(text, loc)
             where = f"{path}:{line}" if line is not None else str(path)
-            message = (
-                "unknown setting (check the spelling)"
-                if error["type"] == "extra_forbidden"
-                else str(error["msg"])
-            )
+            message = validation_message(error, model)
             lines.append(f"{where}: {field_name(loc)}: {message}")
         raise CourseError("\n".join(lines)) from None
 
@@ -252,10 +248,8 @@ def write_skeleton(folder: Path, name: str, game: str) -> list[Path]:
     folder.mkdir(parents=True, exist_ok=True)
     course = folder / COURSE_FILE
     scheme = folder / SCHEME_FILE
-    course.write_text(
-        COURSE_TEXT.format(name=toml_string(name), game=toml_string(game), scheme=SCHEME_FILE),
-        encoding="utf-8",
-    )
-    scheme.write_text(SCHEME_TEXT, encoding="utf-8")
+    text = COURSE_TEXT.format(name=toml_string(name), game=toml_string(game), scheme=SCHEME_FILE)
+    course.write_text(align_comments(text), encoding="utf-8")
+    scheme.write_text(align_comments(SCHEME_TEXT), encoding="utf-8")
     (folder / "submissions").mkdir(exist_ok=True)
     return [course, scheme, folder / "submissions"]

@@ -22,6 +22,7 @@ from referee.match import MatchSettings, PlayerSpec, TimeSettings, resolve_comma
 from referee.tournament.course_file import CourseFile, is_course_file, read_course_file
 from referee.tournament.formats.settings import KnockoutSettings, StagesSettings, SwissSettings
 from referee.tournament.toml_lines import locate
+from referee.tournament.unknown_settings import settings_at, unknown_setting
 
 Loc = tuple[str | int, ...]
 SEED_PLACEHOLDER = "{seed}"  # in a player's command: replaced by each game's seed
@@ -141,12 +142,18 @@ class ConfigError(ValueError):
     """A config that cannot be used; the message has one `FILE:LINE: FIELD: problem` per line."""
 
 
+# The first line of a config that `referee course collect` writes: its players' commands and
+# folders come from the students' submissions, so a broken bot is fixed by a new submission.
+COLLECTED_MARK = "# Written by `referee course collect`"
+
+
 @dataclass(frozen=True)
 class LoadedConfig:
     """A validated config and where it came from."""
 
     config: TournamentConfig
     path: Path
+    collected: bool = False  # written by `referee course collect` (COLLECTED_MARK)
 
     @property
     def base_dir(self) -> Path:
@@ -193,7 +200,9 @@ def parse_config(text: str, path: Path) -> LoadedConfig:
     try:
         config = TournamentConfig.model_validate(raw)
     except ValidationError as exc:
-        problems = [(tuple(e["loc"]), _message(e)) for e in exc.errors()]
+        problems = [
+            (tuple(e["loc"]), validation_message(e, TournamentConfig)) for e in exc.errors()
+        ]
         raise ConfigError(_describe(text, path, _in_file(course, problems))) from None
     problems = check_config(config)
     if not problems:
@@ -202,7 +211,7 @@ def parse_config(text: str, path: Path) -> LoadedConfig:
         config, problems = resolve_seeds(config, path.parent)
     if problems:
         raise ConfigError(_describe(text, path, _in_file(course, problems)))
-    return LoadedConfig(config, path)
+    return LoadedConfig(config, path, collected=text.startswith(COLLECTED_MARK))
 
 
 def _in_file(course: CourseFile | None, problems: list[tuple[Loc, str]]) -> list[tuple[Loc, str]]:
@@ -212,10 +221,14 @@ def _in_file(course: CourseFile | None, problems: list[tuple[Loc, str]]) -> list
     return [(course.where(loc), message) for loc, message in problems]
 
 
-def _message(error: Any) -> str:
-    if error["type"] == "extra_forbidden":
-        return "unknown setting (check the spelling)"
-    return str(error["msg"])
+def validation_message(error: Any, model: type[BaseModel]) -> str:
+    """A pydantic error of `model` in a config file's words: an unknown key gets the setting
+    it most likely meant, found among those of the table it is in."""
+    if error["type"] != "extra_forbidden":
+        return str(error["msg"])
+    loc = tuple(error["loc"])
+    top = len(loc) == 1 and model is TournamentConfig
+    return unknown_setting(loc[-1], settings_at(model, loc[:-1]), top_level=top)
 
 
 def check_config(config: TournamentConfig) -> list[tuple[Loc, str]]:
@@ -258,7 +271,8 @@ def _check_game(config: TournamentConfig) -> list[tuple[Loc, str]]:
     try:
         game.parse_options(config.game_options)
     except ValidationError as exc:
-        return [(("game_options", *e["loc"]), _message(e)) for e in exc.errors()]
+        model = game.options_model
+        return [(("game_options", *e["loc"]), validation_message(e, model)) for e in exc.errors()]
     return []
 
 
@@ -273,7 +287,7 @@ def _check_match(config: TournamentConfig) -> list[tuple[Loc, str]]:
     try:
         config.match_settings()
     except ValidationError as exc:
-        return [(("match", *e["loc"]), _message(e)) for e in exc.errors()]
+        return [(("match", *e["loc"]), validation_message(e, MatchSettings)) for e in exc.errors()]
     return []
 
 

@@ -10,6 +10,11 @@ move; the others are accepted and change nothing here: every pairing plays once 
 business. An optional `[referee]` table, which the course runner does not have, takes any
 setting of this referee's own config (seed, concurrency, directory, time control, match...).
 
+The games are played by the course runner's rules (`COURSE_TIME_CONTROL`,
+`COURSE_GAME_OPTIONS`): no draw by repetition (the course code never checks it) and no start-up
+allowance on a bot's first move (the course runner gives none). Either comes back through
+`[referee]`: `game_options = { repetition = 3 }`, `time_control = { startup_allowance = 5.0 }`.
+
 Problems are reported at the course file's own lines and fields (`agents.team3`,
 `settings.timeout`), like every other config problem.
 """
@@ -22,7 +27,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from protocols import UnknownGame, get_game
+from referee.tournament.unknown_settings import unknown_setting
+
 Loc = tuple[str | int, ...]
+# What the course runner does that this referee's defaults do not (its own config's fields).
+COURSE_TIME_CONTROL = {"startup_allowance": 0.0}
+COURSE_GAME_OPTIONS = {"repetition": 0}  # for the games that have the option
 SETTINGS = frozenset({"timeout", "visual", "random_assignment", "debug", "port"})
 TOP = frozenset({"game", "settings", "groups", "agents", "referee"})
 _VAR = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
@@ -59,10 +70,10 @@ class CourseFile:
 
 def read_course_file(raw: dict[str, Any], path: Path) -> CourseFile:
     problems: list[tuple[Loc, str]] = []
-    problems += [((key,), "unknown setting (check the spelling)") for key in raw if key not in TOP]
+    problems += [((key,), unknown_setting(key, TOP)) for key in raw if key not in TOP]
     settings = _table(raw, "settings", problems)
     problems += [
-        (("settings", key), "unknown setting (check the spelling)")
+        (("settings", key), unknown_setting(key, SETTINGS))
         for key in settings
         if key not in SETTINGS
     ]
@@ -85,8 +96,10 @@ def read_course_file(raw: dict[str, Any], path: Path) -> CourseFile:
     }
     if "game" not in raw:
         problems.append((("game",), "missing: the game to play"))
+    config["time_control"] = dict(COURSE_TIME_CONTROL)
     if "timeout" in settings:
-        config["time_control"] = {"move_timeout": settings["timeout"]}
+        config["time_control"]["move_timeout"] = settings["timeout"]
+    config["game_options"] = _course_options(config["game"])
     groups = _table(raw, "groups", problems)
     if groups:
         config["stages"] = {"groups": groups}
@@ -97,6 +110,16 @@ def read_course_file(raw: dict[str, Any], path: Path) -> CourseFile:
         else:
             config[key] = value
     return CourseFile(config, problems, [p["name"] for p in players])
+
+
+def _course_options(game: object) -> dict[str, Any]:
+    """The course's game options for `game`: those of `COURSE_GAME_OPTIONS` the game has (none
+    for a name that is not a game: that is reported where the game is checked)."""
+    try:
+        fields = get_game(str(game)).options_model.model_fields
+    except UnknownGame:
+        return {}
+    return {key: value for key, value in COURSE_GAME_OPTIONS.items() if key in fields}
 
 
 def _table(raw: dict[str, Any], key: str, problems: list[tuple[Loc, str]]) -> dict[str, Any]:

@@ -39,26 +39,28 @@ def added_games(
         return None  # a player left: its games cannot be kept
     if wanted_key["games_per_pairing"] < stored_key["games_per_pairing"]:
         return None
-    unmatched = _match(stored, schedule)
-    if unmatched is None:
+    matched = match_schedule([(row.blue, row.orange) for row in stored], schedule)
+    if matched is None:
         return None
     first = max((row.number for row in stored), default=0) + 1
-    return [replace(game, number=first + i) for i, game in enumerate(unmatched)]
+    return [replace(game, number=first + i) for i, game in enumerate(matched[1])]
 
 
-def _match(
-    stored: Sequence[GameRow], schedule: Sequence[ScheduledGame]
-) -> list[ScheduledGame] | None:
-    """The scheduled games no stored game stands for (None if a stored game has no match)."""
+def match_schedule(
+    played: Sequence[tuple[str, str]], schedule: Sequence[ScheduledGame]
+) -> tuple[list[ScheduledGame], list[ScheduledGame]] | None:
+    """The scheduled game each played (blue, orange) pair stands for (same colours where the
+    schedule has them), and the scheduled games none stands for; None if a pair has no match."""
     by_pair: dict[tuple[str, str], list[ScheduledGame]] = defaultdict(list)
     for game in schedule:
         by_pair[(game.blue, game.orange)].append(game)
-    taken: set[int] = set()
-    for row in stored:
-        for pair in ((row.blue, row.orange), (row.orange, row.blue)):
+    matched: list[ScheduledGame] = []
+    for blue, orange in played:
+        for pair in ((blue, orange), (orange, blue)):
             if by_pair[pair]:
-                taken.add(by_pair[pair].pop(0).number)
+                matched.append(by_pair[pair].pop(0))
                 break
         else:
             return None
-    return [game for game in schedule if game.number not in taken]
+    taken = {game.number for game in matched}
+    return matched, [game for game in schedule if game.number not in taken]

@@ -21,6 +21,8 @@ from referee.bot import BotFault, BotInfrastructureError, BotUnreachable
 from referee.isolation import Isolation, ran_as_root_warning
 from referee.match import MatchSettings, PlayerSpec, open_bot_player
 
+NOT_STARTED = "could not start: "  # said once, by the report: "NAME: cannot start: ..."
+
 
 @dataclass(frozen=True)
 class StartCheck:
@@ -77,5 +79,5 @@ async def check_bot(
         if fault.reason in (Reason.TIMEOUT, Reason.OUT_OF_TURN):
             # It runs: slow or chatty is for the games to judge.
             return StartCheck(player.name, warning=warning)
-        return StartCheck(player.name, fault.detail)
+        return StartCheck(player.name, fault.detail.removeprefix(NOT_STARTED))
     return StartCheck(player.name, warning=warning)

@@ -27,6 +27,7 @@ from referee.tournament.standings import (
     Standing,
     compute_standings,
     head_to_head,
+    in_final_order,
 )
 from referee.tournament.store import GameRow, GameState, StoreView
 
@@ -44,6 +45,10 @@ class StandingRow(StandingLine):
     elo: float | None
     elo_low: float | None  # 95% confidence interval
     elo_high: float | None
+    # A staged format's final placing (then `rank` is the same: the standings follow it), and
+    # what decided it; None and "" for a round robin, or before the format has its final order.
+    place: int | None = None
+    decided_by: str = ""
 
 
 class Record(_Model):
@@ -96,24 +101,37 @@ def build_report(view: StoreView, anchor: str | None = None) -> Report:
     rows = view.games()
     results = finished_results(rows)
     ratings = fit_ratings(players, results, anchor=anchor)
-    by_name = ratings.by_name()
     h2h: dict[str, dict[str, Record]] = {name: {} for name in players}
     for (a, b), (w, d, lost) in head_to_head(results).items():
         h2h[a][b] = Record(wins=w, draws=d, losses=lost)
+    plan = _plan(info.config, rows)
     return Report(
         name=info.name,
         game=info.game,
         directory=str(view.directory.resolve()),
         counts={state: sum(r.state is state for r in rows) for state in GameState},
-        standings=[_standing_row(s, by_name[s.name]) for s in compute_standings(players, results)],
+        standings=_standing_rows(compute_standings(players, results), ratings.by_name(), plan),
         rating_anchor=ratings.anchor,
         rating_method=ratings.method,
         draw_parameter=ratings.draw_parameter,
         head_to_head=h2h,
         games=[_game_line(view, r) for r in rows],
         format=str(info.config.get("format", "round-robin")),
-        plan=_plan(info.config, rows),
+        plan=plan,
     )
+
+
+def _standing_rows(
+    standings: list[Standing], ratings: dict[str, Rating], plan: Plan | None
+) -> list[StandingRow]:
+    """The standings with ratings; a staged format's in its final order, with the places."""
+    if plan is None or not plan.finished or not plan.placings:
+        return [_standing_row(s, ratings[s.name]) for s in standings]
+    placed = in_final_order(standings, plan.placings)
+    return [
+        _standing_row(s, ratings[s.name], place=s.rank, decided_by=plan.placing_notes.get(s.name))
+        for s in placed
+    ]
 
 
 def _plan(stored: dict[str, Any], rows: list[GameRow]) -> Plan | None:
@@ -124,7 +142,9 @@ def _plan(stored: dict[str, Any], rows: list[GameRow]) -> Plan | None:
         return None
 
 
-def _standing_row(s: Standing, rating: Rating) -> StandingRow:
+def _standing_row(
+    s: Standing, rating: Rating, place: int | None = None, decided_by: str | None = None
+) -> StandingRow:
     return StandingRow.of(
         s,
         protocol=s.protocol,
@@ -132,6 +152,8 @@ def _standing_row(s: Standing, rating: Rating) -> StandingRow:
         elo=_round(rating.elo),
         elo_low=_round(rating.low),
         elo_high=_round(rating.high),
+        place=place,
+        decided_by=decided_by or "",
     )
 
 

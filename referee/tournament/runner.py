@@ -43,7 +43,12 @@ from referee.tournament.events import (
 )
 from referee.tournament.formats import Plan, is_staged, new_games, plan_for
 from referee.tournament.schedule import ScheduledGame
-from referee.tournament.standings import GameResult, Standing, compute_standings
+from referee.tournament.standings import (
+    GameResult,
+    Standing,
+    compute_standings,
+    in_final_order,
+)
 from referee.tournament.store import GameRow, GameState, Store
 
 T = TypeVar("T")
@@ -112,7 +117,11 @@ class RunState:
         return len(self.results)
 
     def standings(self) -> list[Standing]:
-        return compute_standings(self.players, self.results)
+        """By points; once a staged format has its final order, in that order."""
+        standings = compute_standings(self.players, self.results)
+        if self.plan is not None and self.plan.finished:
+            return in_final_order(standings, self.plan.placings)
+        return standings
 
 
 def game_result(row: GameRow) -> GameResult:

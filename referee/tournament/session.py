@@ -12,7 +12,7 @@ from collections.abc import Awaitable, Callable
 from contextlib import AsyncExitStack
 from dataclasses import dataclass
 from functools import partial
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 import trio
 from rich.console import Console
@@ -27,8 +27,21 @@ from referee.tournament.growth import added_games
 from referee.tournament.preflight import StartCheck, check_bots
 from referee.tournament.runner import PlayGame, Runner, RunState, play_match
 from referee.tournament.schedule import ScheduledGame, make_schedule
-from referee.tournament.store import GameState, Store, StoreError, TournamentInfo, open_store
+from referee.tournament.store import (
+    STORE_NAME,
+    GameState,
+    Store,
+    StoreError,
+    TournamentInfo,
+    UnreadableStore,
+    open_store,
+)
 from referee.views.tournament_live import LiveDisplay
+
+if TYPE_CHECKING:
+    from referee.web.live import LiveHub
+
+STAGED_NAMES = {"stages": "group-stage tournament", "knockout": "knockout", "swiss": "Swiss"}
 
 
 class ScheduleChanged(StoreError):
@@ -93,9 +106,31 @@ def _check_unchanged(loaded: LoadedConfig, store: Store, schedule: list[Schedule
         raise ScheduleChanged(
             f"{loaded.path}: the config changes the schedule of the tournament in "
             f"{loaded.directory} ({details or changed[0]}). Put the old values back to resume it, "
-            "or set another `directory` to start a new tournament (adding players or games "
-            "per pairing is fine: the games played are kept)."
+            f"or set another `directory` to start a new tournament ({_what_may_change(loaded)})."
         )
+
+
+def _what_may_change(loaded: LoadedConfig) -> str:
+    """What a config may change in a tournament that has started, said for its format."""
+    fmt = loaded.config.format
+    if is_staged(fmt):
+        return (
+            f"a {STAGED_NAMES[fmt]} cannot take more players or games per pairing once it has "
+            "started: its later rounds follow from its first"
+        )
+    return "adding players or games per pairing is fine: the games played are kept"
+
+
+def store_problem(exc: StoreError, loaded: LoadedConfig) -> str:
+    """What is wrong with a tournament's store and, for one that cannot be read, how to get it
+    back from the records."""
+    if not isinstance(exc, UnreadableStore):
+        return str(exc)
+    return (
+        f"{exc}. Nothing was changed. The game records in {loaded.directory / 'games'} are the "
+        f"source of truth: make the store again from them with `referee tournament rebuild "
+        f"{loaded.path}`, then run again."
+    )
 
 
 class Display(Protocol):
@@ -160,10 +195,12 @@ def play_tournament(
             err.print(f"referee: {loaded.path}: [match.isolation]: {exc}", markup=False)
             return None
         err.print(describe(isolation), markup=False, highlight=False)
+    made_directory = not loaded.directory.exists()
+    new_store = not (loaded.directory / STORE_NAME).exists()
     try:
         store, _ = open_tournament(loaded)
     except StoreError as exc:
-        err.print(f"referee: {exc}", markup=False, highlight=False)
+        err.print(f"referee: {store_problem(exc, loaded)}", markup=False, highlight=False)
         return None
     printing: Callable[[Event], None] = print_event if events else (lambda event: None)
     emit = printing if watch is None else _both(watch, printing)
@@ -177,6 +214,16 @@ def play_tournament(
             return await play_with(stack)
 
     async def play_with(stack: AsyncExitStack) -> TournamentFinished | None:
+        async with trio.open_nursery() as nursery:
+            # The dashboard first: its address was the command's first line.
+            hub = None if web is None else await _serve_dashboard(nursery, loaded, web)
+            final = await play_in(stack, nursery, hub)
+            nursery.cancel_scope.cancel()
+        return final
+
+    async def play_in(
+        stack: AsyncExitStack, nursery: trio.Nursery, hub: LiveHub | None
+    ) -> TournamentFinished | None:
         play: PlayGame = play_match
         if isolation is not None:  # chosen once, here, for every game of the run
             play = partial(play_match, isolation=isolation)
@@ -194,27 +241,29 @@ def play_tournament(
             remote = partial(session.check_bots, loaded)
         if not await _bots_start(loaded, store, isolation, err, limit, allow_broken, remote):
             return None
-        async with trio.open_nursery() as nursery:
-            on_event = emit
-            if web is not None:
-                play, on_event = await _serve_dashboard(nursery, loaded, web, err, emit, play)
-            runner = Runner(
-                loaded, store, concurrency=limit, emit=on_event, play=play,
-                stop_when=stop_when,
-            )  # fmt: skip
-            if not quiet:
-                live: Display = LiveDisplay(err, runner.state, loaded.config.name)
-                if display is not None:
-                    live = display(err, runner.state)
-                nursery.start_soon(live.run)
-            final = await runner.run()
-            nursery.cancel_scope.cancel()
-        return final
+        on_event = emit
+        if hub is not None:
+            from referee.web.tournaments import watch_tournament
 
+            play, on_event = watch_tournament(hub, play, emit)
+        runner = Runner(
+            loaded, store, concurrency=limit, emit=on_event, play=play, stop_when=stop_when
+        )
+        if not quiet:
+            live: Display = LiveDisplay(err, runner.state, loaded.config.name)
+            if display is not None:
+                live = display(err, runner.state)
+            nursery.start_soon(live.run)
+        return await runner.run()
+
+    final = None
     try:
         final = trio.run(main)
     finally:
-        store.close()
+        if final is None and new_store:
+            store.discard(made_directory)  # refused before its first game: leave nothing
+        else:
+            store.close()
     if final is not None and final.interrupted:
         err.print(
             f"interrupted after {final.finished} finished games: {resume_hint}",
@@ -274,8 +323,8 @@ async def _bots_start(
     if broken and not allow_broken:
         names_text = ", ".join(c.name for c in broken)
         err.print(
-            f"referee: not starting the tournament: {names_text} cannot start. Fix the command in "
-            f"{loaded.path} and run again, or add --allow-broken to score their games as losses.",
+            f"referee: not starting the tournament: {names_text} cannot start. {_fix(loaded)}, "
+            "or add --allow-broken to score their games as losses.",
             markup=False,
             highlight=False,
         )
@@ -283,22 +332,25 @@ async def _bots_start(
     return True
 
 
-async def _serve_dashboard(
-    nursery: trio.Nursery,
-    loaded: LoadedConfig,
-    web: WebView,
-    err: Console,
-    emit: Callable[[Event], None],
-    play: PlayGame = play_match,
-) -> tuple[PlayGame, Callable[[Event], None]]:
-    """Start the web view of this tournament's folder; its games are shown live as they play."""
+def _fix(loaded: LoadedConfig) -> str:
+    """How a bot that cannot start is fixed: in the config, or (a config that `referee course
+    collect` wrote from the submissions) by a new submission, collected again."""
+    if loaded.collected:
+        return (
+            f"{loaded.path} is written by `referee course collect` from the submissions: fix the "
+            "bot in a new submission, run `referee course collect` again, then run again"
+        )
+    return f"Fix the command in {loaded.path} and run again"
+
+
+async def _serve_dashboard(nursery: trio.Nursery, loaded: LoadedConfig, web: WebView) -> LiveHub:
+    """Start the web view of this tournament's folder; its games are shown live (through the
+    hub) once they are played."""
     # Imported here: the web stack is loaded only by the runs that serve it.
     from referee.web.server import start_web_server
-    from referee.web.tournaments import watch_tournament
 
     server = await start_web_server(nursery, [loaded.directory], web.port, host=web.host)
-    err.print(f"dashboard: {server.url}/  (it stops with the tournament)", highlight=False)
-    return watch_tournament(server.hub, play, emit)
+    return server.hub
 
 
 def print_event(event: Event) -> None:

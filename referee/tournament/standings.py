@@ -13,8 +13,8 @@ Players equal on all three share a rank.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
 
 from protocols.base import Reason, Side
 
@@ -110,6 +110,17 @@ def compute_standings(players: list[str], results: Iterable[GameResult]) -> list
         tied = i > 0 and _tie_key(ordered[i - 1]) == _tie_key(standing)
         standing.rank = ordered[i - 1].rank if tied else i + 1
     return ordered
+
+
+def in_final_order(standings: list[Standing], placings: Sequence[str]) -> list[Standing]:
+    """The standings in a staged format's final order, each ranked by its place: a tournament
+    has one order, the one its format decides (players it does not place follow, by points)."""
+    if not placings:
+        return standings
+    by_name = {s.name: s for s in standings}
+    ordered = [by_name[name] for name in placings if name in by_name]
+    ordered += [s for s in standings if s.name not in set(placings)]
+    return [replace(s, rank=place) for place, s in enumerate(ordered, 1)]
 
 
 def _count(standing: Standing, pts: int) -> None:

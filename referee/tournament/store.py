@@ -12,9 +12,13 @@ crash, Ctrl-C or `kill -9` loses nothing finished; games found `running` when a 
 resumed were cut short and go back to `pending`. A finished game also keeps its record's final
 hash (`referee.records`: the hash chain), which the record must still end with.
 
-A file that is not such a store (not SQLite, damaged, another program's database) is refused with
-a `StoreError` naming it, wherever it is opened or read; a store made before a column was added
-gets that column when a referee opens it for writing.
+A file that is not such a store (empty, not SQLite, damaged, another program's database) is
+refused with an `UnreadableStore` error naming it, wherever it is opened or read, and is never
+written to; a store made before a column was added gets that column when a referee opens it for
+writing. A new store is built in a side file (`tournament.sqlite.new`) and renamed into place
+once it holds the whole schedule, so a store file that exists was always made whole: an empty one
+was emptied by something else. The records are the source of truth: `rebuild.py` makes a new
+store from them.
 
 Read-only API, for viewers such as a web view of a tournament directory (safe to use while a
 tournament runs; WAL lets readers and the one writer work at the same time):
@@ -30,6 +34,7 @@ tournament runs; WAL lets readers and the one writer work at the same time):
 
 from __future__ import annotations
 
+import contextlib
 import fcntl
 import functools
 import json
@@ -45,6 +50,7 @@ from protocols.base import Reason, Side
 from referee.records import Result, final_chain, utc_now
 
 STORE_NAME = "tournament.sqlite"
+SIDE_NAME = STORE_NAME + ".new"  # a store being made, until it is whole
 LOCK_NAME = "tournament.lock"
 RECORDS_DIR = "games"
 SCHEMA_VERSION = 2  # 2: games.chain
@@ -106,6 +112,11 @@ class StoreError(Exception):
     """A store that cannot be opened or used as asked; the message says why."""
 
 
+class UnreadableStore(StoreError):
+    """A store file that cannot be read as the one a referee made (empty, damaged, another
+    program's database, values no referee writes): refused, and never written to."""
+
+
 @dataclass(frozen=True, slots=True)
 class TournamentInfo:
     name: str
@@ -156,6 +167,24 @@ class Attempt:
     ended_at: str
 
 
+@dataclass(frozen=True, slots=True)
+class RestoredAttempt:
+    """One attempt of a game as its record tells it (`rebuild.py`): `result` None for an
+    attempt cut short (no result line)."""
+
+    attempt: int
+    result: Result | None
+    started_at: str
+    ended_at: str
+    chain: str | None
+
+    @property
+    def outcome(self) -> str:
+        if self.result is None:
+            return "cut-short"
+        return "void" if self.result.void else "finished"
+
+
 def record_name(number: int, attempt: int) -> str:
     """The record of an attempt, relative to the tournament directory."""
     suffix = "" if attempt == 1 else f"-{attempt}"
@@ -181,8 +210,8 @@ def _guarded(method: Callable[Concatenate[V, P], R]) -> Callable[Concatenate[V, 
     return guarded
 
 
-def _unreadable(path: Path, exc: Exception) -> StoreError:
-    return StoreError(f"{path}: cannot read the tournament store: {exc}")
+def _unreadable(path: Path, exc: Exception) -> UnreadableStore:
+    return UnreadableStore(f"{path}: cannot read the tournament store: {exc}")
 
 
 class StoreView:
@@ -200,7 +229,7 @@ class StoreView:
     def info(self) -> TournamentInfo:
         meta = dict(self.db.execute("SELECT key, value FROM meta").fetchall())
         if missing := _META_KEYS - meta.keys():
-            raise StoreError(f"{self.path}: the store lacks {', '.join(sorted(missing))}")
+            raise UnreadableStore(f"{self.path}: the store lacks {', '.join(sorted(missing))}")
         try:
             config, key = json.loads(meta["config"]), json.loads(meta["schedule_key"])
         except ValueError as exc:
@@ -272,31 +301,50 @@ def open_view(directory: str | os.PathLike[str]) -> StoreView:
     return StoreView(_open_checked(path, writer=False), directory)
 
 
-def open_store(directory: str | os.PathLike[str]) -> Store:
-    """Open (creating if needed) the store for writing; one writer per directory at a time."""
+def open_store(directory: str | os.PathLike[str], *, fresh: bool = False) -> Store:
+    """Open the store for writing; one writer per directory at a time.
+
+    A directory without a store gets a new one, built in a side file that `Store.create` moves
+    into place. A directory whose store is missing while game records remain is refused: a new
+    store would play those games again over their records. `fresh` builds a new store even
+    where one exists (`rebuild.py`), which `Store.publish` then puts in its place.
+    """
     directory = Path(directory)  # a str is as good as a Path
+    path = directory / STORE_NAME
     (directory / RECORDS_DIR).mkdir(parents=True, exist_ok=True)
     lock_fd = _lock(directory)
     try:
-        db = _open_checked(directory / STORE_NAME, writer=True)
+        if not fresh and path.exists():
+            return Store(_open_checked(path, writer=True), directory, lock_fd)
+        if not fresh and (found := len(record_files(directory))):
+            raise UnreadableStore(
+                f"{path}: the tournament store is missing, but {directory / RECORDS_DIR} holds "
+                f"{found} game record{'s' if found > 1 else ''}"
+            )
+        side = directory / SIDE_NAME
+        _remove_database(side)  # left by a referee that stopped while making a store
+        return Store(_open_checked(side, writer=True, new=True), directory, lock_fd, side=side)
     except BaseException:
         os.close(lock_fd)
         raise
-    return Store(db, directory, lock_fd)
+
+
+def record_files(directory: Path) -> list[Path]:
+    """The game records of a tournament directory (`games/0007.jsonl`, `games/0007-2.jsonl`)."""
+    return sorted((directory / RECORDS_DIR).glob("[0-9]*.jsonl"))
 
 
 _WRITER_PRAGMAS = [
-    "PRAGMA journal_mode = WAL",
     "PRAGMA synchronous = FULL",  # a committed game survives a power cut
     "PRAGMA foreign_keys = ON",
 ]
 
 
-def _open_checked(path: Path, *, writer: bool) -> sqlite3.Connection:
-    """Connect and check the file (SQLite's quick check, then our tables if it has any; a
-    reader needs them, a writer creates them) before a writer changes anything in it (even
-    the journal mode); an older store opened for writing gets the columns it lacks. SQLite's
-    errors become a `StoreError` naming the file."""
+def _open_checked(path: Path, *, writer: bool, new: bool = False) -> sqlite3.Connection:
+    """Connect and check the file (SQLite's quick check, then our tables) before a writer
+    changes anything in it (even the journal mode): a file without them is refused, unless it
+    is a `new` store being made. An older store opened for writing gets the columns it lacks.
+    SQLite's errors become an `UnreadableStore` naming the file."""
     uri = path.resolve().as_uri() + ("" if writer else "?mode=ro")
     try:
         db = sqlite3.connect(uri, uri=True, check_same_thread=False)
@@ -306,10 +354,15 @@ def _open_checked(path: Path, *, writer: bool) -> sqlite3.Connection:
         db.execute("PRAGMA busy_timeout = 5000")
         _quick_check(db, path)
         holds_tournament = _check_tables(db, path)
-        if not writer and not holds_tournament:
-            raise StoreError(f"{path}: the tournament store is empty (is it being created?)")
+        if not holds_tournament and not new:
+            size = path.stat().st_size
+            raise UnreadableStore(
+                f"{path}: the tournament store is empty ({size} bytes, no tournament in it)"
+            )
         if writer:
-            for pragma in _WRITER_PRAGMAS:
+            # A store being made is one file until it is whole; then WAL lets readers watch.
+            journal = "DELETE" if new else "WAL"
+            for pragma in [f"PRAGMA journal_mode = {journal}", *_WRITER_PRAGMAS]:
                 db.execute(pragma)
         if writer and holds_tournament:
             _migrate(db)
@@ -322,22 +375,33 @@ def _open_checked(path: Path, *, writer: bool) -> sqlite3.Connection:
     return db
 
 
+def _remove_database(path: Path) -> None:
+    """Remove an SQLite file with its journal files, if any."""
+    for name in _database_files(path):
+        name.unlink(missing_ok=True)
+
+
+def _database_files(path: Path) -> list[Path]:
+    """An SQLite file and the journal files SQLite keeps beside it under its name."""
+    return [path, *(path.with_name(path.name + suffix) for suffix in ("-wal", "-shm", "-journal"))]
+
+
 def _quick_check(db: sqlite3.Connection, path: Path) -> None:
     """SQLite's own check of every page, so that a damaged file (a truncated copy, say) is
     refused on opening rather than read in part; milliseconds for a tournament's store."""
     problems = [r[0] for r in db.execute("PRAGMA quick_check")]
     if problems != ["ok"]:
-        raise StoreError(f"{path}: the tournament store is damaged: {problems[0]}")
+        raise UnreadableStore(f"{path}: the tournament store is damaged: {problems[0]}")
 
 
 def _check_tables(db: sqlite3.Connection, path: Path) -> bool:
     """Whether the file holds a tournament (False: an empty database, a store to create);
-    raises `StoreError` for a database of something else."""
+    raises `UnreadableStore` for a database of something else."""
     tables = {r[0] for r in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
     if not tables:
         return False
     if missing := _TABLES - tables:
-        raise StoreError(
+        raise UnreadableStore(
             f"{path}: not a tournament store (an SQLite database without the "
             f"{', '.join(sorted(missing))} table{'s' if len(missing) > 1 else ''})"
         )
@@ -358,13 +422,67 @@ def _migrate(db: sqlite3.Connection) -> None:
 class Store(StoreView):
     """The one writer of a tournament store: holds the directory's lock while open."""
 
-    def __init__(self, connection: sqlite3.Connection, directory: Path, lock_fd: int) -> None:
+    def __init__(
+        self,
+        connection: sqlite3.Connection,
+        directory: Path,
+        lock_fd: int,
+        *,
+        side: Path | None = None,
+    ) -> None:
         super().__init__(connection, directory)
         self._lock_fd = lock_fd
+        self._side = side  # the side file of a store being made, until `publish`
+        if side is not None:
+            self.path = side
 
     def close(self) -> None:
+        """Close it and let go of the directory; a store never published is thrown away."""
         super().close()
+        if self._side is not None:
+            _remove_database(self._side)
         os.close(self._lock_fd)
+
+    def discard(self, made_directory: bool) -> bool:
+        """Close a store in which no game was ever started (a run refused before its first
+        game), removing it, its lock and its empty records folder, and the directory itself when
+        this run `made_directory`: a failed first run leaves nothing behind. A store with any
+        attempt, or records, is only closed. Whether it was removed."""
+        records = self.directory / RECORDS_DIR
+        started = self.db.execute("SELECT 1 FROM games WHERE attempts > 0 LIMIT 1").fetchone()
+        if started is not None or any(records.iterdir()):
+            self.close()
+            return False
+        StoreView.close(self)
+        _remove_database(self.path)
+        records.rmdir()
+        (self.directory / LOCK_NAME).unlink(missing_ok=True)
+        os.close(self._lock_fd)
+        if made_directory:
+            with contextlib.suppress(OSError):  # not empty: something else was put there
+                self.directory.rmdir()
+        return True
+
+    def publish(self) -> Path | None:
+        """Put a store made in its side file in its place, whole (a no-op for a store that was
+        opened where it is). A store file already there (`open_store(fresh=True)`) is kept
+        beside it, renamed; returns where it went."""
+        if self._side is None:
+            return None
+        final = self.directory / STORE_NAME
+        self.db.close()
+        kept = None
+        if final.exists():
+            kept = final.with_name(f"{STORE_NAME}.replaced-{utc_now():%Y%m%dT%H%M%S}")
+            for old, new in zip(_database_files(final), _database_files(kept), strict=True):
+                if old.exists():
+                    os.replace(old, new)
+        os.replace(self._side, final)
+        _sync_directory(self.directory)
+        self._side = None
+        self.path = final
+        self.db = _open_checked(final, writer=True)
+        return kept
 
     @_guarded
     def is_new(self) -> bool:
@@ -373,9 +491,15 @@ class Store(StoreView):
 
     @_guarded
     def create(
-        self, info: TournamentInfo, players: list[str], games: Iterable[ScheduleRow]
+        self,
+        info: TournamentInfo,
+        players: list[str],
+        games: Iterable[ScheduleRow],
+        *,
+        publish: bool = True,
     ) -> None:
-        """Write the schema, the tournament's description and its schedule, in one transaction.
+        """Write the schema, the tournament's description and its schedule, in one transaction,
+        and (unless `publish` is False: more is to come first) put the store in its place.
 
         `games` are (number, round, blue, orange, seed) tuples.
         """
@@ -395,6 +519,8 @@ class Store(StoreView):
                 "INSERT INTO games (number, round, blue, orange, seed) VALUES (?, ?, ?, ?, ?)",
                 games,
             )
+        if publish:
+            self.publish()
 
     @_guarded
     def update_config(self, config: dict[str, Any]) -> None:
@@ -476,7 +602,16 @@ class Store(StoreView):
             self.db.execute(
                 "UPDATE meta SET value = ? WHERE key = 'schedule_key'", (json.dumps(schedule_key),)
             )
-            self.db.execute("INSERT OR REPLACE INTO meta VALUES ('grown', '1')")
+            self._mark_grown()
+
+    @_guarded
+    def mark_grown(self) -> None:
+        """Say that games were added to the first schedule (a rebuilt tournament that grew)."""
+        with self.db:
+            self._mark_grown()
+
+    def _mark_grown(self) -> None:
+        self.db.execute("INSERT OR REPLACE INTO meta VALUES ('grown', '1')")
 
     @_guarded
     def add_stage(self, games: Iterable[ScheduleRow]) -> None:
@@ -511,6 +646,44 @@ class Store(StoreView):
                 [(n,) for n in numbers],
             )
         return numbers
+
+    @_guarded
+    def restore(self, number: int, attempts: list[RestoredAttempt]) -> None:
+        """Put back what a game's records say (`rebuild.py`): every attempt, and the game's
+        state after the last one (finished, void, or to play: a cut-short attempt). The next
+        attempt gets the next record name, so no record is ever written over."""
+        last = attempts[-1]
+        finished = [a.attempt for a in attempts if a.outcome == "finished"]
+        voids = sum(a.outcome == "void" and a.attempt > max(finished, default=0) for a in attempts)
+        result = last.result
+        state = {"finished": "finished", "void": "void", "cut-short": "pending"}[last.outcome]
+        with self.db:
+            for a in attempts:
+                why, detail = (a.result.why, a.result.detail) if a.result else (None, None)
+                self.db.execute(
+                    "INSERT OR REPLACE INTO attempts VALUES (?, ?, ?, ?, ?, ?, ?)",
+                    (number, a.attempt, a.outcome, why, detail,
+                     record_name(number, a.attempt), a.ended_at),
+                )  # fmt: skip
+            self.db.execute(
+                "UPDATE games SET state = ?, attempts = ?, voids = ?, winner = ?, reason = ?,"
+                " detail = ?, plies = ?, record = ?, started_at = ?, finished_at = ?, chain = ?"
+                " WHERE number = ?",
+                (
+                    state,
+                    last.attempt,
+                    voids,
+                    result.winner.value if result and result.winner else None,
+                    result.why if result else None,
+                    result.detail if result else None,
+                    result.plies if result else None,
+                    record_name(number, last.attempt),
+                    last.started_at,
+                    result.finished_at.isoformat() if result else None,
+                    last.chain if result else None,
+                    number,
+                ),
+            )
 
     def release(self, number: int, attempt: int) -> None:
         """An attempt cut short by Ctrl-C: the game goes back to `pending` for the next run."""
@@ -555,6 +728,15 @@ def _lock(directory: Path) -> int:
             f"{directory}: another referee is running this tournament right now"
         ) from None
     return fd
+
+
+def _sync_directory(directory: Path) -> None:
+    """Make a rename in `directory` survive a power cut."""
+    fd = os.open(directory, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
 
 
 def _sync_file(path: Path) -> None:

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from referee.tournament.layouts import guess_command
+from referee.tournament.toml_lines import align_comments
 
 
 @dataclass(frozen=True)
@@ -131,4 +132,4 @@ def example_config(bots: list[FoundBot], config_path: Path, name: str, game: str
         elif bot.note is not None:
             lines = [*_comment(f"{bot.folder}: {bot.note}"), *lines]
         text += "\n" + "\n".join(lines) + "\n"
-    return text
+    return align_comments(text)

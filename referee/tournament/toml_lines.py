@@ -1,9 +1,12 @@
-"""Find the line of a TOML document that defines a given field, for error messages.
+"""TOML text as people read it: the line that defines a field, and comments in one column.
 
-tomllib returns values without positions, so this walks the text: table headers (`[a.b]`,
-`[[players]]`, counting array entries) and `key = value` lines (dotted keys too). A field that
-is missing is reported at its table's header; anything inside an inline table or array at the
-line of the key that holds it.
+`locate` finds the line of a given field, for error messages. tomllib returns values without
+positions, so this walks the text: table headers (`[a.b]`, `[[players]]`, counting array
+entries) and `key = value` lines (dotted keys too). A field that is missing is reported at its
+table's header; anything inside an inline table or array at the line of the key that holds it.
+
+`align_comments` lines up the comments after the settings of a file the referee writes, whatever
+values were filled in.
 """
 
 from __future__ import annotations
@@ -53,3 +56,28 @@ def locate(text: str, loc: Loc) -> int | None:
             return lines[path]
         path = path[:-1]
     return None
+
+
+# A setting (or a commented-out one, or a table header) followed by a comment, two spaces or more
+# apart; or a comment alone that continues the one above it.
+_COMMENTED = re.compile(r"^(?P<code>\S.*?)\s{2,}(?P<comment>#.*)$")
+_CONTINUED = re.compile(r"^\s+(?P<comment>#.*)$")
+MAX_COMMENT_COLUMN = 40  # a setting longer than this keeps its comment two spaces after it
+
+
+def align_comments(text: str) -> str:
+    """`text` with every comment after a setting starting in the same column: the one after the
+    longest such setting (up to `MAX_COMMENT_COLUMN`)."""
+    lines = text.split("\n")
+    found = [_COMMENTED.match(line) for line in lines]
+    widths = [len(m["code"]) + 2 for m in found if m and len(m["code"]) + 2 <= MAX_COMMENT_COLUMN]
+    column = max(widths, default=0)
+    out = []
+    for line, match in zip(lines, found, strict=True):
+        if match is not None:
+            out.append(f"{match['code']:<{column - 2}}  {match['comment']}")
+        elif (alone := _CONTINUED.match(line)) is not None:
+            out.append(" " * column + alone["comment"])
+        else:
+            out.append(line)
+    return "\n".join(out)

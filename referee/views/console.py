@@ -37,7 +37,8 @@ def wrapped(text: Text) -> Text:
 def course_result_line(result: Result) -> str:
     """The course referee's last line, which scripts parse."""
     if result.winner is None:
-        return "Game over! Draw!"
+        # A bot fault without a winner: neither bot could start, and both lose.
+        return "Game over! No winner!" if result.reason.is_bot_fault else "Game over! Draw!"
     return f"Game over! Winner: {result.winner.value}"
 
 
@@ -47,6 +48,8 @@ def verdict_text(record: GameRecord) -> Text:
         return Text("unfinished game (no result line)", style="bold red")
     if result.void:
         head = Text("VOID ", style="bold red")
+    elif result.winner is None and result.reason.is_bot_fault:
+        head = Text("No winner (both lose) ", style="bold red")
     elif result.winner is None:
         head = Text("Draw ", style="bold")
     else:

@@ -124,10 +124,20 @@ def _explained(g: GameSeen) -> str:
     return "\n".join(parts)
 
 
+def rank_text(tournament: TournamentFeedback, student: str, overall: int) -> str:
+    """A student's rank as the grades count it (among the students), and among everybody when
+    built-in bots played too: "rank 3 of 3 students (4 of 4 with the built-in bots)"."""
+    students = len(tournament.student_ranks)
+    text = f"rank {tournament.student_ranks[student]} of {students} students"
+    if len(tournament.standings) > students:
+        text += f" ({overall} of {len(tournament.standings)} with the built-in bots)"
+    return text
+
+
 def student_page(tournament: TournamentFeedback, s: StudentFeedback) -> str:
     st = s.standing
     summary = (
-        f"<p>rank {st.rank} of {len(tournament.standings)}, {st.points} points "
+        f"<p>{rank_text(tournament, s.student, st.rank)}, {st.points} points "
         f"({st.wins} won, {st.draws} drawn, {st.losses} lost), "
         f"{s.faults} game(s) lost by a fault of your bot.</p>"
         if st is not None

@@ -171,9 +171,19 @@ def plan_view(plan: Plan, only_current: bool = False) -> RenderableType:
             continue
         parts.append(stage_view(stage, current=stage.name == plan.current))
     if plan.finished and plan.placings:
-        order = "  ".join(f"{i}. {name}" for i, name in enumerate(plan.placings, 1))
-        parts.append(Text(f"Final order: {order}", style="bold"))
+        parts.append(final_order_table(plan))
     return Group(*parts)
+
+
+def final_order_table(plan: Plan) -> Table:
+    """The format's final order, each place with what decided it (the standings follow it)."""
+    table = Table(title="Final order", show_edge=False, pad_edge=False, title_justify="left")
+    table.add_column("#", justify="right")
+    table.add_column("player", style="bold")
+    table.add_column("decided by")
+    for place, name in enumerate(plan.placings, 1):
+        table.add_row(str(place), name, plan.placing_notes.get(name, ""))
+    return table
 
 
 def stage_view(stage: Stage, current: bool = False) -> RenderableType:

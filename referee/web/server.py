@@ -1,4 +1,5 @@
-"""Run the web view inside a trio program: hypercorn's trio server with the starlette app.
+"""Run the web view inside a trio program: hypercorn's trio server with the starlette app
+(connections as `listen.py` bounds them).
 
 `start_web_server(nursery, folders, port=...)` starts it in a nursery the caller owns (a match, a
 tournament) and returns once it listens; it stops when that nursery is cancelled. Port 0 picks a
@@ -14,12 +15,11 @@ from functools import partial
 from pathlib import Path
 
 import trio
-from hypercorn.config import Config
-from hypercorn.trio import serve
 
 from referee.web import DEFAULT_HOST, DEFAULT_PORT, check_address
 from referee.web.app import LOCAL_HOSTS, create_app
 from referee.web.archive import Archive
+from referee.web.listen import http_config, serve
 from referee.web.live import LiveHub
 
 
@@ -39,15 +39,6 @@ class WebServerError(OSError):
     """The server could not start (e.g. the port is taken); the message says so plainly."""
 
 
-def _config(host: str, port: int) -> Config:
-    config = Config()
-    config.bind = [f"[{host}]:{port}" if ":" in host else f"{host}:{port}"]
-    config.accesslog = None
-    config.graceful_timeout = 1.0
-    config.loglevel = "WARNING"
-    return config
-
-
 async def run_web_server(
     folders: list[Path],
     *,
@@ -65,7 +56,8 @@ async def run_web_server(
     check_can_bind(host, port)
     try:
         async with trio.open_nursery() as nursery:
-            binds = await nursery.start(partial(serve, app, _config(host, port)))  # type: ignore[arg-type]
+            bind = f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
+            binds = await nursery.start(partial(serve, app, http_config(bind)))
             task_status.started(WebServer(url=binds[0], hub=hub, archive=archive))
     finally:
         hub.close()

@@ -23,6 +23,19 @@ def test_the_command_line_gives_the_value_as_json(tmp_path: Path) -> None:
     assert found["atomic_weight"] == "0"
 
 
+def test_no_position_shows_the_papers_layouts_and_how_to_compute_one(tmp_path: Path) -> None:
+    done = referee("analyse", "legionnaires", cwd=tmp_path, timeout=120)
+    assert done.returncode == 0, done.stderr
+    listed = referee("analyse", "legionnaires", "--list-layouts", cwd=tmp_path, timeout=120)
+    assert done.stdout == listed.stdout and "start-3x3" in done.stdout
+    assert done.stderr.strip() == (
+        "these are the paper's positions: compute one with --layout NAME (e.g. referee analyse "
+        "legionnaires --layout start-3x3), or give your own with --width, --height, --blue and "
+        "--orange"
+    )
+    assert listed.stderr == ""
+
+
 def test_a_bad_square_is_a_usage_error(tmp_path: Path) -> None:
     done = referee(
         "analyse", "legionnaires", "--width", "3", "--height", "3", "--blue", "d4",

@@ -166,3 +166,22 @@ def test_play_names_players_and_takes_a_game_clock(tmp_path: Path) -> None:
     assert (header.time_control.clock_total, header.time_control.clock_increment) == (30.0, 1.5)
     bad = referee("play", "alak", "-p1", "a", "-p2", "b", "--clock", "x+1", cwd=tmp_path)
     assert bad.returncode == 2 and "not a clock: 'x+1'" in bad.stderr
+
+
+def test_an_empty_player_command_is_a_usage_error(tmp_path: Path) -> None:
+    done = referee("play", "lasker-morris", "-p1", "", "-p2", "", cwd=tmp_path)
+    assert done.returncode == 2, done.stdout
+    assert done.stderr.startswith("usage: referee play ")
+    assert "referee play: error: argument -p1/--player1: empty: give the command" in done.stderr
+    assert done.stdout == "" and not (tmp_path / "referee-games").exists()
+
+
+def test_two_bots_that_cannot_start_say_so_with_no_winner(tmp_path: Path) -> None:
+    dead = "sh -c 'exit 127'"
+    done = referee("play", "lasker-morris", "-p1", dead, "-p2", dead, "--isolation", "basic",
+                   cwd=tmp_path)  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "Game over! No winner!"
+    assert "No winner (both lose) by crash: neither player could start" in " ".join(
+        done.stderr.split()
+    )

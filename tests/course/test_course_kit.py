@@ -167,7 +167,7 @@ def test_collect_again_keeps_unchanged_students(tmp_path: Path) -> None:
     trio.run(
         lambda: collect(course, course.submissions, on_student=lambda s: seen.append(s.student))
     )
-    marker = Path(load_collected(course.work)["zoe"].folder) / "marker"
+    marker = load_collected(course.work)["zoe"].path(course.work) / "marker"
     marker.write_text("kept")
     trio.run(lambda: collect(course, course.submissions))
     assert marker.exists()  # the entry did not change: the collected folder was kept

@@ -138,6 +138,19 @@ async def test_crash_at_start_and_unstartable_commands(tmp_path: Path) -> None:
     assert "could not start" in record.result.detail
 
 
+async def test_two_programs_that_exit_at_once_are_one_verdict_with_no_winner(
+    tmp_path: Path,
+) -> None:
+    dead = "sh -c 'exit 127'"
+    for _ in range(3):
+        record = await play(tmp_path, dead, dead)
+        assert record.result is not None
+        assert (record.result.winner, record.result.reason) == (None, Reason.CRASH)
+        assert record.result.detail.startswith("neither player could start (blue: ")
+        assert "; orange: " in record.result.detail
+        assert record.result.detail.count("exited with code 127") == 2
+
+
 async def test_referee_fault_voids_the_game(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

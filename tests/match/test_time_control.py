@@ -437,3 +437,47 @@ async def test_an_orange_bot_dead_before_its_colour_loses_by_crash() -> None:
     record = await match.play()
     assert verdict_of(record) == (Side.BLUE, Reason.CRASH, 0)
     assert record.result is not None and record.result.detail.startswith("orange: ")
+
+
+def dies_after(delay: float, code: int = 127) -> Program:
+    """A program that exits with `code` after `delay` seconds, having read nothing."""
+
+    async def program(bot: BotEnd) -> int:
+        await trio.sleep(delay)
+        return code
+
+    return program
+
+
+@pytest.mark.parametrize(
+    ("blue_dies", "orange_dies"),
+    [
+        (0.05, 0.0),  # orange is dead before its colour line; blue dies a moment later
+        (0.0, 0.05),  # blue dies asked for its first move; orange a moment later
+        (0.0, 0.0),
+        (0.3, 0.0),
+    ],
+)
+async def test_two_bots_that_cannot_start_are_one_verdict_whoever_is_noticed_first(
+    autojump_clock: trio.testing.MockClock, blue_dies: float, orange_dies: float
+) -> None:
+    record, _ = await play(dies_after(blue_dies), dies_after(orange_dies), settings_of())
+    assert verdict_of(record) == (None, Reason.CRASH, 0)
+    assert record.result is not None
+    assert record.result.detail == (
+        "neither player could start (blue: closed its output: exited with code 127; "
+        "orange: closed its output: exited with code 127)"
+    ) or record.result.detail == (
+        "neither player could start (blue: closed its output: exited with code 127; "
+        "orange: stopped reading its input: exited with code 127)"
+    )
+
+
+async def test_a_bot_that_cannot_start_loses_to_one_that_is_only_slow(
+    autojump_clock: trio.testing.MockClock,
+) -> None:
+    slow = plays(BLUE_MOVES, [3.0])  # blue answers its first move after 3 s, within its limit
+    record, _ = await play(slow, dies_after(0.0), settings_of())
+    assert verdict_of(record) == (Side.BLUE, Reason.CRASH, 0)
+    record, _ = await play(dies_after(0.0), plays(ORANGE_MOVES), settings_of())
+    assert verdict_of(record) == (Side.ORANGE, Reason.CRASH, 0)

@@ -132,3 +132,58 @@ def test_a_player_may_have_limits_of_its_own(tmp_path: Path) -> None:
     bad = GOOD.replace('cwd = "bots/alice"\n', 'cwd = "bots/alice"\nlimits = { memory_mb = 1 }\n')
     message = error_of(tmp_path, bad)
     assert "cup.toml" in message and "players[0].limits.memory_mb" in message
+
+
+@pytest.mark.parametrize(
+    ("replace", "by", "expected"),
+    [
+        ("move_timeout = 2.5", "move_timout = 2.5",
+         ":10: time_control.move_timout: unknown setting: did you mean 'move_timeout'?"),
+        ('cwd = "bots/alice"', 'cwdd = "bots/alice"',
+         ":15: players[0].cwdd: unknown setting: did you mean 'cwd'?"),
+        ("no_capture_limit = 30", "no_capture_limt = 30",
+         ":7: game_options.no_capture_limt: unknown setting: did you mean 'no_capture_limit'?"),
+        ("[time_control]", "[match]\nexit_grce = 2\n[time_control]",
+         ":10: match.exit_grce: unknown setting: did you mean 'exit_grace'?"),
+        ("[time_control]", '[match.isolation]\nlevle = "basic"\n[time_control]',
+         ":10: match.isolation.levle: unknown setting: did you mean 'level'?"),
+        ("seed = 7", "seed = 7\ngames_per_paring = 2",
+         ":4: games_per_paring: unknown setting: did you mean 'games_per_pairing'?"),
+        ("seed = 7", "seed = 7\nzzz = 2", ":4: zzz: unknown setting (check the spelling)"),
+        ("[time_control]", "[openings]\nplies = 4\n[time_control]",
+         ":9: openings: openings are not supported by this version of the referee: every game "
+         "starts from the start position (see docs/openings.md)"),
+    ],
+)  # fmt: skip
+def test_an_unknown_setting_gets_the_one_it_most_likely_meant(
+    tmp_path: Path, replace: str, by: str, expected: str
+) -> None:
+    assert replace in GOOD
+    message = error_of(tmp_path, GOOD.replace(replace, by, 1))
+    assert f"{tmp_path / 'cup.toml'}{expected}" in message.splitlines(), message
+
+
+def test_a_course_file_and_a_course_get_the_setting_they_meant(tmp_path: Path) -> None:
+    path = write(tmp_path, 'game = "alak"\n[settings]\ntimeot = 3\n[agents]\na = "x"\nb = "y"\n')
+    with pytest.raises(ConfigError, match=r"settings\.timeot: unknown setting: did you mean "):
+        load_config(path)
+    from referee.course.scheme import Course, CourseError, write_skeleton
+
+    write_skeleton(tmp_path / "course", "c", "alak")
+    text = (tmp_path / "course" / "course.toml").read_text()
+    (tmp_path / "course" / "course.toml").write_text(text.replace("submissions =", "submision ="))
+    with pytest.raises(CourseError, match="submision: unknown setting: did you mean 'submissions'"):
+        Course(tmp_path / "course")
+
+
+def test_a_bad_option_of_a_subcommand_shows_that_subcommands_usage(tmp_path: Path) -> None:
+    from tests.commandline import referee
+
+    done = referee("tournament", "run", "--bogus", "cup.toml", cwd=tmp_path)
+    assert done.returncode == 2
+    assert done.stderr.startswith("usage: referee tournament run ")
+    assert done.stderr.splitlines()[-1] == (
+        "referee tournament run: error: unrecognized arguments: --bogus"
+    )
+    done = referee("laskermorris", "-p1", "a", "-p2", "b", "--bogus", cwd=tmp_path)
+    assert done.returncode == 2 and done.stderr.startswith("usage: referee play ")

@@ -4,6 +4,7 @@ end to end (with built-in bots in place of the students' programs)."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -74,6 +75,28 @@ def test_the_course_file_becomes_a_group_stage_tournament(
     assert len(plan.new) == 24  # two groups of four, every pairing once with each colour
 
 
+def test_the_course_file_plays_by_the_course_rules_unless_told_otherwise(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("SUBMISSIONS_DIR", "/srv/subs")
+    path = tmp_path / "course.toml"
+    path.write_text(WITH_GROUPS)
+    config = load_config(path).config
+    settings = config.match_settings()
+    assert (settings.move_timeout, settings.startup_allowance, settings.grace) == (10, 0.0, 0.5)
+    assert config.game_options == {"repetition": 0}  # the course code never checks repetition
+    path.write_text(
+        WITH_GROUPS + "[referee]\ngame_options = { repetition = 3 }\n"
+        "time_control = { startup_allowance = 5.0 }\n"
+    )
+    config = load_config(path).config
+    assert config.match_settings().startup_allowance == 5.0
+    assert config.match_settings().move_timeout == 10
+    assert config.game_options == {"repetition": 3}
+    path.write_text(DOCS_EXAMPLE)  # tic-tac-toe has no repetition rule to switch off
+    assert load_config(path).config.game_options == {}
+
+
 @pytest.mark.parametrize(
     ("change", "expected"),
     [
@@ -137,8 +160,11 @@ def test_the_docs_example_is_played_end_to_end(tmp_path: Path) -> None:
     for title in ("First Round: Group A", "First Round: Group B", "Second Round: Group A"):
         assert title in table.stdout
     assert "Championship" in table.stdout and "Third Place Match" in table.stdout
-    assert f"Final order: 1. {plan.placings[0]}  2. {plan.placings[1]}" in table.stdout
+    first = re.search(rf"^ ?1 │ {plan.placings[0]} +│ won the Championship", table.stdout, re.M)
+    assert first is not None, table.stdout
     assert table.stdout.index("Final order") < table.stdout.index("Standings")
+    standings = table.stdout[table.stdout.index("Standings") :]
+    assert standings.index(plan.placings[0]) < standings.index(plan.placings[1])
 
     again = referee("tournament", "replay", str(path), "--player", "player1", cwd=tmp_path)
     assert again.returncode == 2 and "cannot be played again" in again.stderr

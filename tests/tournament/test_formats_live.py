@@ -3,6 +3,8 @@ advances, the bracket with byes and seeds, and the final order once there is one
 
 from __future__ import annotations
 
+import re
+
 from rich.console import Console
 
 from referee.tournament.formats import plan_for
@@ -32,7 +34,9 @@ async def test_the_live_display_shows_the_current_groups_and_the_bracket() -> No
     text = rendered(state)
     assert "stage: finished" in text
     assert "Final Round" in text and "Championship" in text and "Third Place Match" in text
-    assert "Final order: 1. p00  2. p01" in text
+    assert "Final order" in text
+    assert re.search(r"^1 │ p00 +│ won the Championship \(4-0\)", text, re.M), text
+    assert re.search(r"^2 │ p01 +│ lost the Championship \(4-0\)", text, re.M), text
 
 
 async def test_a_knockout_shows_its_byes_and_seeds() -> None:

@@ -73,8 +73,9 @@ def test_the_dashboard_shows_groups_bracket_and_final_order(tmp_path: Path, brow
                 r[2].split(" ")[0] for r in bracket
             } == set(advanced)
             assert all(r[4] in advanced for r in bracket)  # each tie has a winner
-            order = page.text_content(".plan .placings") or ""
-            assert order.startswith("Final order: 1. " + bracket[0][4])
+            order = rows(page, ".plan .placings tr[data-player]")
+            assert order[0][:2] == ["1", bracket[0][4]]
+            assert order[0][2].startswith("won the Championship")
             progress = page.text_content("section.tournament [data-progress]") or ""
             assert "finished" in progress
             artifacts = Path(__file__).resolve().parents[2] / "test-artifacts" / "web"

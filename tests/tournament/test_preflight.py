@@ -54,8 +54,7 @@ def test_a_bot_that_cannot_start_stops_the_tournament_before_its_first_game(
     assert "typo: cannot start:" in text and "mian.py" in text
     assert "not starting the tournament: typo cannot start" in text
     assert "--allow-broken" in text
-    assert finished_games(tmp_path) == []
-    assert list((tmp_path / "cup" / "games").glob("*.jsonl")) == []
+    assert not (tmp_path / "cup").exists()  # nothing was played, nothing is left behind
 
 
 def test_allow_broken_plays_and_replay_plays_the_fixed_bots_games_again(tmp_path: Path) -> None:
@@ -88,3 +87,18 @@ def test_replay_names_an_unknown_player(tmp_path: Path) -> None:
     done = referee("tournament", "replay", "cup.toml", "--player", "nobody", cwd=tmp_path)
     assert done.returncode == 2
     assert "no player 'nobody'" in done.stderr
+
+
+def test_a_player_whose_folder_does_not_exist_is_refused_before_the_first_game(
+    tmp_path: Path,
+) -> None:
+    write_config(tmp_path, "python3 main.py")
+    config = (tmp_path / "cup.toml").read_text().replace('cwd = "typo"', 'cwd = "tpyo"')
+    (tmp_path / "cup.toml").write_text(config + '[match.isolation]\nlevel = "basic"\n')
+    done = referee("tournament", "run", "cup.toml", "-q", cwd=tmp_path)
+    assert done.returncode == 2, done.stderr
+    text = " ".join(done.stderr.split())
+    assert f"typo: cannot start: its folder {tmp_path / 'tpyo'} (cwd) does not exist" in text
+    assert "not starting the tournament: typo cannot start" in text
+    assert "machine" not in text
+    assert not (tmp_path / "cup").exists()

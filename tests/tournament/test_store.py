@@ -110,10 +110,37 @@ def test_a_config_that_changes_the_schedule_is_refused(
     config.write_text(CONFIG.replace(old, new))
     with pytest.raises(ScheduleChanged, match=named) as caught:
         open_tournament(load_config(config))
-    assert "another `directory`" in str(caught.value)
+    assert str(caught.value).endswith(
+        "or set another `directory` to start a new tournament (adding players or games per "
+        "pairing is fine: the games played are kept)."
+    )
     # Settings that do not change the schedule are fine.
     config.write_text(CONFIG.replace("seed = 4", "seed = 4\nconcurrency = 1\nmax_replays = 9"))
     open_tournament(load_config(config))[0].close()
+
+
+@pytest.mark.parametrize(
+    ("fmt", "name"),
+    [("swiss", "a Swiss"), ("knockout", "a knockout"), ("stages", "a group-stage tournament")],
+)
+def test_a_staged_tournament_that_gains_a_player_is_told_it_cannot_grow(
+    tmp_path: Path, fmt: str, name: str
+) -> None:
+    config = tmp_path / "t.toml"
+    players = "".join(f'[[players]]\nname = "p{i}"\ncommand = "builtin:random"\n' for i in range(4))
+    head = f'name = "t"\ngame = "alak"\nseed = 4\nformat = "{fmt}"\n'
+    config.write_text(head + players)
+    open_tournament(load_config(config))[0].close()
+    config.write_text(head + players + '[[players]]\nname = "late"\ncommand = "builtin:random"\n')
+    with pytest.raises(ScheduleChanged) as caught:
+        open_tournament(load_config(config))
+    said = str(caught.value)
+    assert said.endswith(
+        f"or set another `directory` to start a new tournament ({name} cannot take more "
+        "players or games per pairing once it has started: its later rounds follow from its "
+        "first)."
+    )
+    assert "is fine" not in said
 
 
 def test_a_finished_game_keeps_its_records_final_hash(tmp_path: Path) -> None:

@@ -12,16 +12,19 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
+from urllib.error import URLError
 from urllib.request import urlopen
 
 import pytest
 import trio
+from rich.console import Console
 
 from referee.tournament.config import load_config
 from referee.tournament.report import build_report
 from referee.tournament.runner import Runner, play_match
 from referee.tournament.session import open_tournament
 from referee.tournament.store import open_view
+from referee.views.tournament import standings_table
 from referee.web.server import WebServer, start_web_server
 from referee.web.tournaments import watch_tournament
 from tests.conftest import ReadableFolders
@@ -153,6 +156,18 @@ def test_watch_a_tournament_while_it_is_played(page: Any, tmp_path: Path, artifa
         ]
 
 
+def answer(url: str) -> bytes:
+    """The body at `url`, once the server that was announced listens (it starts right after)."""
+    for _ in range(300):
+        try:
+            with urlopen(url, timeout=30) as response:
+                body: bytes = response.read()
+                return body
+        except URLError:
+            time.sleep(0.1)
+    raise AssertionError(f"{url}: the announced server never answered")
+
+
 def test_tournament_run_web_serves_the_dashboard_while_it_plays(page: Any, tmp_path: Path) -> None:
     players = {"ann": slow(1, 0.2), "ben": slow(2, 0.2)}
     (tmp_path / "web.toml").write_text(config_text("web cup", players))
@@ -163,17 +178,12 @@ def test_tournament_run_web_serves_the_dashboard_while_it_plays(page: Any, tmp_p
     )  # fmt: skip
     try:
         assert process.stderr is not None
-        first = process.stderr.readline()
-        assert first.startswith("isolation: "), first  # every run names its level first
-        # Then, after any warnings of the bots' start, the dashboard's address.
-        line = ""
-        for _ in range(12):
-            line = process.stderr.readline()
-            if line.startswith("dashboard: ") or not line:
-                break
+        line = process.stderr.readline()
+        # The address to open comes first, before the isolation level and any warning.
         assert line.startswith("dashboard: http://127.0.0.1:"), line
+        assert process.stderr.readline().startswith("isolation: ")
         url = line.split()[1].rstrip("/")
-        tournaments = json.loads(urlopen(url + "/api/tournaments", timeout=30).read())
+        tournaments = json.loads(answer(url + "/api/tournaments"))
         assert [t["name"] for t in tournaments["tournaments"]] == ["web cup"]
         live: list[dict[str, Any]] = []
         for _ in range(200):  # a game shows up live while it is played
@@ -206,3 +216,34 @@ def test_standings_show_every_bot_fault(page: Any, tmp_path: Path) -> None:
         assert headers[-1] == "faults" and "timeouts" not in headers
         rows = {row[1]: row[-1] for row in table_rows(page, "tr[data-player]")}
         assert rows == {"steady": "", "chatty": f"{GAMES} out-of-turn"}
+
+
+def test_numbers_stand_under_their_headers_and_intervals_read_as_in_the_terminal(
+    page: Any, tmp_path: Path
+) -> None:
+    directory = play_chatty_tournament(tmp_path)
+    view = open_view(directory)
+    report = build_report(view)
+    view.close()
+    with serve_in_thread([directory]) as server:
+        page.goto(server.url + "/")
+        page.wait_for_selector('section.tournament tr[data-player="chatty"]')
+        aligned = page.eval_on_selector(
+            "section.tournament table",
+            """table => [...table.tHead.rows[0].cells].map((th, i) => [th.textContent,
+                getComputedStyle(th).textAlign,
+                getComputedStyle(table.tBodies[0].rows[0].cells[i]).textAlign])""",
+        )
+        rows = {row[1]: row for row in table_rows(page, "section.tournament tr[data-player]")}
+    assert [header for header, _, _ in aligned][:3] == ["#", "player", "pts"]
+    for header, th, td in aligned:
+        assert th == td, f"{header}: header {th}, values {td}"
+    assert dict((h, th) for h, th, _ in aligned)["pts"] == "right"
+    terminal = Console(record=True, width=120, color_system=None)
+    terminal.print(standings_table(report.standings))
+    text = terminal.export_text()
+    for s in report.standings:
+        shown = rows[s.name]
+        assert shown[7] == f"{round(s.elo or 0):+d}"
+        interval = f"{round(s.elo_low or 0):+d} .. {round(s.elo_high or 0):+d}"
+        assert shown[8] == interval and interval in text

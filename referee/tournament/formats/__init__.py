@@ -63,6 +63,7 @@ def plan_for(config: TournamentConfig, rows: Sequence[GameRow]) -> Plan:
         current=outcome.current,
         finished=outcome.finished,
         placings=outcome.placings,
+        placing_notes=outcome.placing_notes,
         slots=ledger.slots,
         new=ledger.new,
     )

@@ -128,6 +128,7 @@ class Plan(_Model):
     current: str | None  # the stage being played (None once finished)
     finished: bool
     placings: list[str] = []  # the final order, as far as the format decides one
+    placing_notes: dict[str, str] = {}  # what decided each place, by player
     slots: dict[int, Slot] = {}
     new: list[NewGame] = []
 

@@ -96,7 +96,8 @@ def replay(config: TournamentConfig, ledger: Ledger) -> Outcome:
     settings = config.stages
     groups = first_groups(config)
     stages: list[Stage] = []
-    out_early: list[list[str]] = []  # per stage: the players who went out there, best first
+    # Per stage: the players who went out there, best first, with what decided their places.
+    out_early: list[list[tuple[str, str]]] = []
     number = 0
     while True:
         number += 1
@@ -115,14 +116,15 @@ def replay(config: TournamentConfig, ledger: Ledger) -> Outcome:
         if single:
             break
         advancers = [p for order in played.orders for p in order[: settings.advance]]
-        out_early.append(_went_out(played, settings.advance))
+        out_early.append(_went_out(played, settings.advance, name))
         random.Random(f"stages/{config.seed}/{number + 1}").shuffle(advancers)
         count = max(1, len(advancers) // settings.group_size)
         groups = split_groups(advancers, count)
     order = played.orders[0]
-    rest = [p for stage_out in reversed(out_early) for p in stage_out]
+    rest = [placed for stage_out in reversed(out_early) for placed in stage_out]
+    last = [(p, _place_note(i, p, played, name)) for i, p in enumerate(order)]
     if len(order) < FINALISTS:
-        return Outcome(stages=stages, current=None, finished=True, placings=[*order, *rest])
+        return _finished(stages, [*last, *rest])
     specs = [
         TieSpec(CHAMPIONSHIP, order[0], order[1], 1, 2),
         TieSpec(THIRD_PLACE, order[2], order[3], 3, 4),
@@ -132,11 +134,53 @@ def replay(config: TournamentConfig, ledger: Ledger) -> Outcome:
     stages.append(Stage(name=FINAL_STAGE, kind="bracket", ties=ties, decided=decided))
     if not decided:
         return Outcome(stages=stages, current=FINAL_STAGE, finished=False)
-    top: list[str] = []
+    top: list[tuple[str, str]] = []
     for tie in ties:
-        top += [n for n in (tie.winner, loser(tie)) if n is not None]
-    placings = [*top, *order[FINALISTS:], *rest]
-    return Outcome(stages=stages, current=None, finished=True, placings=placings)
+        score = f"{tie.first_points}-{tie.second_points}"
+        if tie.decided_by != "games":
+            score += f", {tie.decided_by}"
+        if tie.winner is not None:
+            top.append((tie.winner, f"won the {tie.label} ({score})"))
+        if (beaten := loser(tie)) is not None:
+            top.append((beaten, f"lost the {tie.label} ({score})"))
+    return _finished(stages, [*top, *last[FINALISTS:], *rest])
+
+
+def _finished(stages: list[Stage], placed: list[tuple[str, str]]) -> Outcome:
+    return Outcome(stages=stages, current=None, finished=True,
+                   placings=[name for name, _ in placed], placing_notes=dict(placed))  # fmt: skip
+
+
+def ordinal(n: int) -> str:
+    suffix = "th" if 10 <= n % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
+    return f"{n}{suffix}"
+
+
+def _place_note(index: int, name: str, played: Played, stage: str) -> str:
+    """A place in the last group: its position there, its points, and the tie-break that
+    ordered it among players with as many."""
+    points = tallies(played.groups[0].players, played.results[0])[name].points
+    note = f"{ordinal(index + 1)} in the {stage}, {points} pts"
+    tie = _tie_break(name, played, 0)
+    return note + (f" ({tie})" if tie else "")
+
+
+def _tie_break(name: str, played: Played, group: int) -> str:
+    """What ordered `name` among the players of its group level with it on points (as
+    `ranking.py` does): head-to-head points, wins, or the table's own note (a play-off, lots,
+    left level); "" when nobody has as many points."""
+    results = played.results[group]
+    table = tallies(played.groups[group].players, results)
+    level = [p for p in played.orders[group] if table[p].points == table[name].points]
+    if len(level) == 1:
+        return ""
+    if note := played.notes[group].get(name):
+        return note
+    mutual = [g for g in results if g.blue in level and g.orange in level]
+    h2h = tallies(level, mutual)
+    if sum(h2h[p].points == h2h[name].points for p in level) == 1:
+        return f"head-to-head {h2h[name].points} pts"
+    return f"{table[name].wins} wins"
 
 
 @dataclass
@@ -222,13 +266,42 @@ def _level(blocks: list[list[Block]]) -> list[dict[str, str]]:
     return [{p: "level" for block in group if len(block) > 1 for p in block} for group in blocks]
 
 
-def _went_out(played: Played, advance: int) -> list[str]:
-    """Those who went out, best first: by place in their group, then by group order."""
-    by_place: list[str] = []
-    longest = max((len(order) for order in played.orders), default=0)
-    for place in range(advance, longest):
-        by_place += [order[place] for order in played.orders if place < len(order)]
-    return by_place
+def _went_out(played: Played, advance: int, stage: str) -> list[tuple[str, str]]:
+    """Those who went out, best first, with what decided their places: their place in their
+    group (players left level there share the best of their places), then their points a game
+    (groups may differ in size), then their wins a game, then their names (said, as level)."""
+    found = []
+    for i, group in enumerate(played.groups):
+        table = tallies(group.players, played.results[i])
+        shared = _shared_places(rank(group.players, played.results[i]), advance)
+        for place, name in enumerate(played.orders[i]):
+            if place < advance:
+                continue
+            t, top = table[name], shared.get(name, place)
+            games = max(t.games, 1)
+            key = (top, -t.points / games, -t.wins / games)
+            where = f"out in the {stage}: {ordinal(top + 1)} in {group.name}"
+            tie = "level" if name in shared else _tie_break(name, played, i)
+            note = f"{where}, {t.points} pts in {t.games} games" + (f" ({tie})" if tie else "")
+            found.append((key, name, note))
+    found.sort(key=lambda item: (item[0], item[1]))
+    keys = [key for key, _, _ in found]
+    return [
+        (name, note + (", then by name" if keys.count(key) > 1 else ""))
+        for key, name, note in found
+    ]
+
+
+def _shared_places(blocks: list[Block], advance: int) -> dict[str, int]:
+    """The players left level in a group (a block no cut passes through), each with the best
+    place of its block (from 0)."""
+    crossing = set(straddling(blocks, {advance}))
+    shared, start = {}, 0
+    for i, block in enumerate(blocks):
+        if len(block) > 1 and i not in crossing:
+            shared.update(dict.fromkeys(block, start))
+        start += len(block)
+    return shared
 
 
 def _stage(name: str, played: Played, places: int) -> Stage:

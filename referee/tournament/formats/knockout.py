@@ -83,8 +83,9 @@ def replay(config: TournamentConfig, ledger: Ledger) -> Outcome:
     last = stages[-1].ties if stages else []
     final = last[0] if last else None
     third_tie = last[1] if len(last) > 1 else None
-    return Outcome(stages=stages, current=None, finished=True,
-                   placings=_placings(final, third_tie, eliminated, seeds))  # fmt: skip
+    placings, notes = _placings(final, third_tie, eliminated, stages, seeds)
+    return Outcome(stages=stages, current=None, finished=True, placings=placings,
+                   placing_notes=notes)  # fmt: skip
 
 
 def _spec(stage: str, i: int, a: Entry, b: Entry, entrants: int) -> TieSpec:
@@ -128,21 +129,37 @@ def _placings(
     final: Tie | None,
     third: Tie | None,
     eliminated: list[list[tuple[int, str]]],
+    stages: list[Stage],
     seeds: list[str],
-) -> list[str]:
+) -> tuple[list[str], dict[str, str]]:
     """Champion, runner-up, (third and fourth,) then by the round they went out in, latest
-    first, and by seed within a round."""
+    first, and by seed within a round; with what decided each place."""
     out: list[str] = []
+    notes: dict[str, str] = {}
+
+    def place(name: str | None, note: str) -> None:
+        if name is not None and name not in notes:
+            out.append(name)
+            notes[name] = note
+
     if final is not None and final.winner is not None:
-        out.append(final.winner)
-        if (runner_up := loser(final)) is not None:
-            out.append(runner_up)
+        place(final.winner, f"won the {final.label} ({_by(final)})")
+        place(loser(final), f"lost the {final.label} ({_by(final)})")
     elif seeds:
-        out.append(seeds[0])  # no final: a field of one
+        place(seeds[0], "the only player")
     if third is not None and third.winner is not None:
-        out.append(third.winner)
-        if (fourth := loser(third)) is not None:
-            out.append(fourth)
-    for out_in_round in reversed(eliminated):
-        out += [name for _, name in out_in_round if name not in out]
-    return out
+        place(third.winner, f"won the {third.label.lower()} match ({_by(third)})")
+        place(loser(third), f"lost the {third.label.lower()} match ({_by(third)})")
+    for stage, out_in_round in zip(reversed(stages), reversed(eliminated), strict=True):
+        shared = len([name for _, name in out_in_round if name not in notes]) > 1
+        for seed, name in out_in_round:
+            place(name, f"out in the {stage.name}" + (f", seed {seed}" if shared else ""))
+    return out, notes
+
+
+def _by(tie: Tie) -> str:
+    """How a tie was decided, as the bracket says it: "4-2", "4-4, colour rule", "a bye"."""
+    if tie.decided_by == "bye":
+        return "a bye"
+    high, low = sorted((tie.first_points, tie.second_points), reverse=True)
+    return f"{high}-{low}" if tie.decided_by == "games" else f"{high}-{low}, {tie.decided_by}"

@@ -139,5 +139,29 @@ def _outcome(
     ]  # fmt: skip
     finished = current is None
     stage = Stage(name=STAGE, kind="swiss", rounds=tables, standings=lines, decided=finished)
-    return Outcome(stages=[stage], current=current, finished=finished,
-                   placings=order if finished else [])  # fmt: skip
+    if not finished:
+        return Outcome(stages=[stage], current=current, finished=False)
+    return Outcome(stages=[stage], current=None, finished=True, placings=order,
+                   placing_notes=_placing_notes(lines, ranks))  # fmt: skip
+
+
+def _placing_notes(lines: list[SwissLine], ranks: dict[str, int]) -> dict[str, str]:
+    """Each player's score, and the tie-breaks down to the one that orders it with a neighbour
+    on the same score ("2 points, Buchholz 6")."""
+
+    def criteria(line: SwissLine) -> list[tuple[str, float]]:
+        return [("Buchholz", line.buchholz), ("S-B", line.sonneborn_berger),
+                ("initial rank", ranks[line.name] + 1)]  # fmt: skip
+
+    notes = {}
+    for i, line in enumerate(lines):
+        depth = 0
+        for other in (lines[i - 1] if i else None, lines[i + 1] if i + 1 < len(lines) else None):
+            if other is None or other.score != line.score:
+                continue
+            pairs = zip(criteria(line), criteria(other), strict=True)
+            differs = [k for k, ((_, a), (_, b)) in enumerate(pairs) if a != b]
+            depth = max(depth, (differs[0] if differs else 2) + 1)
+        shown = [f"{label} {value:g}" for label, value in criteria(line)[:depth]]
+        notes[line.name] = ", ".join([f"{line.score:g} points", *shown])
+    return notes

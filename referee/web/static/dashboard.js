@@ -34,15 +34,25 @@
     });
     return span;
   }
+  /* A table; a header is aligned as its column's cells are (numbers to the right), so that a
+     value stands under its own header. */
   function table(headers, rows, fill, empty) {
     if (!rows.length) { const p = document.createElement("p"); p.className = "empty"; p.textContent = empty; return p; }
     const t = document.createElement("table");
     const head = t.createTHead().insertRow();
-    headers.forEach((h) => { const th = document.createElement("th"); th.textContent = h; head.append(th); });
     const body = t.createTBody();
     rows.forEach((item) => fill(body.insertRow(), item));
+    const first = body.rows[0];
+    headers.forEach((h, i) => {
+      const th = document.createElement("th");
+      th.textContent = h;
+      if (first.cells[i] && first.cells[i].classList.contains("num")) th.className = "num";
+      head.append(th);
+    });
     return t;
   }
+  /* An Elo value as the terminal writes it: signed, "+0" for zero. */
+  function signed(value) { const r = Math.round(value); return (r >= 0 ? "+" : "") + r; }
 
   async function getJSON(url) {
     const response = await fetch(url);
@@ -117,8 +127,8 @@
       cell(row, s.rank, "num");
       cell(row, s.name);
       [s.points, s.games, s.wins, s.draws, s.losses].forEach((v) => cell(row, v, "num"));
-      cell(row, s.elo === null ? "–" : (s.elo > 0 ? "+" : "") + Math.round(s.elo), "num");
-      cell(row, s.elo_low === null ? "" : Math.round(s.elo_low) + " … " + Math.round(s.elo_high), "num");
+      cell(row, s.elo === null ? "-" : signed(s.elo), "num");
+      cell(row, s.elo_low === null ? "" : signed(s.elo_low) + " .. " + signed(s.elo_high), "num");
       cell(row, faults(s.faults), "faults");
     }, "no players"));
     const note = document.createElement("p");
@@ -224,9 +234,16 @@
       box.append(part);
     });
     if (plan.finished && plan.placings.length) {
-      const order = document.createElement("p");
+      const order = document.createElement("div");
       order.className = "placings";
-      order.textContent = "Final order: " + plan.placings.map((name, i) => (i + 1) + ". " + name).join("  ");
+      order.append(heading("Final order"));
+      const notes = plan.placing_notes || {};
+      order.append(table(["#", "player", "decided by"], plan.placings, (row, name) => {
+        row.dataset.player = name;
+        cell(row, plan.placings.indexOf(name) + 1, "num");
+        cell(row, name);
+        cell(row, notes[name] || "", "muted");
+      }, "no players"));
       box.append(order);
     }
     return box;

@@ -1,0 +1,64 @@
+"""What a config file is told about a setting it does not know: the setting it most likely meant
+("did you mean 'move_timeout'?"), found among the settings of the table it is written in.
+
+`settings_at(model, loc)` walks a pydantic model along an error's location to the model of the
+table holding the unknown key; `unknown_setting(key, known)` words the message.
+"""
+
+from __future__ import annotations
+
+import difflib
+import types
+import typing
+from collections.abc import Iterable
+from typing import Any
+
+from pydantic import BaseModel
+
+# Tables a user may write that this version does not take, and what to say instead.
+NOT_SUPPORTED = {
+    "openings": "openings are not supported by this version of the referee: every game starts "
+    "from the start position (see docs/openings.md)",
+}
+
+
+def unknown_setting(key: str | int, known: Iterable[str], top_level: bool = False) -> str:
+    """The message for an unknown `key` among the settings `known`."""
+    if top_level and key in NOT_SUPPORTED:
+        return NOT_SUPPORTED[str(key)]
+    close = difflib.get_close_matches(str(key), list(known), n=1, cutoff=0.6)
+    if close:
+        return f"unknown setting: did you mean {close[0]!r}?"
+    return "unknown setting (check the spelling)"
+
+
+def settings_at(model: type[BaseModel], loc: tuple[str | int, ...]) -> list[str]:
+    """The settings of the table at `loc` under `model` (the key itself excluded from `loc`);
+    none where the table is not a model (a free-form table, a list of values)."""
+    current: Any = model
+    for part in loc:
+        if isinstance(part, int):
+            continue  # an item of a list of tables: the same model
+        fields = _fields(current)
+        if part not in fields:
+            return []
+        current = _model_in(fields[part])
+    return list(_fields(current))
+
+
+def _fields(candidate: Any) -> dict[str, Any]:
+    if isinstance(candidate, type) and issubclass(candidate, BaseModel):
+        return {name: field.annotation for name, field in candidate.model_fields.items()}
+    return {}
+
+
+def _model_in(annotation: Any) -> Any:
+    """The model an annotation holds: itself, or inside `X | None`, `list[X]`, `dict[str, X]`."""
+    if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+        return annotation
+    if typing.get_origin(annotation) in (typing.Union, types.UnionType, list, dict, tuple):
+        for argument in typing.get_args(annotation):
+            found = _model_in(argument)
+            if found is not None:
+                return found
+    return None

@@ -1,0 +1,128 @@
+"""What the course kit tells staff and students says each thing once and means it: a student's
+rank is counted as the grades count it, a bot that cannot start is fixed by a new submission
+(not by editing a generated file), the check quotes a bot's line and its stderr once, and the
+tournament config `collect` writes names folders relative to itself, so the course can move."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+from typing import Any
+
+import trio
+
+from protocols.base import Reason, Side
+from referee.course.check import run_check
+from referee.course.collect import collect, load_collected
+from referee.course.feedback import build_feedback
+from referee.course.grades import compute_grades
+from referee.course.scheme import Course, load_scheme
+from referee.isolation import IsolationSettings
+from referee.match import MatchSettings
+from referee.tournament.config import load_config
+from referee.tournament.store import GameRow, GameState, TournamentInfo
+from referee.views.course_html import student_page
+from tests.commandline import referee
+from tests.course.kit import CRASHES, PYTHON_BOT, make_course, write
+
+BASIC = MatchSettings(
+    move_timeout=2.0, grace=0.2, startup_allowance=2.0, isolation=IsolationSettings(level="basic")
+)
+
+
+class PaperView:
+    """A round robin decided on paper, as `build_feedback` and `compute_grades` read a store:
+    the built-in bot beats everybody, then ann > ben > cat."""
+
+    def __init__(self) -> None:
+        self.names = ["builtin-random", "ann", "ben", "cat"]
+        self.rows: list[GameRow] = []
+        number = 0
+        for i, blue in enumerate(self.names):
+            for orange in self.names[i + 1 :]:
+                number += 1
+                self.rows.append(GameRow(number, 1, blue, orange, number, GameState.FINISHED, 1,
+                                         0, Side.BLUE, Reason.GAME_ENDING, "stone-count", None,
+                                         9, None, None, None))  # fmt: skip
+
+    def info(self) -> TournamentInfo:
+        return TournamentInfo("cup", "alak", {}, {}, "2025-01-01T00:00:00+00:00")
+
+    def players(self) -> list[str]:
+        return self.names
+
+    def games(self) -> list[GameRow]:
+        return self.rows
+
+    def record_path(self, row: GameRow) -> Path | None:
+        return None
+
+
+def test_a_students_page_counts_its_rank_as_the_grades_do(tmp_path: Path) -> None:
+    view: Any = PaperView()
+    folder = make_course(tmp_path, java=False, c=False)
+    scheme = load_scheme(folder / "grading.toml")
+    ranks = {line.student: line.rank for line in compute_grades(view, scheme)}
+    assert ranks == {"ann": 1, "ben": 2, "cat": 3}
+    feedback = build_feedback(view)
+    pages = {s.student: student_page(feedback, s) for s in feedback.students}
+    assert "<p>rank 1 of 3 students (2 of 4 with the built-in bots), 4 points" in pages["ann"]
+    assert "<p>rank 3 of 3 students (4 of 4 with the built-in bots), 0 points" in pages["cat"]
+
+
+def one_student(tmp_path: Path, files: dict[str, str]) -> Course:
+    """A course (isolation basic) whose only submission is alice's."""
+    folder = make_course(tmp_path, java=False, c=False)
+    text = (folder / "course.toml").read_text().replace('isolation = "auto"', 'isolation = "basic"')
+    (folder / "course.toml").write_text(text)
+    course = Course(folder)
+    shutil.rmtree(course.submissions)
+    write(course.submissions / "alice", files)
+    return course
+
+
+def test_the_collected_config_names_folders_relative_to_itself_so_the_course_can_move(
+    tmp_path: Path,
+) -> None:
+    course = one_student(tmp_path / "before", {"player.py": PYTHON_BOT})
+    trio.run(lambda: collect(course, course.submissions))
+    assert 'cwd = "students/alice"' in course.tournament_config.read_text()
+    assert load_collected(course.work)["alice"].folder == "students/alice"
+    moved = shutil.move(course.path.parent, tmp_path / "after")
+    loaded = load_config(Path(moved) / "work" / "tournament.toml")
+    folder = loaded.player_spec("alice", 1).cwd
+    assert folder == (Path(moved) / "work" / "students" / "alice").resolve()
+    assert folder is not None and (folder / "player.py").is_file()
+
+
+def test_a_collected_bot_that_cannot_start_is_fixed_by_a_new_submission(tmp_path: Path) -> None:
+    course = one_student(tmp_path, {"player.py": CRASHES})
+    trio.run(lambda: collect(course, course.submissions))
+    done = referee("tournament", "run", str(course.tournament_config), "-q", cwd=tmp_path)
+    assert done.returncode == 2, done.stderr
+    said = " ".join(done.stderr.split())
+    assert (
+        f"alice cannot start. {course.tournament_config} is written by `referee course collect` "
+        "from the submissions: fix the bot in a new submission, run `referee course collect` "
+        "again, then run again, or add --allow-broken" in said
+    )
+    assert "Fix the command" not in said
+
+
+async def test_the_check_quotes_a_crashing_bots_stderr_once(tmp_path: Path) -> None:
+    write(tmp_path / "bot", {"player.py": CRASHES})
+    report = await run_check("alak", "python3 player.py", BASIC, tmp_path, games_per_colour=1,
+                             cwd=tmp_path / "bot")  # fmt: skip
+    crashes = [f for f in report.findings if f.title == "crash"]
+    assert len(crashes) == 2
+    for finding in crashes:
+        assert finding.detail.count("KeyError: 'board'") == 1, finding.detail
+
+
+async def test_the_check_quotes_a_line_that_is_not_a_move_once(tmp_path: Path) -> None:
+    write(tmp_path / "bot", {"player.py": "import sys\nsys.stdin.readline()\nprint('hello')\n"})
+    report = await run_check("alak", "python3 player.py", BASIC, tmp_path, games_per_colour=1,
+                             cwd=tmp_path / "bot")  # fmt: skip
+    found = [f for f in report.findings if f.title == "not a move"]
+    assert found, [f.title for f in report.findings]
+    assert found[0].detail == "'hello' is not a point: points are the lowercase letters a..k"
