@@ -40,7 +40,7 @@ from referee.tournament.match_setup import (
     resume_refusal,
 )
 from referee.tournament.session import play_tournament
-from referee.tournament.store import StoreError, open_view
+from referee.tournament.store import GameState, StoreError, open_view
 from referee.views.match_live import MatchDisplay, summary_lines
 
 
@@ -213,32 +213,38 @@ def open_match(request: MatchRequest, err: Console) -> tuple[LoadedConfig, Tally
         raise ValueError(str(exc)) from None
     (first, _), (second, _) = request.spec.players
     tally = Tally(first, second, request.sprt, model=request.model)
-    try:
-        view = open_view(request.directory)
-    except StoreError:
-        view = None  # a new match: nothing stored yet
-    if view is not None:
-        try:
-            info = view.info()
-            refusal = resume_refusal(info.schedule_key, loaded.config.schedule_key(), path.parent)
-            if refusal is not None:
-                raise ValueError(refusal)
-            if info.config.get("time_control") != loaded.config.time_control.model_dump(
-                mode="json"
-            ) and any(g.number for g in view.games()):
-                err.print(
-                    "note: the games already played had another time control; the rest use "
-                    "this command's --clock and --move-timeout",
-                    markup=False,
-                    highlight=False,
-                )
-            tally.add_rows(view.games())
-        finally:
-            view.close()
+    resume(request.directory, loaded, tally, err)
     request.directory.mkdir(parents=True, exist_ok=True)
     if not path.exists() or path.read_text(encoding="utf-8") != text:
         path.write_text(text, encoding="utf-8")
     return loaded, tally
+
+
+def resume(directory: Path, loaded: LoadedConfig, tally: Tally, err: Console) -> None:
+    """Tally the games already in `directory`; ValueError, in the match's words, when they were
+    played with settings this command cannot continue."""
+    try:
+        view = open_view(directory)
+        try:
+            info, rows = view.info(), view.games()
+        finally:
+            view.close()
+    except StoreError:
+        return  # a new match (an unreadable store is reported when the games start)
+    refusal = resume_refusal(info.schedule_key, loaded.config.schedule_key(), directory)
+    if refusal is not None:
+        raise ValueError(refusal)
+    played = any(row.state is GameState.FINISHED for row in rows)
+    if played and info.config.get("time_control") != loaded.config.time_control.model_dump(
+        mode="json"
+    ):
+        err.print(
+            "note: the games already played had another time control; the rest use this "
+            "command's --clock and --move-timeout",
+            markup=False,
+            highlight=False,
+        )
+    tally.add_rows(rows)
 
 
 def print_summary(

@@ -3,10 +3,11 @@ the normal distribution the intervals and the LOS are read on.
 
 A score s per game (a win 1, a draw 1/2) and a logistic Elo difference e are related by
     s = 1 / (1 + 10^(-e/400)),   e = -400 * log10(1/s - 1).
-Normalised Elo (M. Van den Bergh, "Normalized Elo", cantate.be/Fishtest/normalized_elo.pdf)
-measures the score against its spread: nElo = (s - 1/2) / sigma * 800 / ln 10, sigma being the
-standard deviation of one game's score (of a pair's per-game score times sqrt 2 for pairs), so
-that it says how many games a difference takes to show, whatever the draw rate.
+Normalised Elo (M. Van den Bergh, "Normalized Elo practical",
+cantate.be/Fishtest/normalized_elo_practical.pdf) measures the score against its spread:
+nElo = (s - 1/2) / sigma * 800 / ln 10, sigma being the standard deviation of one game's score
+(of a pair's per-game score times sqrt 2 for pairs), so that it says how many games a
+difference takes to show, whatever the draw rate.
 """
 
 from __future__ import annotations

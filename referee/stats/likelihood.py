@@ -28,14 +28,19 @@ _STEPS = 2000  # bisection steps at most (never reached: the interval stops shri
 _TOLERANCE = 4e-16  # relative width at which a bisection stops
 
 
-def _root(g_of: Sequence[tuple[float, float]], low: float, high: float) -> float:
-    """The root of the falling g(theta) = sum f d / (1 + theta d) strictly between low and
-    high, by bisection down to the precision of a float."""
+def _g(observed: Sequence[tuple[float, float]], theta: float) -> float:
+    """g(theta) = sum f d / (1 + theta d) over the observed (frequency, d) cells."""
+    return sum(f * d / (1.0 + theta * d) for f, d in observed)
+
+
+def _root(observed: Sequence[tuple[float, float]], low: float, high: float) -> float:
+    """The root of the falling g strictly between low and high, by bisection down to the
+    precision of a float."""
     for _ in range(_STEPS):
         middle = (low + high) / 2.0
         if middle in (low, high) or high - low <= _TOLERANCE * max(1.0, abs(middle)):
             return middle
-        total = sum(f * d / (1.0 + middle * d) for f, d in g_of)
+        total = _g(observed, middle)
         if total > 0.0:
             low = middle
         elif total < 0.0:
@@ -51,7 +56,6 @@ def mle_zero_mean(weights: Sequence[float], phi: Sequence[float]) -> list[float]
     total = sum(weights)
     observed = [(w / total, d) for w, d in zip(weights, phi, strict=True) if w > 0.0]
     low, high = -1.0 / max(phi), -1.0 / min(phi)
-    theta: float | None = None
     spare: int | None = None  # the extreme cell that takes the missing mass, if any
     top = [i for i, d in enumerate(phi) if d == max(phi)]
     bottom = [i for i, d in enumerate(phi) if d == min(phi)]
@@ -67,10 +71,6 @@ def mle_zero_mean(weights: Sequence[float], phi: Sequence[float]) -> list[float]
     if spare is not None:
         p[spare] = max(0.0, 1.0 - sum(p))
     return p
-
-
-def _g(observed: Sequence[tuple[float, float]], theta: float) -> float:
-    return sum(f * d / (1.0 + theta * d) for f, d in observed)
 
 
 def mle_with_mean(weights: Sequence[float], values: Sequence[float], s: float) -> list[float]:
