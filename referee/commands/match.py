@@ -169,8 +169,8 @@ def read_request(args: argparse.Namespace, err: Console) -> MatchRequest:
     if sprt is not None and games < (usual := typical_games(sprt)):
         err.print(
             f"note: this SPRT takes about {usual:,} games on average to decide between "
-            f"bots {sprt.elo1:g} Elo apart (docs/match.md); --games {games} may well end "
-            "undecided",
+            f"bots {sprt.elo1:g} {'normalised ' if sprt.model == 'normalized' else ''}Elo "
+            f"apart (docs/match.md); --games {games} may well end undecided",
             markup=False,
             highlight=False,
         )
