@@ -53,11 +53,17 @@ def register(parser: argparse.ArgumentParser) -> None:
     bots = parser.add_argument_group("the bots")
     bots.add_argument("-p1", "--player1", required=True, metavar="CMD", help="the first bot")
     bots.add_argument("-p2", "--player2", required=True, metavar="CMD", help="the second bot")
-    bots.add_argument("--name1", help="the first bot's name (default: from the commands)")
-    bots.add_argument("--name2", help="the second bot's name")
+    bots.add_argument(
+        "--name1", metavar="NAME", help="the first bot's name (default: from the commands)"
+    )
+    bots.add_argument("--name2", metavar="NAME", help="the second bot's name")
     games = parser.add_argument_group("the games")
     games.add_argument(
-        "--games", type=int, default=100, help="games at most (100); an odd number is rounded up"
+        "--games",
+        type=int,
+        default=100,
+        metavar="N",
+        help="games at most (100); an odd number is rounded up",
     )
     games.add_argument(
         "-o", "--option", action="append", default=[], metavar="KEY=VALUE",
@@ -68,14 +74,14 @@ def register(parser: argparse.ArgumentParser) -> None:
         help="a game clock instead of the per-move limit: seconds per side, plus seconds "
         "added after each move, e.g. 60+1",
     )  # fmt: skip
-    games.add_argument("--move-timeout", type=float, default=None, help="seconds per move (5)")
-    games.add_argument("--seed", type=int, default=1, help="the seed of the games (1)")
+    games.add_argument("--move-timeout", type=float, metavar="S", help="seconds per move (5)")
+    games.add_argument("--seed", type=int, default=1, metavar="N", help="the seed of the games (1)")
     games.add_argument(
         "--isolation", default=None, metavar="LEVEL",
         help="how bots are contained: auto (default), basic, or features joined by + "
         "(see `referee doctor`)",
     )  # fmt: skip
-    games.add_argument("-j", "--concurrency", type=int, default=None, help="games at once")
+    games.add_argument("-j", "--concurrency", type=int, metavar="N", help="games at once")
     statistics = parser.add_argument_group("the statistics")
     statistics.add_argument(
         "--sprt", nargs="*", metavar="KEY=VALUE", default=None,
