@@ -1,80 +1,127 @@
-"""`referee match GAME -p1 CMD -p2 CMD --games N [--sprt elo0=0 elo1=20 alpha=0.05 beta=0.05]`:
-many games between two bots, colours alternating, with the score, the Elo difference (95%
-interval), the LOS and, with --sprt, a sequential test that stops once it decides.
+"""`referee match GAME -p1 CMD -p2 CMD [--games N] [--sprt elo0=0 elo1=20 ...]`: many games
+between two bots in pairs with colours reversed, with the score, the Elo difference and its 95%
+interval, normalised Elo, the LOS and, with --sprt, a sequential test that stops once it decides.
 
 The match is a tournament of two players in its own directory (`match.toml`, the store, the
-records): running the same command again resumes it, and an SPRT already decided says so
-without playing. The summary goes to stdout; the live display to stderr (none with --quiet);
-with --events, JSON lines of events go to stdout as with `tournament run`. Exit code: 0 when
-the games are played (or the SPRT decided), 3 when games were left void, 130 after Ctrl-C,
-2 for a bad command line or a directory holding another match.
+records): running the same command again resumes it (with more --games it grows), and an SPRT
+already decided says so without playing. A directory whose games were played with other
+settings is refused in this command's own words, before anything is written. The summary goes
+to stdout (with --json: one JSON object); the live display to stderr (none with --quiet); with
+--events, JSON lines of events go to stdout as with `tournament run`. Exit code: 0 when the
+games are played (or the SPRT decided), 3 when games were left void, 130 after Ctrl-C, 2 for a
+bad command line or a directory holding another match.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
+from pydantic import ValidationError
 from rich.console import Console
 
-from protocols import UnknownGame, canonical_name
+from protocols import GAME_HELP, UnknownGame, canonical_name, get_game
 from referee import EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE, EXIT_VOID
-from referee.tournament.config import ConfigError, LoadedConfig, load_config
-from referee.tournament.head_to_head import (
+from referee.arguments import parse_clock, parse_option_values
+from referee.match import TimeSettings
+from referee.records import describe_validation_error
+from referee.stats.estimate import Model
+from referee.stats.sprt import Sprt, parse_sprt, typical_games
+from referee.tournament.config import ConfigError, LoadedConfig, parse_config
+from referee.tournament.head_to_head import Tally, summary_fields
+from referee.tournament.match_setup import (
     CONFIG_NAME,
-    Tally,
+    MatchSpec,
     default_directory,
-    match_config,
     player_names,
+    resume_refusal,
 )
 from referee.tournament.session import play_tournament
-from referee.tournament.sprt import Sprt, parse_sprt
-from referee.tournament.store import StoreError, open_view
+from referee.tournament.store import GameState, StoreError, open_view
 from referee.views.match_live import MatchDisplay, summary_lines
 
 
 def register(parser: argparse.ArgumentParser) -> None:
-    parser.description = "Many games between two bots: score, Elo, LOS and an optional SPRT."
-    parser.add_argument("game", help="the game (see `referee games`)")
-    parser.add_argument("-p1", "--player1", required=True, help="the first bot's command")
-    parser.add_argument("-p2", "--player2", required=True, help="the second bot's command")
-    parser.add_argument("--games", type=int, default=100, help="games at most (100; even)")
-    parser.add_argument(
-        "--sprt",
-        nargs="*",
-        metavar="KEY=VALUE",
-        default=None,
-        help="stop once the SPRT decides: elo0=0 elo1=20 alpha=0.05 beta=0.05 (the defaults)",
+    parser.description = (
+        "Many games between two bots, in pairs with colours reversed: score, Elo with its 95% "
+        "interval, normalised Elo, LOS, and an optional SPRT that stops once it decides."
     )
-    parser.add_argument("--name1", default=None, help="the first bot's name (from its command)")
-    parser.add_argument("--name2", default=None, help="the second bot's name")
-    parser.add_argument("--dir", type=Path, default=None, help="(referee-matches/P1-vs-P2)")
-    parser.add_argument("--seed", type=int, default=1, help="(1)")
-    parser.add_argument("--move-timeout", type=float, default=None, help="seconds per move")
-    parser.add_argument("-j", "--concurrency", type=int, default=None, help="games at once")
-    parser.add_argument("-q", "--quiet", action="store_true", help="no live display")
-    parser.add_argument("--events", action="store_true", help="JSON lines of events on stdout")
+    parser.add_argument("game", help=GAME_HELP)
+    bots = parser.add_argument_group("the bots")
+    bots.add_argument("-p1", "--player1", required=True, metavar="CMD", help="the first bot")
+    bots.add_argument("-p2", "--player2", required=True, metavar="CMD", help="the second bot")
+    bots.add_argument(
+        "--name1", metavar="NAME", help="the first bot's name (default: from the commands)"
+    )
+    bots.add_argument("--name2", metavar="NAME", help="the second bot's name")
+    games = parser.add_argument_group("the games")
+    games.add_argument(
+        "--games",
+        type=int,
+        default=100,
+        metavar="N",
+        help="games at most (100); an odd number is rounded up",
+    )
+    games.add_argument(
+        "-o", "--option", action="append", default=[], metavar="KEY=VALUE",
+        help="a game option, e.g. -o size=9 (repeatable)",
+    )  # fmt: skip
+    games.add_argument(
+        "--clock", type=parse_clock, default=None, metavar="TOTAL[+INC]",
+        help="a game clock instead of the per-move limit: seconds per side, plus seconds "
+        "added after each move, e.g. 60+1",
+    )  # fmt: skip
+    games.add_argument("--move-timeout", type=float, metavar="S", help="seconds per move (5)")
+    games.add_argument("--seed", type=int, default=1, metavar="N", help="the seed of the games (1)")
+    games.add_argument(
+        "--isolation", default=None, metavar="LEVEL",
+        help="how bots are contained: auto (default), basic, or features joined by + "
+        "(see `referee doctor`)",
+    )  # fmt: skip
+    games.add_argument("-j", "--concurrency", type=int, metavar="N", help="games at once")
+    statistics = parser.add_argument_group("the statistics")
+    statistics.add_argument(
+        "--sprt", nargs="*", metavar="KEY=VALUE", default=None,
+        help="stop once the SPRT decides: elo0=0 elo1=20 alpha=0.05 beta=0.05 model=logistic "
+        "(the defaults; model=normalized for normalised Elo bounds)",
+    )  # fmt: skip
+    statistics.add_argument(
+        "--trinomial", action="store_true",
+        help="statistics from single games (wins, draws, losses) instead of game pairs",
+    )  # fmt: skip
+    output = parser.add_argument_group("where and how")
+    output.add_argument("--dir", type=Path, default=None, help="(referee-matches/P1-vs-P2)")
+    output.add_argument("-q", "--quiet", action="store_true", help="no live display")
+    output.add_argument("--events", action="store_true", help="JSON lines of events on stdout")
+    output.add_argument(
+        "--json", action="store_true", help="the summary as one JSON object on stdout"
+    )
     parser.set_defaults(run=run_match)
+
+
+@dataclass(frozen=True)
+class MatchRequest:
+    """What the command line asks for."""
+
+    spec: MatchSpec
+    directory: Path
+    sprt: Sprt | None
+    model: Model
 
 
 def run_match(args: argparse.Namespace, out: Console, err: Console) -> int:
     try:
-        sprt = parse_sprt(args.sprt) if args.sprt is not None else None
-        loaded, tally = prepare(args, sprt)
+        request = read_request(args, err)
+        loaded, tally = open_match(request, err)
     except (UnknownGame, ValueError) as exc:  # ConfigError is a ValueError
         err.print(f"referee: {exc}", markup=False, highlight=False)
         return EXIT_USAGE
-    try:
-        view = open_view(loaded.directory)
-        try:
-            tally.add_rows(view.games())
-        finally:
-            view.close()
-    except StoreError:
-        pass  # a new match: nothing stored yet
     if tally.decided():
         err.print("the SPRT had already decided: no game to play", markup=False)
-        print_summary(out, tally, loaded)
+        print_summary(args, out, err, tally, loaded)
         return EXIT_OK
     final = play_tournament(
         loaded,
@@ -88,8 +135,7 @@ def run_match(args: argparse.Namespace, out: Console, err: Console) -> int:
     )
     if final is None:
         return EXIT_USAGE
-    # With --events stdout carries JSON lines only: the summary goes with the other text.
-    print_summary(err if args.events else out, tally, loaded)
+    print_summary(args, out, err, tally, loaded)
     if final.interrupted:
         return EXIT_INTERRUPTED
     if final.void and not tally.decided():
@@ -97,35 +143,124 @@ def run_match(args: argparse.Namespace, out: Console, err: Console) -> int:
     return EXIT_OK
 
 
-def prepare(args: argparse.Namespace, sprt: Sprt | None) -> tuple[LoadedConfig, Tally]:
-    """Write the match's config in its directory (kept as is when it says the same) and load it."""
+def read_request(args: argparse.Namespace, err: Console) -> MatchRequest:
+    """The match the command line describes; ValueError says which option is wrong."""
     game = canonical_name(args.game)
     if args.games < 1:
         raise ValueError("--games must be at least 1")
+    if args.concurrency is not None and args.concurrency < 1:
+        raise ValueError("--concurrency must be at least 1")
+    games = args.games + args.games % 2
+    if games != args.games:
+        err.print(
+            f"--games {args.games} is odd: playing {games}, so that every game has its pair "
+            "with colours reversed",
+            markup=False,
+            highlight=False,
+        )
     guessed = player_names(args.player1, args.player2)
     first, second = args.name1 or guessed[0], args.name2 or guessed[1]
     if first == second:
-        raise ValueError("the two players need different names (see --name1, --name2)")
-    directory: Path = args.dir or default_directory(first, second)
-    text = match_config(
-        game,
-        [(first, args.player1), (second, args.player2)],
-        args.games,
+        raise ValueError("the two bots need different names (see --name1, --name2)")
+    spec = MatchSpec(
+        game=game,
+        players=((first, args.player1), (second, args.player2)),
+        games=games,
         seed=args.seed,
-        move_timeout=args.move_timeout,
+        options=game_options(game, args.option),
+        time_control=time_control(args),
+        isolation=args.isolation,
     )
-    directory.mkdir(parents=True, exist_ok=True)
-    path = directory / CONFIG_NAME
-    if not path.exists() or path.read_text(encoding="utf-8") != text:
-        path.write_text(text, encoding="utf-8")
+    sprt = parse_sprt(args.sprt) if args.sprt is not None else None
+    if sprt is not None and games < (usual := typical_games(sprt)):
+        err.print(
+            f"note: this SPRT takes about {usual:,} games on average to decide between "
+            f"bots {sprt.elo1:g} {'normalised ' if sprt.model == 'normalized' else ''}Elo "
+            f"apart (docs/match.md); --games {games} may well end undecided",
+            markup=False,
+            highlight=False,
+        )
+    directory = args.dir or default_directory(first, second)
+    return MatchRequest(spec, directory, sprt, "trinomial" if args.trinomial else "pentanomial")
+
+
+def game_options(game: str, pairs: list[str]) -> dict[str, Any]:
+    """The `-o KEY=VALUE` options, checked by the game."""
+    options = parse_option_values(pairs)
     try:
-        loaded = load_config(path)
+        get_game(game).parse_options(options)
+    except ValidationError as exc:
+        raise ValueError(describe_validation_error(exc, f"-o: {game}'s options")) from None
+    return options
+
+
+def time_control(args: argparse.Namespace) -> dict[str, float]:
+    """The `[time_control]` entries of --move-timeout and --clock, checked."""
+    entries: dict[str, float] = {}
+    if args.move_timeout is not None:
+        entries["move_timeout"] = args.move_timeout
+    if args.clock is not None:
+        entries["clock_total"], entries["clock_increment"] = args.clock
+    try:
+        TimeSettings.model_validate(entries)
+    except ValidationError as exc:
+        raise ValueError(describe_validation_error(exc, "--move-timeout or --clock")) from None
+    return entries
+
+
+def open_match(request: MatchRequest, err: Console) -> tuple[LoadedConfig, Tally]:
+    """The match's config, written in its directory once it is known to fit the games already
+    there (refused in the match's words when not), and the tally of those games."""
+    text = request.spec.config_text()
+    path = request.directory / CONFIG_NAME
+    try:
+        loaded = parse_config(text, path)
     except ConfigError as exc:
         raise ValueError(str(exc)) from None
-    return loaded, Tally(first, second, sprt)
+    (first, _), (second, _) = request.spec.players
+    tally = Tally(first, second, request.sprt, model=request.model)
+    resume(request.directory, loaded, tally, err)
+    request.directory.mkdir(parents=True, exist_ok=True)
+    if not path.exists() or path.read_text(encoding="utf-8") != text:
+        path.write_text(text, encoding="utf-8")
+    return loaded, tally
 
 
-def print_summary(out: Console, tally: Tally, loaded: LoadedConfig) -> None:
+def resume(directory: Path, loaded: LoadedConfig, tally: Tally, err: Console) -> None:
+    """Tally the games already in `directory`; ValueError, in the match's words, when they were
+    played with settings this command cannot continue."""
+    try:
+        view = open_view(directory)
+        try:
+            info, rows = view.info(), view.games()
+        finally:
+            view.close()
+    except StoreError:
+        return  # a new match (an unreadable store is reported when the games start)
+    refusal = resume_refusal(info.schedule_key, loaded.config.schedule_key(), directory)
+    if refusal is not None:
+        raise ValueError(refusal)
+    played = any(row.state is GameState.FINISHED for row in rows)
+    if played and info.config.get("time_control") != loaded.config.time_control.model_dump(
+        mode="json"
+    ):
+        err.print(
+            "note: the games already played had another time control; the rest use this "
+            "command's --clock and --move-timeout",
+            markup=False,
+            highlight=False,
+        )
+    tally.add_rows(rows)
+
+
+def print_summary(
+    args: argparse.Namespace, out: Console, err: Console, tally: Tally, loaded: LoadedConfig
+) -> None:
+    """The summary in words (on stdout; on stderr when stdout carries JSON) and, with --json,
+    as one JSON object on stdout."""
+    words = err if args.events or args.json else out
     for line in summary_lines(tally.stats(), tally):
-        out.print(line, markup=False, highlight=False)
-    out.print(f"match directory: {loaded.directory}", markup=False, highlight=False)
+        words.print(line, markup=False, highlight=False)
+    words.print(f"match directory: {loaded.directory}", markup=False, highlight=False)
+    if args.json:
+        out.out(json.dumps(summary_fields(tally, str(loaded.directory))), highlight=False)

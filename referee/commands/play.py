@@ -11,12 +11,13 @@ import json
 import random
 from datetime import datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import trio
 from pydantic import ValidationError
 
 from protocols import GAME_HELP, UnknownGame, canonical_name, get_game
+from referee.arguments import parse_clock, parse_option_values
 from referee.commands import EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE, EXIT_VOID
 from referee.isolation import (
     Isolation,
@@ -122,17 +123,6 @@ def add_play_arguments(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def parse_clock(text: str) -> tuple[float, float]:
-    """`300+2` -> (300.0, 2.0); `300` -> (300.0, 0.0)."""
-    total, _, increment = text.partition("+")
-    try:
-        return float(total), float(increment or 0)
-    except ValueError:
-        raise argparse.ArgumentTypeError(
-            f"not a clock: {text!r} (seconds per side, plus seconds per move: e.g. 300+2)"
-        ) from None
-
-
 def register(play: argparse.ArgumentParser) -> None:
     """Declare the arguments of `referee play` on its parser."""
     play.description = (
@@ -144,19 +134,6 @@ def register(play: argparse.ArgumentParser) -> None:
     play.add_argument("game", help=GAME_HELP)
     add_play_arguments(play)
     play.set_defaults(run=run_play, exit_at_once=True)
-
-
-def parse_option_values(pairs: list[str]) -> dict[str, Any]:
-    options: dict[str, Any] = {}
-    for pair in pairs:
-        key, sep, value = pair.partition("=")
-        if not sep or not key.strip():
-            raise ValueError(f"option {pair!r} is not KEY=VALUE")
-        try:
-            options[key.strip()] = json.loads(value)
-        except json.JSONDecodeError:
-            options[key.strip()] = value
-    return options
 
 
 def default_record_path(game: str) -> Path:

@@ -1,85 +1,27 @@
 """A match of many games between two players (`referee match`), kept as a tournament: its
-directory holds a config of two players with `games_per_pairing` games, the store and the
-records, so it is played, resumed and stored by the same runner as any tournament.
+directory holds a config of two players with `games_per_pairing` games (match_setup.py), the
+store and the records, so it is played, resumed and stored by the same runner as any tournament.
 
 The schedule of two players alternates colours game by game (schedule.py), so games 2k-1 and
-2k are the same pair with colours swapped: the pairs of the SPRT (sprt.py). This module turns
-finished games into the first player's scores by game number, and says when the SPRT decided.
+2k are the same pair with colours swapped: the pairs of the statistics (referee/stats/). This
+module turns finished games into the first player's scores by game number, says when the SPRT
+decided, and puts the numbers in words and in a JSON summary.
 """
 
 from __future__ import annotations
 
-import json
-import re
+import math
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from pathlib import Path
+from typing import Any
 
 from protocols.base import Side
-from referee.match import BUILTIN_PREFIX
+from referee.stats.estimate import Model
+from referee.stats.match import MatchStats, match_stats, sprt_decision
+from referee.stats.sprt import Sprt
 from referee.tournament.events import Event, GameFinished
 from referee.tournament.runner import RunState
-from referee.tournament.sprt import MatchStats, Sprt, match_stats
 from referee.tournament.store import GameRow, GameState
-
-CONFIG_NAME = "match.toml"
-DEFAULT_ROOT = Path("referee-matches")
-
-
-def player_name(command: str) -> str:
-    """A short name for a bot from its command: `builtin:greedy ...` -> `greedy`,
-    `python bots/v2/main.py` -> `main`... the last word that names a file, without suffix."""
-    words = command.split()
-    if words and words[0].startswith(BUILTIN_PREFIX):
-        name = words[0][len(BUILTIN_PREFIX) :]
-    else:
-        files = [w for w in words if "/" in w or "." in w.lstrip(".")]
-        name = Path(files[-1]).stem if files else (words[0] if words else "bot")
-        if name in ("main", "bot", "player", "__main__") and files:
-            name = Path(files[-1]).parent.name or name  # a bot's folder names it better
-    name = re.sub(r"[^A-Za-z0-9_.+-]+", "-", name).strip("-.") or "bot"
-    return name[:32]
-
-
-def player_names(command1: str, command2: str) -> tuple[str, str]:
-    """Distinct names for the two players (a suffix when both commands give the same)."""
-    first, second = player_name(command1), player_name(command2)
-    if first == second:
-        return f"{first}-1", f"{second}-2"
-    return first, second
-
-
-def default_directory(first: str, second: str) -> Path:
-    return DEFAULT_ROOT / f"{first}-vs-{second}"
-
-
-def match_config(
-    game: str,
-    players: Iterable[tuple[str, str]],
-    games: int,
-    *,
-    seed: int = 1,
-    move_timeout: float | None = None,
-) -> str:
-    """The tournament config of a match (written as `match.toml` in its directory)."""
-    players = list(players)
-    lines = [
-        f"name = {json.dumps(f'{players[0][0]} vs {players[1][0]}')}",
-        f"game = {json.dumps(game)}",
-        f"seed = {seed}",
-        f"games_per_pairing = {games}",
-        'directory = "."',
-    ]
-    if move_timeout is not None:
-        lines += ["", "[time_control]", f"move_timeout = {move_timeout}"]
-    for name, command in players:  # json strings are valid TOML basic strings
-        lines += [
-            "",
-            "[[players]]",
-            f"name = {json.dumps(name)}",
-            f"command = {json.dumps(command)}",
-        ]
-    return "\n".join(lines) + "\n"
 
 
 def first_player_score(winner: str | None, first: str, second: str) -> float:
@@ -102,6 +44,10 @@ class Tally:
     second: str
     sprt: Sprt | None = None
     scores: dict[int, float] = field(default_factory=dict)
+    model: Model = "pentanomial"
+    _cache: tuple[tuple[tuple[int, float], ...], MatchStats] | None = field(
+        default=None, repr=False, compare=False
+    )
 
     def add_rows(self, rows: Iterable[GameRow]) -> None:
         for row in rows:
@@ -122,23 +68,76 @@ class Tally:
             self.scores[event.number] = first_player_score(event.winner, self.first, self.second)
 
     def stats(self) -> MatchStats:
-        return match_stats(self.scores, self.sprt)
+        """The statistics of the games so far (computed once for each set of results: the
+        live view asks twice a second)."""
+        key = tuple(self.scores.items())
+        if self._cache is None or self._cache[0] != key:
+            self._cache = (key, match_stats(self.scores, self.sprt, self.model))
+        return self._cache[1]
 
     def decided(self, state: RunState | None = None) -> bool:
         """The runner's `stop_when`: true once the SPRT accepted H0 or H1."""
-        return self.sprt is not None and self.stats().decision is not None
+        if self.sprt is None:
+            return False
+        return sprt_decision(self.scores, self.sprt, self.model) is not None
 
 
 def conclusion(stats: MatchStats, sprt: Sprt, first: str, second: str) -> str:
     """The SPRT's decision in plain words."""
+    elo = "normalised Elo" if sprt.model == "normalized" else "Elo"
     if stats.decision == "H1":
         return (
-            f"H1 accepted: {first} is stronger than {second} by at least {sprt.elo1:g} Elo, "
+            f"H1 accepted: {first} is stronger than {second} by at least {sprt.elo1:g} {elo}, "
             f"with {100 * (1 - sprt.alpha):g}% confidence"
         )
     if stats.decision == "H0":
         return (
-            f"H0 accepted: {first} is not stronger than {second} by {sprt.elo1:g} Elo or more, "
-            f"with {100 * (1 - sprt.beta):g}% confidence"
+            f"H0 accepted: {first} is not stronger than {second} by {sprt.elo1:g} {elo} or "
+            f"more, with {100 * (1 - sprt.beta):g}% confidence"
         )
     return "no decision yet: play more games (raise --games and run the same command again)"
+
+
+def _finite(value: float | None) -> float | None:
+    """A number for JSON, which has no infinity: None for an unbounded end."""
+    return value if value is not None and math.isfinite(value) else None
+
+
+def summary_fields(tally: Tally, directory: str) -> dict[str, Any]:
+    """The match's numbers for `--json`: one object a script can read. An interval's missing
+    end is null (after a sweep, `elo` and `elo_high` are null and `elo_low` is the bound)."""
+    stats = tally.stats()
+    estimate = stats.estimate
+    sprt = tally.sprt
+    fields: dict[str, Any] = {
+        "players": [tally.first, tally.second],
+        "games": stats.games,
+        "wins": stats.wins,
+        "draws": stats.draws,
+        "losses": stats.losses,
+        "pentanomial": stats.pairs,
+        "model": estimate.model,
+        "score": estimate.score,
+        "elo": _finite(estimate.elo),
+        "elo_low": _finite(estimate.elo_low),
+        "elo_high": _finite(estimate.elo_high),
+        "nelo": _finite(estimate.nelo),
+        "nelo_low": _finite(estimate.nelo_low),
+        "nelo_high": _finite(estimate.nelo_high),
+        "los": estimate.los,
+        "sprt": None,
+        "llr": stats.llr,
+        "decision": stats.decision,
+        "directory": directory,
+    }
+    if sprt is not None:
+        fields["sprt"] = {
+            "elo0": sprt.elo0,
+            "elo1": sprt.elo1,
+            "alpha": sprt.alpha,
+            "beta": sprt.beta,
+            "model": sprt.model,
+            "lower": sprt.lower,
+            "upper": sprt.upper,
+        }
+    return fields

@@ -1,0 +1,213 @@
+"""What a match between two bots (`referee match`) is made of before it plays: the players'
+names, its directory, the tournament config it is kept as (`match.toml`), and, when its
+directory already holds games, whether this command can resume them, said in the match's own
+words (its options, not the config's fields).
+
+The names say what differs between the two commands: `builtin:search --depth 3` against
+`builtin:search --depth 1` is `search(depth 3)` against `search(depth 1)`.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+import shlex
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from referee.match import BUILTIN_PREFIX
+
+CONFIG_NAME = "match.toml"
+DEFAULT_ROOT = Path("referee-matches")
+NAME_LIMIT = 64  # a player's name at most (the config's limit)
+
+
+# -- names ------------------------------------------------------------------------------------
+
+
+def player_name(command: str) -> str:
+    """A short name for a bot from its command: `builtin:greedy ...` -> `greedy`,
+    `python bots/v2/main.py` -> `v2`... the last word that names a file, without suffix (its
+    folder when the file is a main, bot or player)."""
+    words = command.split()
+    if words and words[0].startswith(BUILTIN_PREFIX):
+        name = words[0][len(BUILTIN_PREFIX) :]
+    else:
+        files = [w for w in words if "/" in w or "." in w.lstrip(".")]
+        name = Path(files[-1]).stem if files else (words[0] if words else "bot")
+        if name in ("main", "bot", "player", "__main__") and files:
+            name = Path(files[-1]).parent.name or name  # a bot's folder names it better
+    name = re.sub(r"[^A-Za-z0-9_.+-]+", "-", name).strip("-.") or "bot"
+    return name[:32]
+
+
+def _groups(command: str) -> list[str]:
+    """A command's words grouped as its options: `--depth 3` is `depth 3`, `-v` is `v`, and
+    any other word stands alone."""
+    try:
+        words = shlex.split(command)
+    except ValueError:  # unbalanced quotes: the words as typed
+        words = command.split()
+    groups: list[list[str]] = []
+    takes_value = False  # the last word was an option without `=`: the next may be its value
+    for word in words:
+        if word.startswith("-") and not re.fullmatch(r"-[0-9.]+", word):
+            key, sep, value = word.lstrip("-").partition("=")
+            groups.append([key, value] if sep else [key])
+            takes_value = not sep
+        elif takes_value:
+            groups[-1].append(word)
+            takes_value = False
+        else:
+            groups.append([word])
+    return [" ".join(g) for g in groups]
+
+
+def _with_differences(base: str, own: list[str], other: list[str]) -> str:
+    differences = [g for g in own if g not in other]
+    if not differences:
+        return base
+    text = re.sub(r"\s+", " ", ", ".join(differences))
+    text = "".join(ch for ch in text if ch.isprintable())
+    room = NAME_LIMIT - len(base) - 2
+    if len(text) > room:
+        text = text[: room - 3] + "..."
+    return f"{base}({text})"
+
+
+def player_names(command1: str, command2: str) -> tuple[str, str]:
+    """Distinct names for the two players: what their commands name, and, when that is the
+    same bot, the options in which the commands differ (a suffix when even they agree)."""
+    first, second = player_name(command1), player_name(command2)
+    if first != second:
+        return first, second
+    groups1, groups2 = _groups(command1), _groups(command2)
+    named = _with_differences(first, groups1, groups2), _with_differences(second, groups2, groups1)
+    if named[0] != named[1]:
+        return named
+    return f"{first}-1", f"{second}-2"
+
+
+def _slug(name: str) -> str:
+    return re.sub(r"[^A-Za-z0-9_.+-]+", "-", name).strip("-.") or "bot"
+
+
+def default_directory(first: str, second: str) -> Path:
+    return DEFAULT_ROOT / f"{_slug(first)}-vs-{_slug(second)}"
+
+
+# -- the config -------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class MatchSpec:
+    """Everything a match's config says: the game and its options, the two players (name,
+    command), the number of games, the seed, the time control and the bots' isolation."""
+
+    game: str
+    players: tuple[tuple[str, str], tuple[str, str]]
+    games: int
+    seed: int = 1
+    options: Mapping[str, Any] = field(default_factory=dict)
+    time_control: Mapping[str, float] = field(default_factory=dict)  # [time_control] entries
+    isolation: str | None = None  # the isolation level; None: the default (auto)
+
+    def config_text(self) -> str:
+        """The tournament config of this match (written as `match.toml` in its directory)."""
+        first, second = self.players
+        lines = [
+            f"name = {json.dumps(f'{first[0]} vs {second[0]}')}",
+            f"game = {json.dumps(self.game)}",
+            f"seed = {self.seed}",
+            f"games_per_pairing = {self.games}",
+            'directory = "."',
+        ]
+        lines += _table("game_options", self.options)
+        lines += _table("time_control", self.time_control)
+        if self.isolation is not None:
+            lines += _table("match.isolation", {"level": self.isolation})
+        for name, command in self.players:
+            lines += ["", "[[players]]", f"name = {json.dumps(name)}"]
+            lines.append(f"command = {json.dumps(command)}")
+        return "\n".join(lines) + "\n"
+
+
+def _table(name: str, entries: Mapping[str, Any]) -> list[str]:
+    if not entries:
+        return []
+    return ["", f"[{name}]", *(f"{json.dumps(k)} = {toml_value(v)}" for k, v in entries.items())]
+
+
+def toml_value(value: Any) -> str:
+    """A value from JSON (an option given as KEY=VALUE) in TOML; ValueError for what TOML
+    cannot hold (null, infinities)."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int | str):
+        return json.dumps(value)  # a JSON string is a TOML basic string
+    if isinstance(value, float):
+        if not math.isfinite(value):
+            raise ValueError(f"{value} cannot be written in a config")
+        return repr(value)
+    if isinstance(value, list):
+        return "[" + ", ".join(toml_value(v) for v in value) + "]"
+    if isinstance(value, dict):
+        inner = ", ".join(f"{json.dumps(str(k))} = {toml_value(v)}" for k, v in value.items())
+        return "{" + inner + "}"
+    raise ValueError(f"{json.dumps(value)} cannot be written in a config")
+
+
+# -- resuming ---------------------------------------------------------------------------------
+
+
+def resume_refusal(
+    stored: Mapping[str, Any], wanted: Mapping[str, Any], directory: Path
+) -> str | None:
+    """Why the match stored in `directory` (its schedule key) cannot be resumed by a command
+    asking for `wanted`, in the command's words; None when it can (the same match, or the same
+    with more games)."""
+    changed = [key for key in wanted if stored.get(key) != wanted[key]]
+    if not changed:
+        return None
+    games = "games_per_pairing"
+    if changed == [games] and wanted[games] > stored.get(games, math.inf):
+        return None  # more games: the runner adds them
+    differences = "; ".join(_difference(key, stored.get(key), wanted[key]) for key in changed)
+    return (
+        f"the match in {directory} was started with other settings: {differences}. Run it with "
+        "its own settings to resume it (--games may grow), or give another --dir to start a "
+        "new match."
+    )
+
+
+def _difference(key: str, old: Any, new: Any) -> str:
+    if key == "games_per_pairing":
+        return f"--games {old}, not {new} (a match can grow, not shrink)"
+    if key == "seed":
+        return f"--seed {old}, not {new}"
+    if key == "game":
+        return f"the game {old}, not {new}"
+    if key == "players":
+        return (
+            f"the players {_listed(old)}, not {_listed(new)} (the names come from -p1 and -p2, "
+            "or --name1 and --name2)"
+        )
+    if key == "game_options" and isinstance(old, dict) and isinstance(new, dict):
+        keys = sorted({*old, *new}, key=str)
+        return (
+            f"the game options {_options(old, keys, new)}, not {_options(new, keys, old)} "
+            "(-o KEY=VALUE)"
+        )
+    return f"{key} {json.dumps(old)}, not {json.dumps(new)}"
+
+
+def _listed(names: Any) -> str:
+    return " and ".join(map(str, names)) if isinstance(names, list) else json.dumps(names)
+
+
+def _options(own: dict[str, Any], keys: list[str], other: dict[str, Any]) -> str:
+    shown = [f"{k}={json.dumps(own.get(k))}" for k in keys if own.get(k) != other.get(k)]
+    return " ".join(shown)
