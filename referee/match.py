@@ -86,6 +86,7 @@ class PlayerSpec(BaseModel):
     command: str
     cwd: Path | None = None
     limits: Limits | None = None  # this player's own resource limits; None: the match's
+    content_hash: str | None = None  # what the bot is made of (referee/bot_content.py)
 
 
 class TimeSettings(TimeControl):
@@ -358,6 +359,7 @@ class Match:
                     command=p.command,
                     cwd=str(p.cwd) if p.cwd else None,
                     limits=p.limits.model_dump() if p.limits else None,
+                    content_hash=p.content_hash,
                 )
                 for side, p in self.players.items()
             },
