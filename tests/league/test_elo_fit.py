@@ -109,7 +109,9 @@ def test_the_derivatives_are_those_of_the_objective() -> None:
         return posterior.value_and_gradient(t)[1].copy()
 
     np.testing.assert_allclose(gradient(theta), approx_fprime(theta, value, 1e-6), atol=1e-4)
-    numeric = np.array([approx_fprime(theta, lambda t, i=i: gradient(t)[i], 1e-6) for i in range(9)])
+    numeric = np.array(
+        [approx_fprime(theta, lambda t, i=i: gradient(t)[i], 1e-6) for i in range(9)]
+    )
     np.testing.assert_allclose(posterior.hessian(theta), numeric, atol=1e-4)
 
 
