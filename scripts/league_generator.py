@@ -166,10 +166,9 @@ def write_tournament(
             (folder / record_name(g, 1)).write_text(text, encoding="utf-8")
             chain = json.loads(text.rstrip("\n").rsplit("\n", 1)[-1])[CHAIN_FIELD]
             winner = None if ending == "draw" else ending
-            finished.append(
-                (winner, result["ending"] or result["reason"], result["detail"], result["plies"], record_name(g, 1),
-                 started.isoformat(), done, chain, g)
-            )  # fmt: skip
+            why = result["ending"] or result["reason"]  # the store keeps Result.why
+            row = (winner, why, result["detail"], result["plies"], record_name(g, 1))
+            finished.append((*row, started.isoformat(), done, chain, g))
         with store.db:
             store.db.executemany(
                 "UPDATE games SET state = 'finished', attempts = 1, winner = ?, reason = ?,"

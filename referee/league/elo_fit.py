@@ -12,11 +12,12 @@ With x = r_f - r_s + a_k on the Elo scale and F(z) = 1 / (1 + 10^(-z/400)):
 
 where a_k is kind k's first-move advantage and d_k >= 0 its draw margin ("drawelo"): the wider
 it is, the more games are drawn. A normal prior of standard deviation `prior_sd` Elo on every
-rating (and every advantage) keeps ratings finite when the maximum likelihood has none (a bot
-that lost every game) and makes the ratings of each group of bots that played each other
-average 0; with many games it hardly moves them. The maximum is found by scipy's L-BFGS-B on the
-exact gradient; games are counted per (first, second, kind) before, so a fit costs as much for
-a hundred thousand games as for the pairs they were played in.
+rating, advantage and draw margin keeps them finite when the maximum likelihood has none (a
+bot that lost every game, a game whose every game was drawn) and makes the ratings of each
+group of bots that played each other average 0; with many games it hardly moves them. The
+maximum is found by scipy's trust-region Newton method (`trust-exact`) on the exact gradient
+and Hessian; games are counted per (first, second, kind) first, so a fit costs as much for a
+hundred thousand games as for the pairs they were played in.
 """
 
 from __future__ import annotations
@@ -198,10 +199,17 @@ class _Posterior:
         hess = np.bincount(self._places, weights, m * m).reshape(m, m).astype(np.float64)
         value, grad, hess = -c.log_l, -grad, -hess
         if self.prior_sd is not None:
-            ra = theta[: n + k]
-            value += float(ra @ ra) / (2 * self.prior_sd**2)
-            grad[: n + k] += ra / self.prior_sd**2
-            hess[np.arange(n + k), np.arange(n + k)] += 1 / self.prior_sd**2
+            # The same normal prior on the ratings, the advantages and the draw margins (half
+            # normal: margins are positive); a game whose every game was drawn keeps a finite
+            # margin so.
+            scaled = np.concatenate([theta[: n + k], margin]) / self.prior_sd
+            value += float(scaled @ scaled) / 2
+            grad[: n + k] += scaled[: n + k] / self.prior_sd
+            grad[n + k :] += scaled[n + k :] ** 2
+            diagonal = np.concatenate([np.ones(n + k), 2 * scaled[n + k :] ** 2])
+            hess[np.arange(m), np.arange(m)] += diagonal / np.concatenate(
+                [np.full(n + k, self.prior_sd**2), np.ones(k)]
+            )
         self._at, self._value, self._grad, self._hess = theta.copy(), value, grad, hess
         self.log_likelihood = c.log_l
 

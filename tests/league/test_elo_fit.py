@@ -1,5 +1,6 @@
 """The league's Elo fit checked against computations made another way: closed forms where the
-model has one, and a direct maximisation of the per-game likelihood written independently."""
+model has one, and a direct maximisation of the per-game likelihood written independently
+(scripts/league_check.py, which also checks a whole rated league)."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ import math
 
 import numpy as np
 import pytest
-from scipy.optimize import approx_fprime, minimize
+from scipy.optimize import approx_fprime
 
 from referee.league.elo_fit import (
     DRAW,
@@ -20,6 +21,7 @@ from referee.league.elo_fit import (
     tally,
 )
 from referee.league.elo_intervals import bootstrap, likelihood_of_superiority
+from scripts.league_check import independent_fit
 
 
 def games_of(counts: dict[tuple[int, int, int, int], int], players: int, kinds: int) -> Games:
@@ -63,34 +65,11 @@ def simulated(seed: int, players: int, kinds: int, games: int) -> tuple[Games, n
     return Games.of(rows, players, kinds), truth
 
 
-def independent_fit(games: Games, prior_sd: float) -> np.ndarray:
-    """Minus the log posterior summed game by game in plain Python from the model's written
-    probabilities, minimised without derivatives (Powell): shares no code with the fit."""
-    n, k = games.players, games.kinds
-    rows = list(zip(games.first, games.second, games.kind, games.outcome, strict=True))
-
-    def minus_log_posterior(theta: np.ndarray) -> float:
-        r, a, d = theta[:n], theta[n : n + k], np.abs(theta[n + k :])
-        total = 0.0
-        for first, second, kind, outcome in rows:
-            x = r[first] - r[second] + a[kind]
-            win = 1 / (1 + 10 ** ((d[kind] - x) / 400))
-            loss = 1 / (1 + 10 ** ((d[kind] + x) / 400))
-            p = {FIRST_WINS: win, SECOND_WINS: loss, DRAW: 1 - win - loss}[int(outcome)]
-            total -= math.log(max(p, 1e-300))
-        return total + float(np.sum(theta[: n + k] ** 2)) / (2 * prior_sd**2)
-
-    start = np.concatenate([np.zeros(n + k), np.full(k, 100.0)])
-    found = minimize(
-        minus_log_posterior, start, method="Powell", options={"xtol": 1e-6, "ftol": 1e-12}
-    )
-    return np.asarray(found.x)
-
-
 def test_the_fit_agrees_with_an_independent_maximisation() -> None:
     games, _ = simulated(seed=5, players=4, kinds=2, games=400)
     found = fit(games, prior_sd=300.0)
-    other = independent_fit(games, 300.0)
+    rows = list(zip(games.first, games.second, games.kind, games.outcome, strict=True))
+    other = independent_fit(rows, games.players, games.kinds, 300.0)
     assert found.converged
     np.testing.assert_allclose(found.ratings, other[:4], atol=0.05)
     np.testing.assert_allclose(found.advantage, other[4:6], atol=0.05)

@@ -103,7 +103,7 @@ def test_a_bad_config_is_named_with_its_line(league: Path) -> None:
 
 def test_an_index_that_is_not_one_is_refused(league: Path) -> None:
     (league / "league.sqlite").write_bytes(b"SQLite format 3\x00" + b"\x00" * 200)
-    with pytest.raises(LeagueError, match="league.sqlite"):
+    with pytest.raises(LeagueError, match=r"league\.sqlite"):
         open_index(league, writer=True)
 
 
