@@ -65,12 +65,14 @@ def bootstrap(
     for index in range(resamples):
         weights = np.bincount(rng.integers(0, len(games), len(games)), minlength=len(games))
         counts = np.bincount(cell_outcome, weights=weights, minlength=3 * len(base.first))
+        table = counts.reshape(-1, 3)
+        drawn = table.sum(axis=1) > 0  # a third of the pairs are not drawn again: left out
         again = Tally(
-            base.first,
-            base.second,
-            base.kind,
-            counts.reshape(-1, 3).astype(np.float64),
-            base.cell_of_game,
+            base.first[drawn],
+            base.second[drawn],
+            base.kind[drawn],
+            table[drawn].astype(np.float64),
+            base.cell_of_game,  # not used by a fit
         )
         refit = fit_tally(again, games.players, games.kinds, prior_sd, start=full.vector())
         samples[index] = refit.ratings
