@@ -262,6 +262,11 @@ def games(index: LeagueIndex, chosen: GameFilter, page: int = 1, size: int = PAG
     """One page of the games that `chosen` lets through, the latest first."""
     condition, args = chosen.query()
     (total,) = index.db.execute(f"SELECT COUNT(*) FROM games g WHERE {condition}", args).fetchone()
+    # A page past the middle is counted from the other end: SQL skips rows one by one.
+    offset, limit, way = (page - 1) * size, size, "DESC"
+    if offset > total // 2:
+        end = total - offset  # rows of this page and after it, counted from the oldest
+        offset, limit, way = max(0, end - size), min(size, max(0, end)), "ASC"
     rows = index.db.execute(
         _VERSIONS
         + f"""
@@ -271,12 +276,12 @@ def games(index: LeagueIndex, chosen: GameFilter, page: int = 1, size: int = PAG
                b.bot, o.bot, g.result, g.reason, g.fault, g.plies, g.record, g.finished_at,
                s.name
         FROM (SELECT * FROM games g WHERE {condition}
-              ORDER BY g.finished_at DESC, g.number DESC LIMIT ? OFFSET ?) g
+              ORDER BY g.finished_at {way}, g.number {way} LIMIT ? OFFSET ?) g
         JOIN sources s ON s.id = g.source
         JOIN v b ON b.id = g.blue JOIN v o ON o.id = g.orange
         ORDER BY g.finished_at DESC, g.number DESC
         """,
-        [*args, size, (page - 1) * size],
+        [*args, limit, offset],
     ).fetchall()
     return Page([GameListRow(*row) for row in rows], total, page, size)
 

@@ -144,3 +144,17 @@ def test_rating_writes_one_table_per_game_with_intervals(league: Path) -> None:
 def test_folders_of_tournaments_are_found_below_a_folder(sources: list[Path]) -> None:
     assert list(tournament_folders(sources[0].parent)) == sources
     assert list(tournament_folders(sources[0])) == [sources[0]]
+
+
+def test_every_page_of_games_is_its_slice_of_the_whole_list(league: Path) -> None:
+    read(league)
+    index = open_index(league, writer=False)
+    try:
+        whole = games(index, GameFilter(), size=PLAN.games).rows
+        size = 40
+        pages = -(-PLAN.games // size)
+        for page in (1, 2, pages // 2, pages // 2 + 1, pages - 1, pages):
+            found = games(index, GameFilter(), page=page, size=size).rows
+            assert found == whole[(page - 1) * size : page * size], page
+    finally:
+        index.close()
