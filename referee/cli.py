@@ -42,6 +42,10 @@ COMMANDS: dict[str, Command] = {
         "referee.commands.match",
         "many games between two bots: Elo, LOS, and an SPRT that stops when it decides",
     ),
+    "league": Command(
+        "referee.commands.league",
+        "ratings across tournaments and matches, and their dashboard (new, add, rate, show...)",
+    ),
     "demo": Command(
         "referee.commands.demo", "a live round robin of the built-in bots in every game"
     ),

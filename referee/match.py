@@ -99,6 +99,7 @@ class PlayerSpec(BaseModel):
     command: str
     cwd: Path | None = None
     limits: Limits | None = None  # this player's own resource limits; None: the match's
+    content_hash: str | None = None  # what the bot is made of (referee/bot_content.py)
 
 
 class TimeSettings(TimeControl):
@@ -391,6 +392,7 @@ class Match:
                     command=p.command,
                     cwd=str(p.cwd) if p.cwd else None,
                     limits=p.limits.model_dump() if p.limits else None,
+                    content_hash=p.content_hash,
                 )
                 for side, p in self.players.items()
             },

@@ -47,8 +47,10 @@ class PlayerInfo(_Model):
     command: str
     cwd: str | None = None
     limits: dict[str, Any] | None = None  # this player's own limits, where they differ
-    # The SHA-256 of the bot's folder as shipped to the cluster worker that played the game
-    # (referee/cluster/shipping.py); None when the bot ran from its own folder.
+    # What the bot was made of when it played: its command's files and folder as
+    # referee/bot_content.py hashes them (a tournament or match), or the SHA-256 of its folder
+    # as shipped to the cluster worker that played the game (referee/cluster/shipping.py).
+    # None in records written before it was kept, and for games played outside a tournament.
     content_hash: str | None = None
 
 

@@ -27,6 +27,9 @@ ONLY_UNDER = {
     "dask": "referee/cluster",
     "networkx": "referee/tournament",  # Swiss pairing's matching, imported where it is used
     "pycgt": "referee/analysis",  # combinatorial game algebra of `referee analyse`
+    # The league's Elo fit and bootstrap (arrays, and scipy's optimiser).
+    "numpy": "referee/league",
+    "scipy": "referee/league",
     # The offline analyses may use the bots' solvers; the runtime never imports them.
     "bots": "referee/analysis",
 }

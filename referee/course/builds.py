@@ -18,7 +18,6 @@ after the build says exactly what was built.
 
 from __future__ import annotations
 
-import hashlib
 import os
 import re
 import shlex
@@ -28,6 +27,7 @@ from pathlib import Path
 
 import trio
 
+from referee.bot_content import folder_hash
 from referee.isolation import (
     Confinement,
     Feature,
@@ -179,16 +179,4 @@ async def _drain(stream: trio.abc.ReceiveStream, into: bytearray) -> None:
 def content_hash(folder: Path) -> str:
     """sha256 over every file's relative path and bytes (sorted, `.git` skipped): the same
     folder always gives the same hash, and any change to what was built changes it."""
-    digest = hashlib.sha256()
-    for here, dirs, files in os.walk(folder):
-        dirs[:] = sorted(d for d in dirs if d != ".git")
-        for name in sorted(files):
-            path = Path(here, name)
-            if path.is_symlink() or not path.is_file():
-                continue
-            digest.update(path.relative_to(folder).as_posix().encode() + b"\0")
-            with path.open("rb") as file:
-                for block in iter(lambda: file.read(1 << 20), b""):
-                    digest.update(block)
-            digest.update(b"\0")
-    return digest.hexdigest()
+    return folder_hash(folder)

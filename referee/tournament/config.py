@@ -10,13 +10,15 @@ from __future__ import annotations
 import os
 import tomllib
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from protocols import UnknownGame, canonical_name, get_game
+from referee import __version__
+from referee.bot_content import bot_content_hash
 from referee.isolation.limits import Limits
 from referee.match import MatchSettings, PlayerSpec, TimeSettings, resolve_command
 from referee.tournament.course_file import CourseFile, is_course_file, read_course_file
@@ -154,6 +156,8 @@ class LoadedConfig:
     config: TournamentConfig
     path: Path
     collected: bool = False  # written by `referee course collect` (COLLECTED_MARK)
+    # Each player's content hash, computed once per run (a bot's folder may be large).
+    _hashes: dict[str, str] = field(default_factory=dict, compare=False, repr=False)
 
     @property
     def base_dir(self) -> Path:
@@ -172,8 +176,17 @@ class LoadedConfig:
         options = get_game(config.game).parse_options(config.game_options)
         command = resolve_command(player.command, config.game, options)
         command = command.replace(SEED_PLACEHOLDER, str(game_seed))
-        cwd = self.base_dir / player.cwd if player.cwd else self.base_dir
-        return PlayerSpec(name=name, command=command, cwd=cwd.resolve(), limits=player.limits)
+        cwd = (self.base_dir / player.cwd if player.cwd else self.base_dir).resolve()
+        if name not in self._hashes:
+            own = cwd if player.cwd else None
+            self._hashes[name] = bot_content_hash(player.command, cwd, own, __version__)
+        return PlayerSpec(
+            name=name,
+            command=command,
+            cwd=cwd,
+            limits=player.limits,
+            content_hash=self._hashes[name],
+        )
 
 
 def load_config(path: str | os.PathLike[str]) -> LoadedConfig:

@@ -1,0 +1,270 @@
+"""`referee league`: ratings across tournaments and matches, and their dashboard.
+
+    referee league new DIR [--name NAME]         a league folder with its league.toml
+    referee league add DIR FOLDER...             gather tournaments and matches (read at once)
+    referee league rate DIR                      read what is new, fit every game, bootstrap
+    referee league show DIR [--game G] [--all-versions] [--top N]
+    referee league export DIR --html OUT         the dashboard as plain files
+    referee league serve DIR [--port P]          the dashboard, served
+
+Exit codes: 0 done, 1 done but some records could not be read (listed), 2 a bad command line or
+a folder that is not a league, 130 after Ctrl-C (what was read and committed before stays).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sqlite3
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+from rich.console import Console
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    Progress,
+    TaskID,
+    TextColumn,
+    TimeElapsedColumn,
+)
+
+from referee.commands import EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE
+from referee.league.config import (
+    FitSettings,
+    LeagueConfig,
+    LeagueError,
+    config_path,
+    load_league,
+    save_league,
+    source_entry,
+)
+from referee.league.discovery import SyncReport, sync, tournament_folders
+from referee.league.index import LeagueIndex, open_index
+from referee.league.queries import leaderboard
+from referee.league.rating import rate_league
+from referee.tournament.store import StoreError
+from referee.views.league_terminal import leaderboard_table
+from referee.web import add_server_arguments, check_port
+
+EXIT_PROBLEMS = 1
+
+
+def register(parser: argparse.ArgumentParser) -> None:
+    parser.description = "Ratings over many tournaments and matches, and their dashboard."
+    commands = parser.add_subparsers(dest="league_command", required=True, metavar="ACTION")
+    new = commands.add_parser("new", help="make a league folder")
+    new.add_argument("dir", type=Path)
+    new.add_argument("--name", default=None, help="(the folder's name)")
+    new.set_defaults(run=run_new)
+    add = commands.add_parser("add", help="add tournament or match folders, and read them")
+    add.add_argument("dir", type=Path)
+    add.add_argument("sources", nargs="+", type=Path, metavar="FOLDER")
+    add.set_defaults(run=run_add)
+    rate = commands.add_parser("rate", help="read what is new and rate every game")
+    rate.add_argument("dir", type=Path)
+    rate.add_argument("--bootstrap", type=int, default=None, help="resamples (league.toml: 100)")
+    rate.add_argument(
+        "--history", choices=["none", "source", "week", "month"], default=None, help="(source)"
+    )
+    rate.add_argument("--seed", type=int, default=None, help="of the resampling (1)")
+    rate.set_defaults(run=run_rate)
+    show = commands.add_parser("show", help="print the leaderboard")
+    show.add_argument("dir", type=Path)
+    show.add_argument("--game", default=None, help="only this game")
+    show.add_argument("--all-versions", action="store_true", help="every version, not the latest")
+    show.add_argument("--top", type=int, default=50, help="rows (50)")
+    show.set_defaults(run=run_show)
+    export = commands.add_parser("export", help="write the dashboard as plain files")
+    export.add_argument("dir", type=Path)
+    export.add_argument("--html", type=Path, required=True, metavar="OUT")
+    export.add_argument("--no-replays", action="store_true", help="no replay page per game")
+    export.set_defaults(run=run_export)
+    serve = commands.add_parser("serve", help="serve the dashboard until Ctrl-C")
+    serve.add_argument("dir", type=Path)
+    add_server_arguments(serve)
+    serve.set_defaults(run=run_serve)
+
+
+def say(console: Console, text: str) -> None:
+    console.print(text, markup=False, highlight=False)
+
+
+def run_new(args: argparse.Namespace, out: Console, err: Console) -> int:
+    folder: Path = args.dir
+    if config_path(folder).exists():
+        say(err, f"referee league: {config_path(folder)} already exists")
+        return EXIT_USAGE
+    folder.mkdir(parents=True, exist_ok=True)
+    save_league(folder, LeagueConfig(name=args.name or folder.resolve().name))
+    with guarded(err) as done:
+        open_index(folder, writer=True).close()
+        say(out, f"league {folder}: add tournaments with `referee league add {folder} FOLDER`")
+    return done.code
+
+
+class Outcome:
+    code = EXIT_OK
+
+
+@contextmanager
+def guarded(err: Console) -> Iterator[Outcome]:
+    """League and store errors as one plain line and exit code 2; Ctrl-C as 130."""
+    outcome = Outcome()
+    try:
+        yield outcome
+    except (LeagueError, StoreError, ValueError) as exc:
+        say(err, f"referee league: {exc}")
+        outcome.code = EXIT_USAGE
+    except sqlite3.DatabaseError as exc:
+        say(err, f"referee league: the league's index cannot be used: {exc}")
+        outcome.code = EXIT_USAGE
+    except KeyboardInterrupt:
+        say(err, "interrupted: what was read before is kept; run the command again")
+        outcome.code = EXIT_INTERRUPTED
+
+
+def run_add(args: argparse.Namespace, out: Console, err: Console) -> int:
+    folder: Path = args.dir
+    with guarded(err) as done:
+        config = load_league(folder)
+        entries = list(config.sources)
+        for source in args.sources:
+            found = list(tournament_folders(source)) if source.is_dir() else []
+            if not found:
+                raise LeagueError(f"{source}: no tournament or match here (no tournament.sqlite)")
+            for path in found:
+                entry = source_entry(folder, path)
+                if entry not in entries:
+                    entries.append(entry)
+                    say(err, f"added {path}")
+        config = config.model_copy(update={"sources": entries})
+        save_league(folder, config)
+        done.code = read_sources(folder, config, err)
+    return done.code
+
+
+def read_sources(folder: Path, config: LeagueConfig, err: Console) -> int:
+    """Bring the index up to date, with progress; EXIT_PROBLEMS if some records were bad."""
+    index = open_index(folder, writer=True)
+    try:
+        with progress_bar(err) as step:
+            report = sync(index, folder, config, lambda name, done, total: step(name, done, total))
+    finally:
+        index.close()
+    return print_sync(report, err)
+
+
+def print_sync(report: SyncReport, err: Console) -> int:
+    say(
+        err,
+        f"{report.sources} sources: {report.read} games read, {report.unchanged} unchanged,"
+        f" {report.removed} removed",
+    )
+    for problem in report.problems[:20]:
+        say(err, f"  {problem}")
+    if len(report.problems) > 20:
+        say(err, f"  ... and {len(report.problems) - 20} more")
+    return EXIT_PROBLEMS if report.problems else EXIT_OK
+
+
+@contextmanager
+def progress_bar(err: Console) -> Iterator[Callable[[str, int, int], None]]:
+    columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn())
+    with Progress(*columns, TimeElapsedColumn(), console=err, transient=True) as bar:
+        tasks: dict[str, TaskID] = {}
+
+        def step(name: str, done: int, total: int) -> None:
+            if name not in tasks:
+                tasks[name] = bar.add_task(name, total=total)
+            bar.update(tasks[name], completed=done, total=total)
+
+        yield step
+
+
+def run_rate(args: argparse.Namespace, out: Console, err: Console) -> int:
+    folder: Path = args.dir
+    with guarded(err) as done:
+        config = load_league(folder)
+        chosen = {
+            key: value
+            for key, value in (
+                ("bootstrap", args.bootstrap),
+                ("history", args.history),
+                ("seed", args.seed),
+            )
+            if value is not None
+        }
+        settings = FitSettings.model_validate(config.fit.model_dump() | chosen)
+        index = open_index(folder, writer=True)
+        try:
+            with progress_bar(err) as step:
+                report = sync(index, folder, config, step)
+                rated = rate_league(index, settings, step)
+            done.code = print_sync(report, err)
+            say(
+                err,
+                f"rated {rated.players} versions over {rated.games} games"
+                f" ({rated.resamples} bootstrap resamples, {rated.steps} history steps)",
+            )
+            for k, game in enumerate(rated.kinds):
+                say(
+                    err,
+                    f"  {game}: first-move advantage {rated.fit.advantage[k]:+.0f} Elo,"
+                    f" draw margin {rated.fit.draw_elo[k]:.0f} Elo",
+                )
+            show_board(index, out, None, False, 20)
+        finally:
+            index.close()
+    return done.code
+
+
+def show_board(
+    index: LeagueIndex, out: Console, game: str | None, all_versions: bool, top: int
+) -> None:
+    page = leaderboard(index, game=game, all_versions=all_versions, size=max(1, top))
+    title = f"{page.total} rated {'versions' if all_versions else 'bots'}"
+    out.print(leaderboard_table(page.rows, title))
+
+
+def run_show(args: argparse.Namespace, out: Console, err: Console) -> int:
+    with guarded(err) as done:
+        load_league(args.dir)
+        index = open_index(args.dir, writer=False)
+        try:
+            if "rated_at" not in index.meta():
+                raise LeagueError(f"{args.dir}: not rated yet (run `referee league rate`)")
+            show_board(index, out, args.game, args.all_versions, args.top)
+        finally:
+            index.close()
+    return done.code
+
+
+def run_export(args: argparse.Namespace, out: Console, err: Console) -> int:
+    from referee.web.league_export import export_league
+
+    with guarded(err) as done:
+        config = load_league(args.dir)
+        index = open_index(args.dir, writer=False)
+        try:
+            with progress_bar(err) as step:
+                written = export_league(
+                    index, config, args.html, replays=not args.no_replays, progress=step
+                )
+        finally:
+            index.close()
+        say(out, f"{written} files written to {args.html}; open {args.html / 'index.html'}")
+    return done.code
+
+
+def run_serve(args: argparse.Namespace, out: Console, err: Console) -> int:
+    import trio
+
+    from referee.web.league_server import serve_league
+
+    with guarded(err) as done:
+        check_port(args.port)
+        config = load_league(args.dir)
+        open_index(args.dir, writer=False).close()
+        trio.run(serve_league, args.dir, config, args.host, args.port, err)
+    return done.code

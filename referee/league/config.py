@@ -1,0 +1,127 @@
+"""A league's folder and its config file, `league.toml`: its name, the tournament and match
+folders it gathers, and how it rates them.
+
+    name = "Lasker Morris, spring term"
+    sources = ["../week1", "../week2", "/srv/matches/alice-v2-vs-bob"]
+
+    [fit]
+    prior_sd = 500      # Elo: the normal prior on every rating
+    bootstrap = 100     # resamples for the intervals and the LOS (0: none)
+    level = 0.95        # of the intervals
+    seed = 1            # of the resampling, so that a rating run can be repeated
+    history = "source"  # rating over time: "source" (after each folder), "week", "month", "none"
+
+Relative source paths are from the league's folder. The file is rewritten whole (a temporary
+file renamed over it), so a crash leaves the old file or the new one, never half of one. A file
+that is not such a config is refused with a `LeagueError` naming it, the line and the field.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tomllib
+from pathlib import Path
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from referee.tournament.toml_lines import locate
+
+CONFIG_NAME = "league.toml"
+INDEX_NAME = "league.sqlite"
+LOCK_NAME = "league.lock"
+
+History = Literal["none", "source", "week", "month"]
+
+
+class LeagueError(Exception):
+    """A league that cannot be read or changed as asked; the message names the file and why."""
+
+
+class _Model(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+
+class FitSettings(_Model):
+    prior_sd: float = Field(500.0, gt=0, le=100000, description="Elo")
+    bootstrap: int = Field(100, ge=0, le=10000)
+    level: float = Field(0.95, gt=0, lt=1)
+    seed: int = 1
+    history: History = "source"
+
+
+class LeagueConfig(_Model):
+    name: str = Field(min_length=1)
+    sources: list[str] = Field(default_factory=list)
+    fit: FitSettings = FitSettings()
+
+
+def config_path(folder: Path) -> Path:
+    return folder / CONFIG_NAME
+
+
+def load_league(folder: Path) -> LeagueConfig:
+    """Read and validate `folder`/league.toml."""
+    path = config_path(folder)
+    if not path.is_file():
+        raise LeagueError(f"{folder}: not a league (no {CONFIG_NAME}; see `referee league new`)")
+    try:
+        text = path.read_text(encoding="utf-8")
+        raw = tomllib.loads(text)
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
+        raise LeagueError(f"{path}: cannot read the league's config: {exc}") from None
+    try:
+        return LeagueConfig.model_validate(raw)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        loc = tuple(first["loc"])
+        line = locate(text, loc)
+        where = f"{path}:{line}" if line else str(path)
+        field = ".".join(str(part) for part in loc) or "(file)"
+        raise LeagueError(f"{where}: {field}: {first['msg']}") from None
+
+
+def render(config: LeagueConfig) -> str:
+    """The config as TOML (JSON strings are TOML basic strings)."""
+    fit = config.fit
+    lines = [f"name = {json.dumps(config.name)}", "sources = ["]
+    lines += [f"    {json.dumps(source)}," for source in config.sources]
+    lines += [
+        "]",
+        "",
+        "[fit]",
+        f"prior_sd = {fit.prior_sd!r}",
+        f"bootstrap = {fit.bootstrap}",
+        f"level = {fit.level!r}",
+        f"seed = {fit.seed}",
+        f"history = {json.dumps(fit.history)}",
+        "",
+    ]
+    return "\n".join(lines)
+
+
+def save_league(folder: Path, config: LeagueConfig) -> None:
+    """Write the config whole: a temporary file, synced, renamed over the old one."""
+    path = config_path(folder)
+    temporary = path.with_name(f".{CONFIG_NAME}.tmp")
+    with temporary.open("w", encoding="utf-8") as file:
+        file.write(render(config))
+        file.flush()
+        os.fsync(file.fileno())
+    temporary.replace(path)
+
+
+def source_folder(folder: Path, source: str) -> Path:
+    """Where a source of the league's config is (relative paths are from the league's folder)."""
+    path = Path(source)
+    return path if path.is_absolute() else folder / path
+
+
+def source_entry(folder: Path, source: Path) -> str:
+    """How the config names a folder: relative to the league's folder where that works."""
+    resolved = source.resolve()
+    try:
+        return os.path.relpath(resolved, folder.resolve())
+    except ValueError:
+        return str(resolved)

@@ -1,0 +1,341 @@
+"""What the dashboard and `league show` read from a league's index: the leaderboard, a bot's
+page, lists of games with filters, the crosstable. Each query reads one page of rows (the
+index's SQL does the filtering, sorting and paging), so a page costs the same with a hundred
+thousand games as with a hundred.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from referee.league.index import LeagueIndex
+
+PAGE_SIZE = 50
+MAX_CROSSTABLE = 64
+
+# Every version with its bot, its number among the bot's versions (by first game) and how many
+# the bot has.
+_VERSIONS = """
+WITH v AS (
+    SELECT versions.id AS id, bots.id AS bot, bots.name AS name, bots.game AS game,
+           versions.content_hash AS content_hash, versions.command AS command,
+           versions.first_seen AS first_seen,
+           ROW_NUMBER() OVER (PARTITION BY versions.bot ORDER BY versions.first_seen,
+                              versions.id) AS number,
+           COUNT(*) OVER (PARTITION BY versions.bot) AS versions
+    FROM versions JOIN bots ON bots.id = versions.bot
+)
+"""
+
+
+@dataclass(frozen=True, slots=True)
+class VersionRow:
+    version: int
+    bot: int
+    name: str
+    game: str
+    number: int  # among the bot's versions, by first game
+    versions: int  # how many the bot has
+    content_hash: str
+    command: str
+    first_seen: str
+    rank: int | None
+    rating: float | None
+    low: float | None
+    high: float | None
+    games: int
+    points: float
+    los_next: float | None
+
+    @property
+    def label(self) -> str:
+        return self.name if self.versions == 1 else f"{self.name} v{self.number}"
+
+
+_VERSION_COLUMNS = (
+    "v.id, v.bot, v.name, v.game, v.number, v.versions, v.content_hash, v.command, v.first_seen,"
+    " r.rank, r.rating, r.low, r.high, COALESCE(r.games, 0), COALESCE(r.points, 0), r.los_next"
+)
+
+
+@dataclass(frozen=True)
+class Page:
+    rows: list[Any]
+    total: int
+    page: int  # from 1
+    size: int = PAGE_SIZE
+
+    @property
+    def pages(self) -> int:
+        return max(1, -(-self.total // self.size))
+
+
+def games_played(index: LeagueIndex) -> list[str]:
+    """The games (Alak, Lielow...) of the league."""
+    return [r[0] for r in index.db.execute("SELECT DISTINCT game FROM bots ORDER BY game")]
+
+
+def leaderboard(
+    index: LeagueIndex,
+    *,
+    game: str | None = None,
+    search: str | None = None,
+    all_versions: bool = False,
+    page: int = 1,
+    size: int = PAGE_SIZE,
+) -> Page:
+    """Rated versions, best first within each game; by default only each bot's latest."""
+    where, args = ["1 = 1"], []
+    if game:
+        where.append("v.game = ?")
+        args.append(game)
+    if search:
+        where.append("v.name LIKE ? ESCAPE '\\'")
+        args.append(f"%{_like(search)}%")
+    if not all_versions:
+        where.append("v.number = v.versions")
+    condition = " AND ".join(where)
+    body = f" FROM v JOIN ratings r ON r.version = v.id WHERE {condition}"
+    (total,) = index.db.execute(_VERSIONS + "SELECT COUNT(*)" + body, args).fetchone()
+    rows = index.db.execute(
+        _VERSIONS
+        + f"SELECT {_VERSION_COLUMNS}"
+        + body
+        + " ORDER BY v.game, r.rank LIMIT ? OFFSET ?",
+        [*args, size, (page - 1) * size],
+    ).fetchall()
+    return Page([VersionRow(*row) for row in rows], total, page, size)
+
+
+def _like(text: str) -> str:
+    return text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+
+
+def bot_versions(index: LeagueIndex, bot: int) -> list[VersionRow]:
+    rows = index.db.execute(
+        _VERSIONS + f"SELECT {_VERSION_COLUMNS} FROM v LEFT JOIN ratings r ON r.version = v.id"
+        " WHERE v.bot = ? ORDER BY v.number",
+        (bot,),
+    ).fetchall()
+    return [VersionRow(*row) for row in rows]
+
+
+def find_bot(index: LeagueIndex, game: str, name: str) -> int | None:
+    found = index.db.execute("SELECT id FROM bots WHERE game = ? AND name = ?", (game, name))
+    row = found.fetchone()
+    return None if row is None else int(row[0])
+
+
+def history(index: LeagueIndex, bot: int) -> list[tuple[int, int, str, float, int]]:
+    """(version, step, period, rating, games) of a bot's versions, by step."""
+    return index.db.execute(
+        "SELECT history.version, step, period, rating, games FROM history"
+        " JOIN versions ON versions.id = history.version WHERE versions.bot = ?"
+        " ORDER BY step, history.version",
+        (bot,),
+    ).fetchall()
+
+
+@dataclass(frozen=True, slots=True)
+class OpponentRow:
+    bot: int
+    name: str
+    games: int
+    wins: int
+    draws: int
+    losses: int
+
+    @property
+    def score(self) -> float:
+        return (self.wins + self.draws / 2) / self.games if self.games else 0.0
+
+
+def opponents(index: LeagueIndex, bot: int) -> list[OpponentRow]:
+    """The bot's results (all versions) against each other bot, most games first."""
+    rows = index.db.execute(
+        """
+        WITH mine AS (SELECT id FROM versions WHERE bot = ?),
+        seen AS (
+            SELECT orange AS other, CASE result WHEN 'blue' THEN 1 WHEN 'draw' THEN 0 ELSE -1 END
+                   AS outcome FROM games WHERE blue IN mine
+            UNION ALL
+            SELECT blue, CASE result WHEN 'orange' THEN 1 WHEN 'draw' THEN 0 ELSE -1 END
+                   FROM games WHERE orange IN mine
+        )
+        SELECT bots.id, bots.name, COUNT(*), SUM(outcome = 1), SUM(outcome = 0),
+               SUM(outcome = -1)
+        FROM seen JOIN versions ON versions.id = seen.other JOIN bots ON bots.id = versions.bot
+        GROUP BY bots.id ORDER BY COUNT(*) DESC, bots.name
+        """,
+        (bot,),
+    ).fetchall()
+    return [OpponentRow(*row) for row in rows]
+
+
+def faults(index: LeagueIndex, bot: int) -> list[tuple[str, int]]:
+    """How often each fault of the bot (any version) ended a game."""
+    return index.db.execute(
+        """
+        WITH mine AS (SELECT id FROM versions WHERE bot = ?)
+        SELECT reason, COUNT(*) FROM games
+        WHERE (fault = 'blue' AND blue IN mine) OR (fault = 'orange' AND orange IN mine)
+        GROUP BY reason ORDER BY COUNT(*) DESC
+        """,
+        (bot,),
+    ).fetchall()
+
+
+@dataclass(frozen=True, slots=True)
+class GameFilter:
+    bot: int | None = None  # games of this bot (any version)
+    version: int | None = None  # of this version
+    game: str | None = None
+    result: str | None = None  # with a bot: win, draw, loss; without: blue, orange, draw
+    reason: str | None = None
+    fault: bool = False  # only games the bot (or anyone) lost by a fault
+
+    def query(self) -> tuple[str, list[Any]]:
+        where: list[str] = []
+        args: list[Any] = []
+        if self.version is not None:
+            mine, args = "(?)", [self.version]
+        elif self.bot is not None:
+            mine, args = "(SELECT id FROM versions WHERE bot = ?)", [self.bot]
+        else:
+            mine = ""
+        if mine:
+            where.append(f"(g.blue IN {mine} OR g.orange IN {mine})")
+            args = args * 2
+        if self.game:
+            where.append("g.game = ?")
+            args.append(self.game)
+        if self.reason:
+            where.append("g.reason = ?")
+            args.append(self.reason)
+        if self.result and mine:
+            won = f"((g.result = 'blue' AND g.blue IN {mine}) OR"
+            won += f" (g.result = 'orange' AND g.orange IN {mine}))"
+            ids = [self.version if self.version is not None else self.bot] * 2
+            if self.result == "win":
+                where.append(won)
+                args += ids
+            elif self.result == "loss":
+                where.append(f"g.result != 'draw' AND NOT {won}")
+                args += ids
+            elif self.result == "draw":
+                where.append("g.result = 'draw'")
+        elif self.result in ("blue", "orange", "draw"):
+            where.append("g.result = ?")
+            args.append(self.result)
+        if self.fault:
+            if mine:
+                where.append(
+                    f"((g.fault = 'blue' AND g.blue IN {mine}) OR"
+                    f" (g.fault = 'orange' AND g.orange IN {mine}))"
+                )
+                args += [self.version if self.version is not None else self.bot] * 2
+            else:
+                where.append("g.fault IS NOT NULL")
+        return " AND ".join(where) or "1 = 1", args
+
+
+@dataclass(frozen=True, slots=True)
+class GameListRow:
+    source: int  # the source's position in the config
+    number: int
+    game: str
+    blue: str  # labels
+    orange: str
+    blue_bot: int
+    orange_bot: int
+    result: str
+    reason: str
+    fault: str | None
+    plies: int
+    record: str
+    finished_at: str
+    source_name: str
+
+
+def games(index: LeagueIndex, chosen: GameFilter, page: int = 1, size: int = PAGE_SIZE) -> Page:
+    """One page of the games that `chosen` lets through, the latest first."""
+    condition, args = chosen.query()
+    (total,) = index.db.execute(f"SELECT COUNT(*) FROM games g WHERE {condition}", args).fetchone()
+    # A page past the middle is counted from the other end: SQL skips rows one by one.
+    offset, limit, way = (page - 1) * size, size, "DESC"
+    if offset > total // 2:
+        end = total - offset  # rows of this page and after it, counted from the oldest
+        offset, limit, way = max(0, end - size), min(size, max(0, end)), "ASC"
+    rows = index.db.execute(
+        _VERSIONS
+        + f"""
+        SELECT s.position, g.number, g.game,
+               b.name || CASE WHEN b.versions > 1 THEN ' v' || b.number ELSE '' END,
+               o.name || CASE WHEN o.versions > 1 THEN ' v' || o.number ELSE '' END,
+               b.bot, o.bot, g.result, g.reason, g.fault, g.plies, g.record, g.finished_at,
+               s.name
+        FROM (SELECT * FROM games g WHERE {condition}
+              ORDER BY g.finished_at {way}, g.number {way} LIMIT ? OFFSET ?) g
+        JOIN sources s ON s.id = g.source
+        JOIN v b ON b.id = g.blue JOIN v o ON o.id = g.orange
+        ORDER BY g.finished_at DESC, g.number DESC
+        """,
+        [*args, limit, offset],
+    ).fetchall()
+    return Page([GameListRow(*row) for row in rows], total, page, size)
+
+
+def reasons(index: LeagueIndex) -> list[str]:
+    return [r[0] for r in index.db.execute("SELECT DISTINCT reason FROM games ORDER BY reason")]
+
+
+@dataclass(frozen=True)
+class Crosstable:
+    players: list[VersionRow]
+    # cells[i][j]: (points of i against j, games), None where they never met
+    cells: list[list[tuple[float, int] | None]]
+
+
+def crosstable(index: LeagueIndex, game: str, top: int = MAX_CROSSTABLE) -> Crosstable:
+    """The `top` best rated versions of `game` (64 at most) and their results between them."""
+    top = max(1, min(top, MAX_CROSSTABLE))
+    players = leaderboard(index, game=game, all_versions=True, size=top).rows
+    place = {p.version: k for k, p in enumerate(players)}
+    cells: list[list[tuple[float, int] | None]] = [[None] * len(players) for _ in players]
+    marks = ",".join("?" * len(place))
+    rows = index.db.execute(
+        f"SELECT blue, orange, SUM(result = 'blue') + 0.5 * SUM(result = 'draw'),"
+        f" SUM(result = 'orange') + 0.5 * SUM(result = 'draw'), COUNT(*) FROM games"
+        f" WHERE blue IN ({marks}) AND orange IN ({marks}) GROUP BY blue, orange",
+        [*place, *place],
+    ).fetchall()
+    for blue, orange, blue_points, orange_points, count in rows:
+        i, j = place[blue], place[orange]
+        for a, b, points in ((i, j, blue_points), (j, i, orange_points)):
+            before = cells[a][b] or (0.0, 0)
+            cells[a][b] = (before[0] + points, before[1] + count)
+    return Crosstable(players, cells)
+
+
+@dataclass(frozen=True, slots=True)
+class SourceRow:
+    position: int
+    path: str
+    kind: str
+    name: str
+    game: str
+    games: int
+
+
+def sources(index: LeagueIndex) -> list[SourceRow]:
+    rows = index.db.execute(
+        "SELECT position, path, kind, name, s.game, COUNT(g.number) FROM sources s"
+        " LEFT JOIN games g ON g.source = s.id GROUP BY s.id ORDER BY position"
+    ).fetchall()
+    return [SourceRow(*row) for row in rows]
+
+
+def kinds(index: LeagueIndex) -> list[tuple[str, float, float, int]]:
+    """(game, first-move advantage, draw margin, games) of the last fit."""
+    return index.db.execute("SELECT * FROM kinds ORDER BY game").fetchall()

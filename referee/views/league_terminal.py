@@ -1,0 +1,45 @@
+"""Rich views of a league: its leaderboard and the summary of a rating run (pure functions from
+the league's query rows to renderables)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from rich.table import Table
+
+from referee.league.queries import VersionRow
+
+
+def _elo(value: float | None) -> str:
+    return "" if value is None else f"{value:+.0f}"
+
+
+def leaderboard_table(rows: Sequence[VersionRow], title: str) -> Table:
+    """Rank, bot (and version), game, rating with its interval, games, score, LOS."""
+    table = Table(title=title, title_justify="left")
+    for name, justify in (
+        ("#", "right"),
+        ("bot", "left"),
+        ("game", "left"),
+        ("Elo", "right"),
+        ("interval", "right"),
+        ("games", "right"),
+        ("score", "right"),
+        ("LOS", "right"),
+    ):
+        table.add_column(name, justify=justify)  # type: ignore[arg-type]
+    for row in rows:
+        interval = "" if row.low is None else f"{_elo(row.low)} .. {_elo(row.high)}"
+        score = f"{row.points / row.games:.0%}" if row.games else ""
+        los = "" if row.los_next is None else f"{row.los_next:.1%}"
+        table.add_row(
+            str(row.rank or ""),
+            row.label,
+            row.game,
+            _elo(row.rating),
+            interval,
+            str(row.games),
+            score,
+            los,
+        )
+    return table

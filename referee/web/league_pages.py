@@ -1,0 +1,361 @@
+"""The league's dashboard as HTML: the leaderboard, a bot's page, the games, the crosstable.
+
+Pure functions from the league's query rows (`referee.league.queries`) to whole pages, rendered
+on the server with the style inline and no script, so a page paints as soon as it arrives. The
+same functions make the served pages and the exported files: a `Links` says where each link
+goes (query strings on the server, file names in an export; an export has no search form).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from html import escape
+from urllib.parse import urlencode
+
+from referee.league.queries import (
+    Crosstable,
+    GameFilter,
+    GameListRow,
+    OpponentRow,
+    Page,
+    VersionRow,
+)
+
+
+@dataclass(frozen=True)
+class Links:
+    """Where the pages link to."""
+
+    board: Callable[[str | None, str | None, bool, int], str]  # game, search, all, page
+    bot: Callable[[int], str]
+    bot_games: Callable[[int, GameFilter, int], str]  # bot, filter, page
+    games: Callable[[GameFilter, int], str]
+    crosstable: Callable[[str], str]
+    replay: Callable[[GameListRow], str | None]
+    searchable: bool  # a server: forms for search and filters
+
+
+def server_links(prefix: str = "/league") -> Links:
+    def query(path: str, **values: object) -> str:
+        kept = {k: v for k, v in values.items() if v not in (None, "", False, 1)}
+        return f"{prefix}{path}" + (f"?{urlencode(kept)}" if kept else "")
+
+    def filter_values(f: GameFilter) -> dict[str, object]:
+        return {"game": f.game, "result": f.result, "reason": f.reason, "fault": int(f.fault)}
+
+    return Links(
+        board=lambda game, search, every, page: query(
+            "/", game=game, q=search, versions="all" if every else None, page=page
+        ),
+        bot=lambda bot: f"{prefix}/bot/{bot}",
+        bot_games=lambda bot, f, page: query(f"/bot/{bot}", **filter_values(f), page=page),
+        games=lambda f, page: query("/games", **filter_values(f), page=page),
+        crosstable=lambda game: query("/crosstable", game=game),
+        replay=lambda row: f"/replay/{row.source}/{row.record}",
+        searchable=True,
+    )
+
+
+STYLE = """
+body{font:14px/1.4 system-ui,sans-serif;margin:1em 2em;color:#222;background:#fcfcfc}
+h1{font-size:1.4em;margin:.2em 0}h2{font-size:1.1em;margin:1.2em 0 .4em}
+nav a{margin-right:1em}table{border-collapse:collapse;margin:.4em 0}
+td,th{padding:2px 8px;border-bottom:1px solid #e4e4e4;text-align:left;white-space:nowrap}
+th{background:#f0f0f0}td.n{text-align:right;font-variant-numeric:tabular-nums}
+.muted{color:#777}.bar{position:relative;width:220px;height:12px;background:#f3f3f3}
+.bar span{position:absolute;top:3px;height:6px;background:#7aa6d8}
+.bar b{position:absolute;top:0;width:2px;height:12px;background:#1a4d8f}
+.pages a,.pages b{margin-right:.5em}form{margin:.5em 0}input,select{margin-right:.5em}
+.x td{text-align:center;min-width:2.2em;padding:1px 3px}.x th{font-weight:normal}
+.win{color:#17692a}.loss{color:#a11}.fault{color:#a11}
+"""
+
+
+def document(title: str, body: str, links: Links) -> str:
+    nav = (
+        f'<nav><a href="{links.board(None, None, False, 1)}">leaderboard</a>'
+        f'<a href="{links.games(GameFilter(), 1)}">games</a></nav>'
+    )
+    return (
+        '<!doctype html><html lang="en"><head><meta charset="utf-8">'
+        '<meta name="viewport" content="width=device-width, initial-scale=1">'
+        f'<link rel="icon" href="data:,"><title>{escape(title)}</title><style>{STYLE}</style>'
+        f"</head><body>{nav}<h1>{escape(title)}</h1>{body}</body></html>"
+    )
+
+
+def elo(value: float | None) -> str:
+    return "" if value is None else f"{value:+.0f}"
+
+
+def pager(page: Page, link: Callable[[int], str]) -> str:
+    """Links to the first, nearby and last pages."""
+    if page.pages <= 1:
+        return f'<p class="muted">{page.total} in all</p>'
+    shown = sorted(
+        {1, page.pages, *range(max(1, page.page - 3), min(page.pages, page.page + 3) + 1)}
+    )
+    parts, last = [], 0
+    for number in shown:
+        if number > last + 1:
+            parts.append("…")
+        parts.append(
+            f"<b>{number}</b>" if number == page.page else f'<a href="{link(number)}">{number}</a>'
+        )
+        last = number
+    return f'<p class="pages">{page.total} in all; page {" ".join(parts)}</p>'
+
+
+def interval_bar(row: VersionRow, low: float, high: float) -> str:
+    """The rating's interval as a bar on a scale from `low` to `high` (the page's extremes)."""
+    if row.rating is None:
+        return ""
+    span = max(high - low, 1.0)
+
+    def at(value: float) -> float:
+        return max(0.0, min(100.0, (value - low) / span * 100))
+
+    left = at(row.low if row.low is not None else row.rating)
+    right = at(row.high if row.high is not None else row.rating)
+    return (
+        f'<div class="bar" title="{elo(row.low)} .. {elo(row.high)}">'
+        f'<span style="left:{left:.1f}%;width:{max(right - left, 0.5):.1f}%"></span>'
+        f'<b style="left:{at(row.rating):.1f}%"></b></div>'
+    )
+
+
+def leaderboard_page(
+    title: str,
+    page: Page,
+    games: Sequence[str],
+    chosen: tuple[str | None, str | None, bool],
+    notes: Sequence[str],
+    links: Links,
+) -> str:
+    game, search, every = chosen
+    rows: list[VersionRow] = page.rows
+    ends = [v for r in rows for v in (r.low, r.high, r.rating) if v is not None]
+    low, high = (min(ends), max(ends)) if ends else (0.0, 1.0)
+    body = [f'<p class="muted">{" · ".join(escape(n) for n in notes)}</p>']
+    if links.searchable:
+        body.append(_board_form(games, game, search, every))
+    else:
+        other = links.board(None, None, not every, 1)
+        body.append(
+            f'<p><a href="{other}">{"latest versions" if every else "every version"}</a></p>'
+        )
+    body.append(
+        "<p>crosstables: "
+        + " ".join(f'<a href="{links.crosstable(g)}">{escape(g)}</a>' for g in games)
+        + "</p>"
+    )
+    head = "<tr><th>#</th><th>bot</th><th>game</th><th>Elo</th><th>95% interval</th><th></th>"
+    head += "<th>games</th><th>score</th><th>LOS</th></tr>"
+    lines = [head]
+    for r in rows:
+        score = f"{r.points / r.games:.0%}" if r.games else ""
+        los = "" if r.los_next is None else f"{r.los_next:.1%}"
+        interval = "" if r.low is None else f"{elo(r.low)} .. {elo(r.high)}"
+        lines.append(
+            f'<tr><td class="n">{r.rank}</td><td><a href="{links.bot(r.bot)}">{escape(r.label)}'
+            f"</a></td><td>{escape(r.game)}</td><td class=n>{elo(r.rating)}</td>"
+            f"<td class=n>{interval}</td><td>{interval_bar(r, low, high)}</td>"
+            f"<td class=n>{r.games}</td><td class=n>{score}</td><td class=n>{los}</td></tr>"
+        )
+    body.append(f"<table>{''.join(lines)}</table>")
+    body.append(pager(page, lambda n: links.board(game, search, every, n)))
+    return document(title, "".join(body), links)
+
+
+def _board_form(games: Sequence[str], game: str | None, search: str | None, every: bool) -> str:
+    options = "".join(
+        f'<option value="{escape(g)}"{" selected" if g == game else ""}>{escape(g)}</option>'
+        for g in games
+    )
+    checked = " checked" if every else ""
+    return (
+        f'<form method="get"><input name="q" placeholder="bot name" value="{escape(search or "")}">'
+        f'<select name="game"><option value="">every game</option>{options}</select>'
+        f'<label><input type="checkbox" name="versions" value="all"{checked}>every version'
+        "</label><button>show</button></form>"
+    )
+
+
+def bot_page(
+    versions: Sequence[VersionRow],
+    history: Sequence[tuple[int, int, str, float, int]],
+    opponents: Sequence[OpponentRow],
+    faults: Sequence[tuple[str, int]],
+    games: Page,
+    chosen: GameFilter,
+    reasons: Sequence[str],
+    links: Links,
+) -> str:
+    first = versions[0]
+    body = [f'<p class="muted">{escape(first.game)}</p><h2>versions</h2>', _versions(versions)]
+    if history:
+        body += ["<h2>rating over time</h2>", history_chart(versions, history)]
+    body += ["<h2>results by opponent</h2>", _opponents(opponents, links)]
+    body.append("<h2>faults</h2>")
+    body.append(
+        "<p>"
+        + (", ".join(f"{n} × {escape(reason)}" for reason, n in faults) or "none")
+        + (f' · <a href="{links.bot_games(first.bot, GameFilter(fault=True), 1)}">games lost'
+           " by a fault</a>" if faults else "")
+        + "</p>"
+    )  # fmt: skip
+    body.append("<h2>games</h2>")
+    if links.searchable:
+        body.append(_games_form(chosen, reasons, ("win", "draw", "loss"), with_game=False))
+    body.append(games_table(games.rows, links))
+    body.append(pager(games, lambda n: links.bot_games(first.bot, chosen, n)))
+    return document(first.name, "".join(body), links)
+
+
+def _versions(versions: Sequence[VersionRow]) -> str:
+    lines = [
+        "<tr><th>version</th><th>content hash</th><th>first game</th><th>Elo</th>"
+        "<th>95% interval</th><th>rank</th><th>games</th><th>score</th><th>command</th></tr>"
+    ]
+    for v in versions:
+        interval = "" if v.low is None else f"{elo(v.low)} .. {elo(v.high)}"
+        score = f"{v.points / v.games:.0%}" if v.games else ""
+        lines.append(
+            f"<tr><td>v{v.number}</td><td><code>{escape(v.content_hash[:12] or '(none)')}</code>"
+            f"</td><td>{escape(v.first_seen[:16])}</td><td class=n>{elo(v.rating)}</td>"
+            f"<td class=n>{interval}</td><td class=n>{v.rank or ''}</td><td class=n>{v.games}"
+            f"</td><td class=n>{score}</td><td><code>{escape(v.command[:80])}</code></td></tr>"
+        )
+    return f"<table>{''.join(lines)}</table>"
+
+
+def _opponents(opponents: Sequence[OpponentRow], links: Links) -> str:
+    lines = ["<tr><th>opponent</th><th>games</th><th>W</th><th>D</th><th>L</th><th>score</th></tr>"]
+    for o in opponents:
+        lines.append(
+            f'<tr><td><a href="{links.bot(o.bot)}">{escape(o.name)}</a></td><td class=n>{o.games}'
+            f"</td><td class=n>{o.wins}</td><td class=n>{o.draws}</td><td class=n>{o.losses}</td>"
+            f"<td class=n>{o.score:.0%}</td></tr>"
+        )
+    return f"<table>{''.join(lines)}</table>"
+
+
+def history_chart(
+    versions: Sequence[VersionRow], history: Sequence[tuple[int, int, str, float, int]]
+) -> str:
+    """Each version's rating after each step, as lines in an SVG."""
+    steps = sorted({h[1] for h in history})
+    periods = {h[1]: h[2] for h in history}
+    ratings = [h[3] for h in history]
+    low, high = min(ratings) - 20, max(ratings) + 20
+    width, height, pad = 640, 200, 40
+
+    def x(step: int) -> float:
+        return pad + (steps.index(step) / max(len(steps) - 1, 1)) * (width - 2 * pad)
+
+    def y(value: float) -> float:
+        return height - pad / 2 - (value - low) / (high - low) * (height - pad)
+
+    colours = ["#1a4d8f", "#d2691e", "#2e8b57", "#8b008b", "#b8860b", "#555"]
+    lines = []
+    for k, version in enumerate(versions):
+        points = [(x(h[1]), y(h[3])) for h in history if h[0] == version.version]
+        if not points:
+            continue
+        colour = colours[k % len(colours)]
+        path = " ".join(f"{px:.1f},{py:.1f}" for px, py in points)
+        lines.append(
+            f'<polyline fill="none" stroke="{colour}" stroke-width="2" points="{path}"/>'
+            f'<text x="{points[-1][0] + 4:.1f}" y="{points[-1][1]:.1f}" font-size="11" '
+            f'fill="{colour}">v{version.number}</text>'
+        )
+    axis = (
+        f'<text x="2" y="{y(high) + 10:.1f}" font-size="11">{elo(high)}</text>'
+        f'<text x="2" y="{y(low):.1f}" font-size="11">{elo(low)}</text>'
+        f'<text x="{pad}" y="{height - 2}" font-size="11">{escape(periods[steps[0]][-30:])}</text>'
+        f'<text x="{width - pad}" y="{height - 2}" font-size="11" text-anchor="end">'
+        f"{escape(periods[steps[-1]][-30:])}</text>"
+    )
+    return (
+        f'<svg width="{width}" height="{height}" role="img" aria-label="rating over time">'
+        f"{axis}{''.join(lines)}</svg>"
+    )
+
+
+def _games_form(
+    chosen: GameFilter, reasons: Sequence[str], results: Sequence[str], with_game: bool,
+    games: Sequence[str] = (),
+) -> str:  # fmt: skip
+    def select(name: str, values: Sequence[str], current: str | None, every: str) -> str:
+        options = "".join(
+            f'<option value="{escape(v)}"{" selected" if v == current else ""}>{escape(v)}</option>'
+            for v in values
+        )
+        return f'<select name="{name}"><option value="">{every}</option>{options}</select>'
+
+    parts = [select("result", results, chosen.result, "any result")]
+    parts.append(select("reason", reasons, chosen.reason, "any reason"))
+    if with_game:
+        parts.append(select("game", games, chosen.game, "every game"))
+    checked = " checked" if chosen.fault else ""
+    parts.append(f'<label><input type="checkbox" name="fault" value="1"{checked}>faults</label>')
+    return f'<form method="get">{"".join(parts)}<button>show</button></form>'
+
+
+def games_table(rows: Sequence[GameListRow], links: Links) -> str:
+    lines = [
+        "<tr><th>finished</th><th>game</th><th>blue (first)</th><th>orange</th><th>result</th>"
+        "<th>by</th><th>plies</th><th>from</th><th></th></tr>"
+    ]
+    for g in rows:
+        result = "draw" if g.result == "draw" else f"{g.result} won"
+        reason = f'<span class="fault">{escape(g.reason)}</span>' if g.fault else escape(g.reason)
+        replay = links.replay(g)
+        link = f'<a href="{replay}">replay</a>' if replay else ""
+        lines.append(
+            f"<tr><td>{escape(g.finished_at[:16])}</td><td>{escape(g.game)}</td>"
+            f'<td><a href="{links.bot(g.blue_bot)}">{escape(g.blue)}</a></td>'
+            f'<td><a href="{links.bot(g.orange_bot)}">{escape(g.orange)}</a></td>'
+            f"<td>{result}</td><td>{reason}</td><td class=n>{g.plies}</td>"
+            f"<td>{escape(g.source_name)} #{g.number}</td><td>{link}</td></tr>"
+        )
+    return f"<table>{''.join(lines)}</table>"
+
+
+def games_page(
+    page: Page, chosen: GameFilter, reasons: Sequence[str], games: Sequence[str], links: Links
+) -> str:
+    body = []
+    if links.searchable:
+        body.append(_games_form(chosen, reasons, ("blue", "orange", "draw"), True, games))
+    body.append(games_table(page.rows, links))
+    body.append(pager(page, lambda n: links.games(chosen, n)))
+    return document("games", "".join(body), links)
+
+
+def crosstable_page(table: Crosstable, game: str, links: Links) -> str:
+    """Points of the row's bot against the column's, of the best rated versions."""
+    players = table.players
+    head = "".join(f'<th title="{escape(p.label)}">{k + 1}</th>' for k, p in enumerate(players))
+    lines = [f"<tr><th>#</th><th>bot</th><th>Elo</th>{head}</tr>"]
+    for k, p in enumerate(players):
+        cells = []
+        for j, cell in enumerate(table.cells[k]):
+            if j == k:
+                cells.append('<td class="muted">·</td>')
+            elif cell is None:
+                cells.append("<td></td>")
+            else:
+                points, count = cell
+                style = "win" if points * 2 > count else "loss" if points * 2 < count else ""
+                cells.append(f'<td class="{style}" title="{count} games">{points:g}/{count}</td>')
+        lines.append(
+            f'<tr><td class="n">{k + 1}</td><td><a href="{links.bot(p.bot)}">{escape(p.label)}'
+            f"</a></td><td class=n>{elo(p.rating)}</td>{''.join(cells)}</tr>"
+        )
+    note = f"<p class=muted>the {len(players)} best rated versions; points/games, row against"
+    note += " column</p>"
+    return document(
+        f"crosstable: {game}", f'{note}<table class="x">{"".join(lines)}</table>', links
+    )
