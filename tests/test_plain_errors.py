@@ -11,7 +11,7 @@ CONFIG = """\
 name = "cup"
 game = "alak"
 [match.isolation]
-level = "basic"
+level = "basic+root"
 [[players]]
 name = "a-player-with-a-rather-long-name-to-make-the-line-long"
 command = "python3 this-file-is-not-there-at-all.py --with --many --arguments"

@@ -178,7 +178,7 @@ def test_an_empty_player_command_is_a_usage_error(tmp_path: Path) -> None:
 
 def test_two_bots_that_cannot_start_say_so_with_no_winner(tmp_path: Path) -> None:
     dead = "sh -c 'exit 127'"
-    done = referee("play", "lasker-morris", "-p1", dead, "-p2", dead, "--isolation", "basic",
+    done = referee("play", "lasker-morris", "-p1", dead, "-p2", dead, "--isolation", "basic+root",
                    cwd=tmp_path)  # fmt: skip
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "Game over! No winner!"

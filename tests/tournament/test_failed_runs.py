@@ -18,7 +18,7 @@ name = "cup"
 game = "alak"
 game_options = {{ size = 5 }}
 [match.isolation]
-level = "basic"
+level = "basic+root"
 [[players]]
 name = "ann"
 command = "builtin:random --seed 1"

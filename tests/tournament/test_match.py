@@ -64,12 +64,12 @@ def test_the_config_holds_options_clock_and_isolation(tmp_path: Path) -> None:
         seed=4,
         options={"size": 9, "variant": "traditional"},
         time_control={"clock_total": 30.0, "clock_increment": 0.5},
-        isolation="basic",
+        isolation="basic+root",
     )
     config = parse_config(spec.config_text(), tmp_path / "match.toml").config
     assert config.game_options == {"size": 9, "variant": "traditional"}
     assert (config.time_control.clock_total, config.time_control.clock_increment) == (30.0, 0.5)
-    assert config.match == {"isolation": {"level": "basic"}}
+    assert config.match == {"isolation": {"level": "basic+root"}}
     assert (config.seed, config.games_per_pairing, config.player_names) == (4, 6, ["a", "b"])
     schedule = make_schedule(config)
     for first, second in zip(schedule[::2], schedule[1::2], strict=True):
@@ -168,7 +168,7 @@ def test_the_live_view_shows_score_elo_and_llr() -> None:
 
 GREEDY = "builtin:greedy --seed {seed}"
 RANDOM = "builtin:random --seed {seed}"
-BASIC = ["--isolation", "basic", "-q", "-j", "2"]
+BASIC = ["--isolation", "basic+root", "-q", "-j", "2"]
 # Loses every game on its first move (orange waits for blue's move first).
 ILLEGAL = """
 if hear() == "orange":

@@ -94,7 +94,7 @@ def test_a_player_whose_folder_does_not_exist_is_refused_before_the_first_game(
 ) -> None:
     write_config(tmp_path, "python3 main.py")
     config = (tmp_path / "cup.toml").read_text().replace('cwd = "typo"', 'cwd = "tpyo"')
-    (tmp_path / "cup.toml").write_text(config + '[match.isolation]\nlevel = "basic"\n')
+    (tmp_path / "cup.toml").write_text(config + '[match.isolation]\nlevel = "basic+root"\n')
     done = referee("tournament", "run", "cup.toml", "-q", cwd=tmp_path)
     assert done.returncode == 2, done.stderr
     text = " ".join(done.stderr.split())

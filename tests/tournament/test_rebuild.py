@@ -17,7 +17,7 @@ from referee.tournament.store import SIDE_NAME, STORE_NAME
 from tests.commandline import referee
 
 PLAYER = '[[players]]\nname = "{name}"\ncommand = "builtin:random --seed {seed}"\n'
-BASIC = '[match.isolation]\nlevel = "basic"\n'
+BASIC = '[match.isolation]\nlevel = "basic+root"\n'
 
 
 def write(folder: Path, names: list[str], *, format: str = "round-robin", seed: int = 7) -> None:
