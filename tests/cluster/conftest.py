@@ -27,7 +27,6 @@ pytest.importorskip("distributed", reason="the cluster extra: pip install '.[tes
 SLOW_BOT = """\
 import random, sys, time
 from protocols import get_game
-from tests.conftest import ReadableFolders
 
 DELAY = {delay}
 game = get_game("tic-tac-toe")

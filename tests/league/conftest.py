@@ -54,11 +54,9 @@ def rated(league: Path) -> Path:
 @contextmanager
 def serve_league_in_thread(folder: Path) -> Iterator[str]:
     """The league's dashboard on a free port, in a thread of its own; yields its address."""
-    from hypercorn.trio import serve
-
     from referee.league.config import load_league
     from referee.web.league_server import league_app
-    from referee.web.server import _config
+    from referee.web.listen import http_config, serve
 
     app = league_app(folder, load_league(folder), ["127.0.0.1"])
     ready = threading.Event()
@@ -66,7 +64,7 @@ def serve_league_in_thread(folder: Path) -> Iterator[str]:
 
     async def main() -> None:
         async with trio.open_nursery() as nursery:
-            binds = await nursery.start(partial(serve, app, _config("127.0.0.1", 0)))
+            binds = await nursery.start(partial(serve, app, http_config("127.0.0.1:0")))
             box["url"], box["cancel"] = binds[0], nursery.cancel_scope
             box["token"] = trio.lowlevel.current_trio_token()
             ready.set()
