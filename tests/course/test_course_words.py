@@ -26,7 +26,10 @@ from tests.commandline import referee
 from tests.course.kit import CRASHES, PYTHON_BOT, make_course, write
 
 BASIC = MatchSettings(
-    move_timeout=2.0, grace=0.2, startup_allowance=2.0, isolation=IsolationSettings(level="basic+root")
+    move_timeout=2.0,
+    grace=0.2,
+    startup_allowance=2.0,
+    isolation=IsolationSettings(level="basic+root"),
 )
 
 
@@ -73,7 +76,11 @@ def test_a_students_page_counts_its_rank_as_the_grades_do(tmp_path: Path) -> Non
 def one_student(tmp_path: Path, files: dict[str, str]) -> Course:
     """A course (isolation basic) whose only submission is alice's."""
     folder = make_course(tmp_path, java=False, c=False)
-    text = (folder / "course.toml").read_text().replace('isolation = "auto"', 'isolation = "basic+root"')
+    text = (
+        (folder / "course.toml")
+        .read_text()
+        .replace('isolation = "auto"', 'isolation = "basic+root"')
+    )
     (folder / "course.toml").write_text(text)
     course = Course(folder)
     shutil.rmtree(course.submissions)
