@@ -58,7 +58,10 @@ DISK_SIGNS = ("no space left on device", "disk quota exceeded")
 PROCESS_SIGNS = (
     "blockingioerror: [errno 11]",
     "resource temporarily unavailable",
-    "unable to create native thread",
+    "unable to create native thread",  # the JVM
+    "can't start new thread",  # Python's threading
+    "failed to create new os thread",  # Go
+    "failed to spawn thread",  # Rust
     "fork: retry",
 )
 SANDBOX_HOME = Path("/tmp")

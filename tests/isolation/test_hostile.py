@@ -235,6 +235,27 @@ async def test_child_that_leaves_the_group_is_frozen_and_killed(arena: Arena) ->
     Feature.CGROUP,
     why="only the users and cgroup levels limit processes (root ignores RLIMIT_NPROC)",
 )
+async def test_thread_bomb(arena: Arena) -> None:
+    # Threads count as processes: at the users level the user's process limit refuses them
+    # before the cgroup's does, and the bot dies of the refusal with a traceback.
+    hostile = arena.hostile("""
+        import threading
+        start(); hear()
+        while True:
+            threading.Thread(target=time.sleep, args=(600,), daemon=True).start()
+    """)
+    record = await arena.play(hostile, arena.opponent())
+    assert verdict(record) == (ORANGE, Reason.RESOURCE_LIMIT)
+    assert record.result is not None
+    assert "hit the process limit (48 processes and threads)" in record.result.detail
+    arena.assert_nothing_left()
+
+
+@needs_any(
+    Feature.USERS,
+    Feature.CGROUP,
+    why="only the users and cgroup levels limit processes (root ignores RLIMIT_NPROC)",
+)
 async def test_fork_bomb(arena: Arena) -> None:
     hostile = arena.hostile("""
         start(); hear()
