@@ -32,6 +32,15 @@ class LineReader:
         if not self._buffer:
             self._known_empty_at = max(self._known_empty_at, when)
 
+    def line_ready(self) -> bool:
+        """Whether a whole line can be read without waiting."""
+        if b"\n" in self._buffer or self._eof:
+            return True
+        ready, _, _ = select.select([self._fd], [], [], 0)
+        if ready:
+            self._fill()
+        return b"\n" in self._buffer or self._eof
+
     def read_line(self) -> tuple[str | None, float]:
         """The next line without its newline (None at end of input) and when it arrived.
 
@@ -74,6 +83,10 @@ class TextLineReader:
 
     def mark_empty(self, when: float) -> None:
         """Text streams cannot be polled; arrival is always taken to be the read itself."""
+
+    def line_ready(self) -> bool:
+        """A text stream cannot be polled: what a test gives it is all there."""
+        return True
 
     def read_line(self) -> tuple[str | None, float]:
         line = self._stream.readline()

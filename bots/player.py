@@ -9,6 +9,11 @@ answered can have been written (for the first move: no earlier than the start of
 so start-up time and a slow machine are counted against the bot, not discovered by the referee.
 A chooser that fails or returns an illegal move is a bug in the bot: the loop logs it and plays
 the first legal move instead, so a built-in bot never loses by a fault of its own.
+
+Every built-in bot understands the protocol's `position` extension: a game that starts from an
+opening tells it `position K` and the opening's K moves right after its colour, in the same write
+(so blue, which moves at once in a game from the start, can tell the two apart without waiting);
+the bot follows the moves with the rules, then plays on from there.
 """
 
 from __future__ import annotations
@@ -19,8 +24,10 @@ import traceback
 from typing import Any, Protocol, TextIO
 
 from bots.clock import MoveClock, process_start
-from bots.lines import reader_for
+from bots.lines import LineReader, TextLineReader, reader_for
 from protocols.base import Game, IllegalMove, Side
+
+POSITION = "position"  # the protocol extension for games that start from an opening
 
 
 class Chooser(Protocol):
@@ -52,6 +59,16 @@ def play(
         return 2
     me = Side(colour)
     state = game.initial_state(options)
+    pending: tuple[str | None, float] | None = None
+    if me is Side.ORANGE or reader.line_ready():  # blue without an opening has nothing to read
+        line, arrived = reader.read_line()
+        if line is not None and line.startswith(POSITION + " "):
+            followed = _follow_opening(game, state, line, reader, log)
+            if followed is None:
+                return 3
+            state, arrived = followed
+        else:
+            pending = (line, arrived)  # orange in a game from the start: blue's first move
     while True:
         if game.outcome(state) is None and state.to_move is me:
             move = _safe_choice(game, state, choose, MoveClock(arrived, movetime), log)
@@ -63,7 +80,8 @@ def play(
             if after_move is not None:  # housekeeping while the opponent thinks
                 after_move()
             continue
-        line, arrived = reader.read_line()
+        line, arrived = pending or reader.read_line()
+        pending = None
         if line is None or line.strip() == "END":
             return 0
         try:
@@ -71,6 +89,31 @@ def play(
         except IllegalMove as exc:
             print(f"the referee sent a move I cannot follow: {line.strip()!r}: {exc}", file=log)
             return 3
+
+
+def _follow_opening(
+    game: Game[Any, Any, Any],
+    state: Any,
+    header: str,
+    reader: LineReader | TextLineReader,
+    log: TextIO,
+) -> tuple[Any, float] | None:
+    """The state after the opening announced by `header` (`position K`), read move by move, and
+    when its last line arrived (a bot to move answers that line); None, logged, if it cannot be
+    followed."""
+    count = header.split()[1] if len(header.split()) == 2 else ""
+    if not count.isdigit():
+        print(f"the referee sent a position line I cannot read: {header!r}", file=log)
+        return None
+    arrived = 0.0
+    for _ in range(int(count)):
+        line, arrived = reader.read_line()
+        try:
+            state = game.apply(state, game.parse_move(state, line or ""))
+        except IllegalMove as exc:
+            print(f"the opening has a move I cannot follow: {line!r}: {exc}", file=log)
+            return None
+    return state, arrived
 
 
 def _safe_choice(

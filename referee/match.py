@@ -13,7 +13,7 @@ import random
 import shlex
 import sys
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from contextlib import AbstractAsyncContextManager
 from pathlib import Path
 from typing import Any, NamedTuple, Protocol
@@ -46,6 +46,7 @@ from referee.records import (
     TimeControl,
     utc_now,
 )
+from referee.tournament.openings import apply_opening
 
 # -- players ----------------------------------------------------------------------------------
 
@@ -57,6 +58,26 @@ PERFECT_BOT = "perfect"  # the built-in bot that plays from solved tables
 # A built-in bot reads nothing of its folder, so it runs in `/`: the caller's folder (a private
 # home, a tournament's folder) is neither needed by it nor shown to it.
 BUILTIN_CWD = Path("/")
+POSITION = "position"  # the protocol extension that starts a game from an opening
+
+
+class OpeningRefused(ValueError):
+    """A game with an opening between bots of which one has not declared `position`."""
+
+
+def refuse_undeclared(players: Sequence[PlayerSpec], opening: Sequence[str] | None) -> None:
+    """Raise `OpeningRefused`, naming the bot, if a game from `opening` cannot be played: a bot
+    that has not declared the `position` extension is never sent its lines, and a game is never
+    played from the start instead."""
+    if not opening:
+        return
+    for player in players:
+        if not player.understands(POSITION):
+            raise OpeningRefused(
+                f"{player.name} has not declared the {POSITION!r} extension, so it cannot start "
+                f"from an opening: declare it (capabilities = [\"{POSITION}\"] for a tournament "
+                "player, --position-capable for play) or play without openings"
+            )
 
 
 def is_builtin(command: str) -> bool:
@@ -99,6 +120,14 @@ class PlayerSpec(BaseModel):
     command: str
     cwd: Path | None = None
     limits: Limits | None = None  # this player's own resource limits; None: the match's
+    # Protocol extensions it has declared it understands (its configuration says so; a bot is
+    # never asked): "position", a game started from an opening (spec 1.10).
+    capabilities: frozenset[str] = frozenset()
+
+    def understands(self, extension: str) -> bool:
+        """Whether it may be sent `extension`'s lines: declared, or a built-in bot (which all
+        understand every extension)."""
+        return extension in self.capabilities or is_builtin(self.command)
     content_hash: str | None = None  # what the bot is made of (referee/bot_content.py)
 
 
@@ -339,6 +368,7 @@ class Match:
         open_player: OpenPlayer = open_bot_player,
         on_decided: Callable[[], None] | None = None,
         isolation: Isolation | None = None,
+        opening: Sequence[str] | None = None,
     ) -> None:
         self.game: Game[Any, Any, Any] = get_game(game_name)
         self.options = self.game.parse_options(options)
@@ -347,7 +377,13 @@ class Match:
         self.players = self._assign_colours(player1, player2)
         self.record_path = record_path
         self.listener = listener
-        self.state: Any = self.game.initial_state(self.options)
+        # The moves played before the bots take over (spec 1.10): the game starts where they
+        # lead, and the draw rules count them as played.
+        self.opening = list(opening or [])
+        refuse_undeclared([player1, player2], self.opening)
+        self.state: Any = apply_opening(
+            self.game, self.game.initial_state(self.options), self.opening
+        )
         self.plies: list[Ply] = []
         # The move last played, until it is recorded: (side, line received, move, seconds).
         self._unrecorded: tuple[Side, str, str, float] | None = None
@@ -398,6 +434,7 @@ class Match:
             },
             time_control=TimeControl.of(s),
             started_at=utc_now(),
+            opening=self.opening or None,
             confinement={
                 "isolation": s.isolation.level,
                 "freeze": s.freeze,  # the policy: frozen only while pondering, after the grace
@@ -555,12 +592,26 @@ class Match:
             if other is not bot:
                 other.interrupt()
 
+    def _first_lines(self, side: Side) -> list[str]:
+        """What `side` is told before the game goes on: its colour, then, with an opening,
+        `position K` and the opening's K moves (spec 1.10)."""
+        if not self.opening:
+            return [side.value]
+        return [side.value, f"{POSITION} {len(self.opening)}", *self.opening]
+
     async def _turn_loop(self) -> Verdict:
+        mover = self.state.to_move  # blue, or whoever is to move after the opening
         try:
-            await self.bots[Side.ORANGE].send_line(Side.ORANGE.value)
+            # One write each: a bot reading its colour finds what follows it already there.
+            await self.bots[mover.other].send_line("\n".join(self._first_lines(mover.other)))
         except BotFault as fault:  # it died while starting, or stopped reading at once
-            return await self._fault_verdict(Side.ORANGE, fault)
-        to_send: str = Side.BLUE.value
+            return await self._fault_verdict(mover.other, fault)
+        *told, to_send = self._first_lines(mover)  # the mover answers the last of its lines
+        if told:
+            try:
+                await self.bots[mover].send_line("\n".join(told))
+            except BotFault as fault:
+                return await self._fault_verdict(mover, fault)
         outcome: Outcome | None = self.game.outcome(self.state)
         while outcome is None:
             side: Side = self.state.to_move

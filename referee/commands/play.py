@@ -27,8 +27,18 @@ from referee.isolation import (
     ran_as_root_warning,
     reach_check,
 )
-from referee.match import Listener, Match, MatchSettings, PlayerSpec, player_cwd, resolve_command
+from referee.match import (
+    POSITION,
+    Listener,
+    Match,
+    MatchSettings,
+    OpeningRefused,
+    PlayerSpec,
+    player_cwd,
+    resolve_command,
+)
 from referee.records import GameRecord, Header, Ply, Result, describe_validation_error
+from referee.tournament.openings import OpeningError, canonical_opening
 from referee.web import DEFAULT_HOST, check_port
 
 if TYPE_CHECKING:
@@ -89,6 +99,20 @@ def add_play_arguments(parser: argparse.ArgumentParser) -> None:
         metavar="LEVEL",
         help="how bots are contained: auto (the strongest this machine offers; default), basic, "
         "or features joined by + (sandbox, users, cgroup); see `referee doctor`",
+    )
+    parser.add_argument(
+        "--opening",
+        default=None,
+        metavar="MOVES",
+        help='start from an opening: moves separated by commas, e.g. "h1 d1 r0, h2 d2 r0" (the '
+        "bots must understand the protocol's position extension: see --position-capable)",
+    )
+    parser.add_argument(
+        "--position-capable",
+        choices=("p1", "p2", "both"),
+        default=None,
+        help="which of the two programs understands the position extension (built-in bots all "
+        "do); an opening with a player that does not is refused",
     )
     parser.add_argument(
         "--allow-network",
@@ -178,24 +202,37 @@ def run_play(args: argparse.Namespace, out: Console, err: Console) -> int:
         return EXIT_USAGE
     seed = args.seed if args.seed is not None else random.randrange(2**31)
     record_path = args.record or default_record_path(game_name)
+    capable = {"p1": {"p1"}, "p2": {"p2"}, "both": {"p1", "p2"}}.get(args.position_capable, set())
     players = [
-        PlayerSpec(name=name, command=resolve_command(cmd, game_name, options))
-        for name, cmd in ((args.name1, args.player1), (args.name2, args.player2))
+        PlayerSpec(
+            name=name,
+            command=resolve_command(cmd, game_name, options),
+            capabilities=frozenset({POSITION} if key in capable else ()),
+        )
+        for key, name, cmd in (("p1", args.name1, args.player1), ("p2", args.name2, args.player2))
     ]
     if refused := unreachable_players(players, isolation):
         err.print(refused, markup=False, highlight=False)
         return EXIT_USAGE
-    match = Match(
-        game_name,
-        players[0],
-        players[1],
-        options=raw_options,
-        settings=settings,
-        seed=seed,
-        record_path=record_path,
-        listener=move_logger(err) if args.log else None,
-        isolation=isolation,
-    )
+    try:
+        opening = (
+            canonical_opening(game_name, raw_options, args.opening) if args.opening else None
+        )
+        match = Match(
+            game_name,
+            players[0],
+            players[1],
+            options=raw_options,
+            settings=settings,
+            seed=seed,
+            record_path=record_path,
+            listener=move_logger(err) if args.log else None,
+            isolation=isolation,
+            opening=opening,
+        )
+    except (OpeningError, OpeningRefused) as exc:
+        err.print(f"referee: --opening: {exc}", markup=False, highlight=False)
+        return EXIT_USAGE
     if args.visual:
         return run_visual(args, out, err, match, record_path)
     try:
