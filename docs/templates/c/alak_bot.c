@@ -5,6 +5,7 @@
  * Only moves go to stdout (one line, flushed); anything else goes to stderr.
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #define SIZE 11 /* points a..k, the tournament's board unless announced otherwise */
@@ -34,7 +35,7 @@ static int read_line(char *line, int size) {
     return 1;
 }
 
-int main(void) {
+int main(int argc, char **argv) {
     char line[256];
     int banned[SIZE] = {0}, ignored[SIZE];
     memset(board, '.', SIZE);
@@ -42,6 +43,19 @@ int main(void) {
     int blue = strcmp(line, "blue") == 0;
     char me = blue ? 'X' : 'O', other = blue ? 'O' : 'X';
     int my_turn = blue; /* blue answers its colour with its first move */
+    if (argc > 1 && strcmp(argv[1], "--position") == 0) {
+        /* Every game starts from an opening: "position K", then its K moves, oldest first, the
+           first one blue's, each played as if watched. */
+        if (!read_line(line, sizeof line)) return 0;
+        int count = atoi(line + strlen("position "));
+        for (int ply = 0; ply < count; ply++) {
+            if (!read_line(line, sizeof line)) return 0;
+            char mover = ply % 2 == 0 ? 'X' : 'O';
+            place(line[0] - 'a', mover, mover == 'X' ? 'O' : 'X', mover == me ? ignored : banned);
+            if (mover == me) memset(banned, 0, sizeof banned);
+        }
+        my_turn = (count % 2 == 0) == blue; /* blue moves after an even number of plies */
+    }
     for (;;) {
         if (my_turn) {
             for (int p = 0; p < SIZE; p++) {

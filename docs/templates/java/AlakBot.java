@@ -45,6 +45,18 @@ public class AlakBot {
         char other = blue ? 'O' : 'X';
         List<Integer> banned = new ArrayList<>(); // where my stones were just captured
         boolean myTurn = blue; // blue answers its colour with its first move
+        if (java.util.Arrays.asList(args).contains("--position")) {
+            // Every game starts from an opening: "position K", then its K moves, oldest first,
+            // the first one blue's, each played as if watched.
+            int count = Integer.parseInt(in.readLine().trim().split("\\s+")[1]);
+            for (int ply = 0; ply < count; ply++) {
+                int point = in.readLine().trim().charAt(0) - 'a';
+                char mover = ply % 2 == 0 ? 'X' : 'O';
+                List<Integer> captured = place(point, mover, mover == 'X' ? 'O' : 'X');
+                banned = mover == me ? new ArrayList<>() : captured;
+            }
+            myTurn = (count % 2 == 0) == blue; // blue moves after an even number of plies
+        }
         while (true) {
             if (myTurn) {
                 for (int p = 0; p < SIZE; p++) {
