@@ -16,9 +16,10 @@ COPY pyproject.toml README.md ./
 COPY protocols ./protocols
 COPY referee ./referee
 COPY bots ./bots
-# The bots' compiled supervisor and launcher (referee/isolation/helper.c) is built here, by the
-# user that runs the referee and into its cache, in the same layer that installs the compiler
-# and removes it again: each bot then starts without two extra Python interpreters.
+# The bots' compiled supervisor, launcher and sandbox (referee/isolation/helper.c, sandbox.c) is
+# built here, by the user that runs the referee and into its cache, in the same layer that
+# installs the compiler and removes it again: each bot then starts without two extra Python
+# interpreters. (The image's referee is not root: bubblewrap makes its bots' sandbox.)
 RUN apt-get update \
     && apt-get install -y --no-install-recommends bubblewrap gcc libc6-dev \
     && pip install --no-cache-dir . && useradd --create-home referee \
