@@ -59,17 +59,18 @@ DEFAULT_EXIT_GRACE = 1.0
 # Lines a bot wrote when it was not asked, kept for the record (after a game-ending move they
 # are trailing output, never judged): at most this many.
 UNASKED_KEPT = 20
-# Freezing the bot not on move: only a bot still using CPU once this grace after its answer is
-# over is frozen (it ponders); one that finished its bookkeeping and blocks on its input is left
-# alone, so bots that look at the wall clock after writing their move are not stopped mid-way.
-# "Still using CPU" does not depend on how busy the machine is: a thread of the bot is runnable
-# (running, or waiting for a CPU) when the grace is over, or the bot used more than
-# PONDER_CPU seconds of CPU in the PONDER_PROBE window after it. A bot blocked on its input is
-# never runnable and uses no CPU, however loaded the machine; a spinning one is always runnable,
-# even on a machine too busy to give it any CPU in a short window.
+# Freezing the bot not on move: a bot that has used more than its grace of CPU time since its
+# answer (it ponders) is frozen until it is asked again; one that finishes its bookkeeping within
+# that CPU and blocks on its input is never stopped, so bots that look at the wall clock after
+# writing their move are not stopped mid-way. The grace is CPU time, not wall time, so how busy
+# the machine is changes nothing: a spinning bot is frozen once it has had its grace of CPU,
+# however long the machine took to give it that; a bot doing 20 ms of bookkeeping is not frozen,
+# however long the machine took to give it those. The watch reads the bot's CPU every
+# PONDER_POLL seconds after its answer, and stops once the bot is blocked: not runnable, and less
+# than PONDER_IDLE_CPU of CPU since the last reading.
 DEFAULT_FREEZE_GRACE = 0.05
-PONDER_PROBE = 0.01
-PONDER_CPU = 0.001
+PONDER_POLL = 0.01
+PONDER_IDLE_CPU = 0.0005
 # After a bot closes its output, how long to wait for its exit code before reporting without it.
 EXIT_CODE_WAIT = 0.5
 FLUSH_HINT = "it was itself waiting to read its input: did you flush stdout after your move?"
@@ -328,29 +329,37 @@ class BotProcess:
         self._cpu_mark = now
 
     async def watch_pondering(self) -> None:
-        """Freeze the bot after each answer if it is still using CPU once the grace is over."""
+        """Freeze the bot after each answer once it has used its grace of CPU time since."""
         if self.confinement.freezer is None or not self.confinement.freezer.enabled:
             return
         while True:
             await self._answered_event.wait()
             self._answered_event = trio.Event()
-            await trio.sleep(self.freeze_grace)
-            if await self._pondering() and not self._over_or_asked():
+            if await self._ponders() and not self._over_or_asked():
                 self._freeze()
 
     def _over_or_asked(self) -> bool:
         return self._asked or self.fault is not None or self._closing
 
-    async def _pondering(self) -> bool:
-        """Whether the bot still uses CPU now (see PONDER_CPU)."""
-        if self._over_or_asked() or self.confinement.runnable():
+    async def _ponders(self) -> bool:
+        """Watch the bot after its answer: True once it has used more than its grace of CPU,
+        False once it blocks first (or it is asked again, or the game ends)."""
+        start = self.confinement.cpu_seconds()
+        if start is None:  # its CPU cannot be read: freezing after the grace is the fair choice
+            await trio.sleep(self.freeze_grace)
             return True
-        before = self.confinement.cpu_seconds()
-        await trio.sleep(PONDER_PROBE)
-        after = self.confinement.cpu_seconds()
-        if before is None or after is None:
-            return True  # cannot tell: freezing is the fair choice
-        return after - before > PONDER_CPU
+        last = start
+        while not self._over_or_asked():
+            await trio.sleep(PONDER_POLL)
+            now = self.confinement.cpu_seconds()
+            if now is None:
+                return False  # released: the game is over
+            if now - start > self.freeze_grace:
+                return True
+            if now - last < PONDER_IDLE_CPU and not self.confinement.runnable():
+                return False  # blocked on its input: it costs nothing
+            last = now
+        return False
 
     def _thaw(self) -> None:
         if self.confinement.freezer is not None:

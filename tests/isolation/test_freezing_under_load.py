@@ -15,7 +15,7 @@ import pytest
 import trio
 
 from protocols.base import Reason, Side
-from referee.bot import DEFAULT_FREEZE_GRACE, PONDER_PROBE, open_bot
+from referee.bot import DEFAULT_FREEZE_GRACE, PONDER_POLL, open_bot
 from referee.isolation.levels import IsolationSettings, choose
 from tests.isolation.arena import Arena, bot_python, skip_unless_available
 from tests.isolation.test_hostile import SPINNER, pondered
@@ -88,5 +88,34 @@ async def test_a_bot_blocked_on_its_input_is_never_frozen(
         assert freezer is not None
         for number in range(5):
             assert await bot.ask(f"m{number}", trio.current_time() + 60) == f"m{number}"
-            await trio.sleep(DEFAULT_FREEZE_GRACE + 20 * PONDER_PROBE)  # decided by then
+            await trio.sleep(DEFAULT_FREEZE_GRACE + 20 * PONDER_POLL)  # decided by then
             assert not freezer.frozen, f"frozen after answer {number} while blocked on input"
+
+
+BOOKKEEPING_BOT = """\
+import sys, time
+for line in sys.stdin:
+    print(line.strip(), flush=True)
+    busy = time.process_time() + 0.02  # 20 ms of CPU after each answer, then it reads again
+    while time.process_time() < busy:
+        pass
+"""
+
+
+@pytest.mark.parametrize("level", ["basic+root", "cgroup+root"])
+async def test_bookkeeping_after_an_answer_is_never_frozen_on_a_busy_machine(
+    loaded_machine: int, level: str, tmp_path: Path
+) -> None:
+    # On a machine this busy, 20 ms of CPU take far longer than the grace in wall time: the
+    # grace is CPU time, so the bot finishes them and blocks unfrozen.
+    skip_unless_available(level.removesuffix("+root"))
+    (tmp_path / "bot.py").write_text(BOOKKEEPING_BOT)
+    isolation = choose(IsolationSettings(level=level))
+    command = f"{sys.executable} {tmp_path / 'bot.py'}"
+    async with open_bot(command, cwd=tmp_path, isolation=isolation, freeze=True) as bot:
+        freezer = bot.confinement.freezer
+        assert freezer is not None
+        for number in range(5):
+            assert await bot.ask(f"m{number}", trio.current_time() + 60) == f"m{number}"
+            await trio.sleep(1.0)  # time enough, even here, for the 20 ms and the watch
+            assert not freezer.frozen, f"frozen during its bookkeeping after answer {number}"
