@@ -151,11 +151,11 @@ class MatchSettings(TimeSettings):
     # level defaults to `auto`, the strongest the machine offers, everywhere: bots are untrusted.
     limits: Limits = Field(default_factory=Limits)
     isolation: IsolationSettings = Field(default_factory=IsolationSettings)
-    # Fair CPU: a bot still using CPU `freeze_grace` seconds after its answer is frozen until it
-    # is asked again; one that blocks on its input in time is never stopped (referee/bot.py).
+    # Fair CPU: a bot that has used `freeze_grace` seconds of CPU since its answer is frozen
+    # until it is asked again; one that blocks on its input first is never stopped (bot.py).
     freeze: bool = Field(True, description="freeze the bot not on move while it ponders")
     freeze_grace: float = Field(
-        0.05, ge=0, description="seconds after its answer before a pondering bot is frozen"
+        0.05, ge=0, description="seconds of CPU after its answer before a pondering bot is frozen"
     )
 
 
