@@ -175,6 +175,10 @@ def _byte_keys(points: list[int]) -> tuple[tuple[int, ...], ...]:
     return tuple(tables)
 
 
+# Xored into the keys of positions where the side to move is not the searching side, when
+# draws are scored with contempt (their values then depend on who is to move).
+PARITY_KEY = _splitmix(0x436F6E74656D707)[0]
+
 OWN_KEYS = _byte_keys(_POINT_KEYS[0])
 OPP_KEYS = _byte_keys(_POINT_KEYS[1])
 

@@ -17,7 +17,7 @@ from bots.clock import MoveClock
 from bots.config import BotConfig
 from bots.morris import endgame, native
 from bots.morris.engine import Core, MorrisSearch
-from bots.morris.pysearch import PythonCore
+from bots.morris.pysearch import CONTEMPT, PythonCore
 from bots.solvers import cache
 from protocols.lasker_morris import GAME, LaskerMorrisState, Move
 
@@ -44,8 +44,8 @@ class MorrisChooser:
         path = native.find(self.dirs)
         library = native.load(path) if path is not None else None
         if library is None:
-            return PythonCore(self.limit, self.repetition)
-        return native.NativeCore(library, self.limit, self.repetition)
+            return PythonCore(self.limit, self.repetition, contempt=CONTEMPT)
+        return native.NativeCore(library, self.limit, self.repetition, contempt=CONTEMPT)
 
     def __call__(self, state: LaskerMorrisState, clock: MoveClock) -> Move:
         result = self.search.choose(state, clock, self.depth)
@@ -86,7 +86,9 @@ class MorrisChooser:
         self.building = None
         library = native.load(native.library_path(self.dirs[0])) if done else None
         if library is not None:
-            self.search.core = native.NativeCore(library, self.limit, self.repetition)
+            self.search.core = native.NativeCore(
+                library, self.limit, self.repetition, contempt=CONTEMPT
+            )
             self.native = True
             self.endgame_tried = False
             gc.enable()

@@ -18,6 +18,7 @@ uint32_t RESTS[COUNT][2];
 static uint32_t MP_TWO[48];
 static int MP_POINT[48];
 static uint64_t OWNK[3][256], OPPK[3][256], OWNHK[11], OPPHK[11], REMK[KEYED_REMAINING];
+static uint64_t PARITY_KEY;
 
 typedef struct {
     uint64_t key;
@@ -32,7 +33,7 @@ typedef int (*Probe)(const void *tables, uint32_t own, uint32_t opp, int counter
 int morris_endgame_probe(const void *tables, uint32_t own, uint32_t opp, int counter, int limit);
 
 typedef struct {
-    int limit, repetition;
+    int limit, repetition, contempt;
     int weights[2][TERMS];
     uint64_t mask;
     Entry *table;
@@ -55,7 +56,7 @@ static double now(void) {
 
 void morris_tables(const uint32_t *neigh, const uint32_t *mills, const uint64_t *ownk,
                    const uint64_t *oppk, const uint64_t *ownhk, const uint64_t *opphk,
-                   const uint64_t *remk) {
+                   const uint64_t *remk, uint64_t parity_key) {
     int n = 0;
     memcpy(NEIGH, neigh, sizeof NEIGH);
     memcpy(MILLS, mills, sizeof MILLS);
@@ -64,6 +65,7 @@ void morris_tables(const uint32_t *neigh, const uint32_t *mills, const uint64_t 
     memcpy(OWNHK, ownhk, sizeof OWNHK);
     memcpy(OPPHK, opphk, sizeof OPPHK);
     memcpy(REMK, remk, sizeof REMK);
+    PARITY_KEY = parity_key;
     for (int p = 0; p < COUNT; p++) {
         int found = 0;
         for (int m = 0; m < 16; m++)
@@ -177,11 +179,12 @@ static int evaluate(const Engine *e, const Pos *p) {
 
 /* -- the engine ---------------------------------------------------------------------------- */
 
-void *morris_new(int limit, int repetition, int table_bits, const int *weights) {
+void *morris_new(int limit, int repetition, int table_bits, const int *weights, int contempt) {
     Engine *e = calloc(1, sizeof(Engine));
     if (!e) return NULL;
     e->limit = limit;
     e->repetition = repetition;
+    e->contempt = contempt;
     memcpy(e->weights, weights, sizeof e->weights);
     e->mask = ((uint64_t)1 << table_bits) - 1;
     e->table = calloc(e->mask + 1, sizeof(Entry));
@@ -361,14 +364,16 @@ static int quiesce(Engine *e, const Pos *p, int alpha, int beta, int ply, int qp
 
 static int negamax(Engine *e, const Pos *p, int depth, int alpha, int beta, int ply) {
     if (tick(e)) return 0;
-    if (e->limit && p->counter >= e->limit) return 0;
+    int draw = ply & 1 ? e->contempt : -e->contempt;
+    if (e->limit && p->counter >= e->limit) return draw;
     if (popcount(p->own) + p->own_hand < MIN_STONES) return -(MATE - ply);
     uint64_t key = repetition_key(p);
-    if (repeated(e, key, p->counter)) return 0;
+    if (repeated(e, key, p->counter)) return draw;
     int proven = probe(e, p, ply);
     if (proven) return proven;
     if (depth <= 0 || ply >= MAX_PLY) return quiesce(e, p, alpha, beta, ply, 0);
     uint64_t hash_key = zobrist(p, e->limit);
+    if (e->contempt && (ply & 1)) hash_key ^= PARITY_KEY;
     Entry *entry = &e->table[hash_key & e->mask];
     int hash_move = 0;
     if (entry->key == hash_key) {

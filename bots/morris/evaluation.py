@@ -34,8 +34,8 @@ TERMS = (
 )
 SLOW = 9  # the first SLOW terms fade near the draw; the others do not
 WEIGHTS: tuple[tuple[int, ...], tuple[int, ...]] = (
-    (100, 8, 6, 10, 3, -4, -12, -60, 0, 70, 10),  # stones in hand
-    (100, 0, 6, 10, 3, -4, -12, -60, 30, 70, 10),  # all stones on the board
+    (158, 56, 12, 49, 19, -24, -19, -64, 3, 121, 27),  # stones in hand
+    (111, 0, 37, 15, -9, -52, -34, -67, 46, 81, 13),  # all stones on the board
 )
 # (mill mask, its two other points, the point) for each point of each mill.
 _MILL_POINTS: tuple[tuple[int, int], ...] = tuple(

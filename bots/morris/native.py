@@ -159,6 +159,7 @@ def load(path: Path) -> ctypes.CDLL | None:
         _buffer("Q", board.OWN_HAND_KEYS),
         _buffer("Q", board.OPP_HAND_KEYS),
         _buffer("Q", board.REMAINING_KEYS),
+        ctypes.c_uint64(board.PARITY_KEY),
     )
     return library
 
@@ -172,7 +173,7 @@ def _declare(lib: ctypes.CDLL) -> None:
     u32, i32, ptr = ctypes.c_uint32, ctypes.c_int, ctypes.c_void_p
     lib.morris_tables.restype = None
     lib.morris_new.restype = ptr
-    lib.morris_new.argtypes = [i32, i32, i32, ptr]
+    lib.morris_new.argtypes = [i32, i32, i32, ptr, i32]
     lib.morris_free.argtypes = [ptr]
     lib.morris_set_endgame.argtypes = [ptr, ptr]
     lib.morris_set_root.argtypes = [ptr, u32, u32, i32, i32, i32, ptr, i32]
@@ -195,12 +196,13 @@ class NativeCore:
         repetition: int,
         table_bits: int = 22,
         weights: tuple[tuple[int, ...], ...] = WEIGHTS,
+        contempt: int = 0,
     ) -> None:
         self.lib = library
         self.limit = limit
         flat = array("i", [w for row in weights for w in row])
         assert len(flat) == 2 * len(TERMS)
-        handle = library.morris_new(limit, repetition, table_bits, flat.buffer_info()[0])
+        handle = library.morris_new(limit, repetition, table_bits, flat.buffer_info()[0], contempt)
         if not handle:
             raise MemoryError("the search core could not allocate its table")
         self.handle = ctypes.c_void_p(handle)

@@ -16,7 +16,9 @@ moves per ply; the rest by their history score.
 
 The draw rules are part of the search state: a position `limit` plies after the last removal is a
 draw, and so is a position seen before (once within the search, or for the last time allowed in
-the game's history), so the search sees the draw coming and steers to or away from it.
+the game's history), so the search sees the draw coming and steers to or away from it. With
+`contempt`, a draw scores that much below nothing for the searching side (above for the other),
+so the search avoids a draw it can avoid at that price.
 """
 
 from __future__ import annotations
@@ -31,6 +33,7 @@ from bots.morris.board import (
     MIN_STONES,
     NEIGHBOURS,
     NO_REMOVAL,
+    PARITY_KEY,
     Position,
     generate,
     has_move,
@@ -46,6 +49,7 @@ WIN_BOUND = 15_000  # scores beyond this are proven results, not evaluations
 INFINITY = 32_000
 MAX_PLY = 128
 QUIESCENCE_PLIES = 8
+CONTEMPT = 0  # what a draw costs the searching side, in hundredths of a stone
 CHECK_EVERY = 1023  # nodes between clock checks (a mask)
 EXACT, LOWER, UPPER = 0, 1, 2
 REDUCE_FROM_DEPTH = 3
@@ -112,8 +116,10 @@ class PythonCore:
         table_bits: int = 18,
         weights: tuple[tuple[int, ...], ...] = WEIGHTS,
         probe: Probe | None = None,
+        contempt: int = 0,
     ) -> None:
         self.limit, self.repetition, self.weights, self.probe = limit, repetition, weights, probe
+        self.contempt = contempt
         self.mask = (1 << table_bits) - 1
         self.table: list[tuple[int, int, int, int, int] | None] = [None] * (self.mask + 1)
         self.history = [0] * (25 * 24)
@@ -206,19 +212,23 @@ class PythonCore:
     def negamax(self, pos: Position, depth: int, alpha: int, beta: int, ply: int) -> int:
         self._tick()
         own, _, own_hand, _, counter = pos
+        # A draw is worth a little less than nothing to the searching side (contempt).
+        draw = self.contempt if ply & 1 else -self.contempt
         if self.limit and counter >= self.limit:
-            return 0
+            return draw
         if own.bit_count() + own_hand < MIN_STONES:
             return -(MATE - ply)
         key = repetition_key(pos)
         if self._repeated(key, counter):
-            return 0
+            return draw
         proven = self._probe(pos, ply)
         if proven:
             return proven
         if depth <= 0 or ply >= MAX_PLY:
             return self._quiesce(pos, alpha, beta, ply, 0)
         hash_key = zobrist(pos, self.limit)
+        if self.contempt and ply & 1:
+            hash_key ^= PARITY_KEY
         entry = self.table[hash_key & self.mask]
         hash_move = 0
         if entry is not None and entry[0] == hash_key:
