@@ -9,7 +9,9 @@ from pathlib import Path
 import pytest
 
 from bots.clock import unlimited
+from bots.config import BotConfig
 from bots.morris import board, endgame, native
+from bots.morris.bot import MorrisChooser
 from bots.morris.engine import MorrisSearch
 from bots.morris.pysearch import TABLE_WIN, WIN_BOUND, PythonCore
 from bots.solvers import cache
@@ -183,3 +185,17 @@ def test_the_cache_keeps_the_tables(folder: Path) -> None:
 
 def endgame_table_state(folder: Path) -> tuple[Path, bool]:
     return cache.ensure_table(endgame.table_name(LIMIT), folder)
+
+
+def test_the_bot_reads_the_tables_once_both_hands_are_empty(folder: Path) -> None:
+    options = GAME.parse_options({})
+    chooser = MorrisChooser(BotConfig(seed=1, depth=2, options=options, cache_dir=folder))
+    assert isinstance(chooser.search.core, native.NativeCore)
+    placing = GAME.state_from_position(blue=["a1", "d2"], orange=["g7"], blue_hand=2, orange_hand=3)
+    chooser(placing, unlimited())
+    chooser.after_move()
+    assert chooser.search.core.endgame is None
+    moving = GAME.state_from_position(blue=["a1", "d2", "f4", "b6"], orange=["g7", "c5", "e3"])
+    chooser(moving, unlimited())
+    chooser.after_move()
+    assert chooser.search.core.endgame is not None
