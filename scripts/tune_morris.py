@@ -1,6 +1,6 @@
 """Fit the Lasker Morris evaluation's weights to game results (the Texel method).
 
-    python scripts/tune_morris.py --games 3000 --depth 4 --positions positions.jsonl
+    python scripts/tune_morris.py --games 2500 --depth 4 --positions positions.jsonl
 
 1. Self-play: the engine (compiled core, fixed depth, current weights) plays itself from
    openings of `--random-plies` random moves; every position of every game is kept with the
@@ -8,8 +8,9 @@
    and an existing file is read instead of playing again.
 2. Fit: the score is linear in the weights (`bots.morris.evaluation.features`), so the weights
    that make `sigmoid(score / SCALE)` predict the results best (least squares, as Texel does)
-   are found by gradient descent, starting from the current ones; SCALE is first fitted to the
-   current weights. The new weights are printed as a `WEIGHTS` tuple, rounded.
+   are found by gradient descent (`--rounds`, `--rate`) on the first `--sample` positions,
+   starting from the current ones; SCALE is first fitted to the current weights. The new
+   weights are printed as a `WEIGHTS` tuple, rounded.
 
 A fitted set replaces the old one only after `referee match --sprt` shows it stronger
 (docs/strength.md).
@@ -30,7 +31,6 @@ from bots.morris.board import from_state
 from bots.morris.engine import MorrisSearch
 from bots.morris.evaluation import FADE, SLOW, TERMS, WEIGHTS, features
 from bots.solvers import cache
-from protocols.base import Side
 from protocols.lasker_morris import GAME
 
 Sample = tuple[int, list[float], float]  # phase, scaled terms, result for the side to move
@@ -112,8 +112,9 @@ def main() -> int:
     parser.add_argument("--depth", type=int, default=4)
     parser.add_argument("--random-plies", type=int, default=6)
     parser.add_argument("--seed", type=int, default=1)
-    parser.add_argument("--rounds", type=int, default=400)
-    parser.add_argument("--rate", type=float, default=2e5)
+    parser.add_argument("--rounds", type=int, default=150)
+    parser.add_argument("--rate", type=float, default=3e4)
+    parser.add_argument("--sample", type=int, default=40_000, help="fit on the first N positions")
     parser.add_argument("--positions", type=Path, default=Path("morris-positions.jsonl"))
     args = parser.parse_args()
     if args.positions.exists():
@@ -121,7 +122,7 @@ def main() -> int:
     else:
         rows = play_games(args.games, args.depth, args.random_plies, args.seed)
         args.positions.write_text("".join(json.dumps(row) + "\n" for row in rows))
-    data = samples(rows)
+    data = samples(rows[: args.sample])
     weights = [[float(w) for w in row] for row in WEIGHTS]
     scale = fit_scale(data, weights)
     print(f"{len(data)} positions; scale {scale}; loss {loss(data, weights, scale):.5f}")
@@ -130,7 +131,7 @@ def main() -> int:
     fitted = tuple(tuple(round(w) for w in row) for row in weights)
     print("WEIGHTS =", fitted)
     wins = sum(1 for *_, r in rows if r == 2) / max(1, len(rows))
-    print(f"share of positions whose side to move won: {wins:.3f}; sides: {list(Side)}")
+    print(f"share of positions whose side to move won: {wins:.3f}")
     return 0
 
 

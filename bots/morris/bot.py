@@ -9,7 +9,6 @@ once both hands are empty, after a move has been sent, so reading them never cos
 from __future__ import annotations
 
 import gc
-import subprocess
 import sys
 from typing import TextIO
 
@@ -33,7 +32,7 @@ class MorrisChooser:
         self.log: TextIO | None = sys.stderr if config.verbose else None
         self.search = MorrisSearch(self._core(), config.seed)
         self.native = isinstance(self.search.core, native.NativeCore)
-        self.building: subprocess.Popen[bytes] | None = None
+        self.building: native.BackgroundBuild | None = None
         self.build_tried = False
         self.endgame_tried = False
         self.last: LaskerMorrisState | None = None
@@ -78,9 +77,9 @@ class MorrisChooser:
         if self.building is None:
             if not self.build_tried:
                 self.build_tried = True
-                self.building = native.start_build(self.dirs[0])
+                self.building = native.BackgroundBuild.start(self.dirs[0])
             return
-        done = native.finish_build(self.dirs[0], self.building)
+        done = self.building.finish()
         if done is None:
             return
         self.building = None

@@ -99,38 +99,50 @@ def build(directory: Path) -> Path | None:
     return target
 
 
-def start_build(directory: Path) -> subprocess.Popen[bytes] | None:
-    """Compile into `directory` in the background (a bot's build, off its clock): the
-    compiler writes a temporary file that `finish_build` renames."""
-    target = library_path(directory)
-    try:
-        target.parent.mkdir(exist_ok=True, mode=0o755)
-        if not trusted(target.parent) or not os.access(target.parent, os.W_OK):
-            return None
-        command = compile_command(target.with_suffix(".partial"))
-        if command is None:
-            return None
-        return subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    except OSError:
-        return None
+class BackgroundBuild:
+    """A bot's compile into its cache folder, off its clock: the compiler writes a temporary
+    file of its own (bots building at once never share one), renamed into place when done."""
 
+    def __init__(self, directory: Path, process: subprocess.Popen[bytes], temporary: Path):
+        self.directory, self.process, self.temporary = directory, process, temporary
 
-def finish_build(directory: Path, process: subprocess.Popen[bytes]) -> bool | None:
-    """None while the compiler runs; then whether the library is in place."""
-    if process.poll() is None:
-        return None
-    partial = library_path(directory).with_suffix(".partial")
-    try:
-        if process.returncode != 0:
+    @classmethod
+    def start(cls, directory: Path) -> BackgroundBuild | None:
+        target = library_path(directory)
+        try:
+            target.parent.mkdir(exist_ok=True, mode=0o755)
+            if not trusted(target.parent) or not os.access(target.parent, os.W_OK):
+                return None
+            handle, name = tempfile.mkstemp(prefix=".build-", suffix=".so", dir=target.parent)
+            os.close(handle)
+            command = compile_command(Path(name))
+            if command is None:
+                os.unlink(name)
+                return None
+            process = subprocess.Popen(
+                command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+            )
+        except OSError:
+            return None
+        return cls(directory, process, Path(name))
+
+    def wait(self, timeout: float) -> None:
+        self.process.wait(timeout=timeout)
+
+    def finish(self) -> bool | None:
+        """None while the compiler runs; then whether the library is in place."""
+        if self.process.poll() is None:
+            return None
+        try:
+            if self.process.returncode != 0:
+                return False
+            os.chmod(self.temporary, 0o755)
+            os.replace(self.temporary, library_path(self.directory))
+        except OSError:
             return False
-        os.chmod(partial, 0o755)
-        os.replace(partial, library_path(directory))
-    except OSError:
-        return False
-    finally:
-        if partial.exists():
-            partial.unlink(missing_ok=True)
-    return True
+        finally:
+            self.temporary.unlink(missing_ok=True)
+        return True
 
 
 def find(dirs: list[Path]) -> Path | None:
