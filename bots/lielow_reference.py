@@ -1,4 +1,4 @@
-"""The Lielow reference bot: the game author's published AI, written from its description.
+"""The Lielow reference bot: the game author's published computer player, from its description.
 
 A depth-3 negamax with alpha-beta pruning (`--depth` changes the depth), whose evaluation is
 the number of legal moves of the side to move minus the opponent's, with captures searched

@@ -1,4 +1,4 @@
-"""The Lielow reference bot: the published AI's search and evaluation, exactly."""
+"""The Lielow reference bot: the published player's search and evaluation, exactly."""
 
 from __future__ import annotations
 
