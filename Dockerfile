@@ -19,13 +19,15 @@ COPY bots ./bots
 # The bots' compiled supervisor, launcher and sandbox (referee/isolation/helper.c, sandbox.c) is
 # built here, by the user that runs the referee and into its cache, in the same layer that
 # installs the compiler and removes it again: each bot then starts without two extra Python
-# interpreters. (The image's referee is not root: bubblewrap makes its bots' sandbox.)
+# interpreters. So are the search bot's compiled Lasker Morris core and its endgame tables
+# (bots/morris, about 10 s). (The image's referee is not root: bubblewrap makes the sandbox.)
 RUN apt-get update \
     && apt-get install -y --no-install-recommends bubblewrap gcc libc6-dev \
     && pip install --no-cache-dir . && useradd --create-home referee \
     && mkdir /data && chown referee:referee /data \
     && su referee -s /bin/sh -c \
         "python -c 'from referee.isolation.native import native_helper; assert native_helper()'" \
+    && su referee -s /bin/sh -c "python -m bots.solvers.cache --build --game lasker-morris" \
     && apt-get purge -y --auto-remove gcc libc6-dev \
     && rm -rf /var/lib/apt/lists/*
 USER referee

@@ -31,6 +31,7 @@ BOTS: dict[str, tuple[str, str]] = {
     "search": ("bots.search_bot", "search_chooser"),
     "perfect": ("bots.perfect_bot", "perfect_chooser"),
     "applet": ("bots.applet_bot", "applet_chooser"),
+    "lielow-reference": ("bots.lielow_reference", "lielow_reference_chooser"),
 }
 
 
@@ -81,7 +82,10 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
         f"{DEPTH_MODE_MOVETIME}, a safety cut only)",
     )
     parser.add_argument(
-        "--depth", type=_depth, default=None, help="search: stop at this depth (fixed-depth mode)"
+        "--depth",
+        type=_depth,
+        default=None,
+        help="search: stop at this depth (fixed-depth mode); lielow-reference: its depth (3)",
     )
     parser.add_argument(
         "--perfect-alak",

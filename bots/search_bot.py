@@ -1,8 +1,9 @@
 """The search bot: iterative-deepening alpha-beta with each game's evaluation.
 
-The L game is played from its solved table, and so is Alak (Baljeu's rules) on boards up to
-`--perfect-alak` points (solved at start-up); every other game, larger Alak boards and
-traditional Alak are searched. With
+Lasker Morris has an engine of its own (`bots.morris`: bitboards, a compiled core and exact
+endgame tables). The L game is played from its solved table, and so is Alak (Baljeu's rules) on
+boards up to `--perfect-alak` points (solved at start-up); every other game, larger Alak boards
+and traditional Alak are searched by the generic engine below. With
 `--depth N` the search stops at depth N (the clock still cuts it short rather than lose on time).
 `--verbose` reports each search (depth, score, nodes, speed) on stderr.
 """
@@ -16,6 +17,7 @@ from typing import Any, TextIO
 from bots.clock import MoveClock
 from bots.config import BotConfig
 from bots.evaluation import model_for
+from bots.morris.bot import MorrisChooser
 from bots.perfect_bot import perfect_chooser
 from bots.player import Chooser
 from bots.search.engine import Search
@@ -62,6 +64,8 @@ class SearchChooser:
 
 
 def search_chooser(game: Game[Any, Any, Any], config: BotConfig) -> Chooser:
+    if game.name == "lasker-morris":
+        return MorrisChooser(config)
     if game.name == "l-game" or (
         game.name == "alak"
         and config.options.variant == "baljeu"  # the solved tables are of Baljeu's rules

@@ -1,11 +1,12 @@
-"""The solved tables of the built-in perfect bot: where they are kept, and built before a game.
+"""The built-in bots' cached files: where they are kept, and built before a game.
 
-The perfect bot (L game, Alak) plays from a table of every position. Solving it takes up to a
-second at the bot's start, so the bot keeps it on disk (`bots/solvers/cache.py`: versioned and
-checked by a checksum). A sandboxed bot cannot write that cache, and sees neither the referee's
-HOME nor its environment, so the referee builds the table once, before the first game that
-needs it (it is the project's own code, run unconfined), and names the folder on the bot's
-command line, which also mounts it read-only in the bot's sandbox.
+The perfect bot (L game, Alak) plays from a table of every position; the search bot plays Lasker
+Morris with a core compiled on the machine and exact endgame tables. Solving or compiling takes
+from a second to about ten at most, so the bots keep the results on disk
+(`bots/solvers/cache.py`: versioned and checked). A sandboxed bot cannot write that cache, and
+sees neither the referee's HOME nor its environment, so the referee builds what is missing once,
+before the first game that needs it (it is the project's own code, run unconfined), and names
+the folder on the bot's command line, which also mounts it read-only in the bot's sandbox.
 
 The location repeats `bots.solvers.cache.cache_dir()`, because the referee never imports `bots`.
 """
@@ -20,7 +21,7 @@ from typing import Any
 
 import trio
 
-BUILD_TIMEOUT = 120.0  # seconds; building every table there is takes a few
+BUILD_TIMEOUT = 120.0  # seconds; building what one game needs takes up to about 15
 _built: set[str] = set()  # (game, options, folder) already built by this process
 
 
@@ -36,8 +37,9 @@ def table_cache_directory() -> Path:
 
 
 async def prepare_tables(game: str, options: dict[str, Any]) -> None:
-    """Build the perfect bot's table for `game` with `options` if it is missing; best effort
-    (without it, the bot solves the game itself at its start)."""
+    """Build the built-in bots' tables (and compiled core) for `game` with `options` where
+    missing; best effort (without them the perfect bot solves the game at its start, and the
+    search bot plays Lasker Morris with its Python core and no endgame tables)."""
     directory = table_cache_directory()
     key = json.dumps([game, options, str(directory)], sort_keys=True)
     if key in _built:

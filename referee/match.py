@@ -53,8 +53,9 @@ from referee.tournament.openings import apply_opening
 BUILTIN_PREFIX = "builtin:"
 # The built-in bots (`python -m bots NAME`), named here because the referee never imports `bots`
 # (tests/bots/test_builtin_names.py keeps this list equal to the bots' own).
-BUILTIN_BOTS = ("random", "greedy", "search", "perfect", "applet")
-PERFECT_BOT = "perfect"  # the built-in bot that plays from solved tables
+BUILTIN_BOTS = ("random", "greedy", "search", "perfect", "applet", "lielow-reference")
+# The built-in bots that read solved tables or a compiled engine from the cache folder.
+CACHED_BOTS = ("perfect", "search")
 # A built-in bot reads nothing of its folder, so it runs in `/`: the caller's folder (a private
 # home, a tournament's folder) is neither needed by it nor shown to it.
 BUILTIN_CWD = Path("/")
@@ -104,7 +105,7 @@ def resolve_command(command: str, game: str, options: GameOptions | None = None)
     changed = options.model_dump(mode="json", exclude_defaults=True) if options else {}
     if changed:
         argv += ["--options", json.dumps(changed, separators=(",", ":"))]
-    if name == PERFECT_BOT:
+    if name in CACHED_BOTS:
         # Its HOME and environment are not the referee's: it is told where its solved tables
         # are (a folder its command line names is also visible in its sandbox).
         argv += ["--cache-dir", str(table_cache_directory())]
@@ -506,7 +507,9 @@ class Match:
             return Verdict(None, Reason.INFRASTRUCTURE, str(exc))
         if self.record_path is not None:  # no bot may read or rewrite the records
             isolation = isolation.hiding(self.record_path.absolute().parent)
-        if any(f"-m bots {PERFECT_BOT} " in p.command for p in self.players.values()):
+        if any(
+            f"-m bots {name} " in p.command for p in self.players.values() for name in CACHED_BOTS
+        ):
             options = self.options.model_dump(mode="json")
             await prepare_tables(self.game.name, options)  # before any bot's clock runs
         try:

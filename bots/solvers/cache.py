@@ -38,6 +38,7 @@ from pathlib import Path
 from typing import Any
 
 from bots.config import MAX_PERFECT_ALAK
+from bots.morris import endgame, native
 from bots.solvers import alak, l_game
 from protocols import UnknownGame, get_game
 
@@ -109,6 +110,8 @@ def alak_table(size: int) -> str:
 
 
 L_GAME_TABLE = "l-game"  # one table serves every option: it ignores the draw rules
+MORRIS_CORE = "lasker-morris-core"  # the compiled search core (a library, not a table file)
+MORRIS_LIMIT = 20  # the course's no-removal limit: the endgame tables built by default
 
 
 # -- the file format -------------------------------------------------------------------------------
@@ -306,6 +309,28 @@ def store_alak(directory: Path, solution: alak.Solution) -> Path | None:
     return store_table(directory, table, ALAK_LAYOUT, lambda: alak_sections(solution))
 
 
+def load_morris_endgame(dirs: Sequence[Path], limit: int) -> endgame.EndgameTables | None:
+    """The Lasker Morris endgame tables of a no-removal `limit` (`bots.morris.endgame`)."""
+    if not endgame.buildable(limit):
+        return None
+    sections = load_table(dirs, endgame.table_name(limit), endgame.LAYOUT)
+    if sections is None or len(sections["values"]) != endgame.layout().size:
+        return None
+    return endgame.EndgameTables(sections["values"].tobytes(), limit)
+
+
+def _build_morris_endgame(directory: Path, limit: int) -> Path:
+    """Solve and write the endgame tables; they need the compiled core (OSError without)."""
+    path = native.find([directory]) or native.build(directory)
+    library = native.load(path) if path is not None else None
+    if library is None:
+        raise OSError("the Lasker Morris endgame tables need the compiled core (a C compiler)")
+    values = endgame.solve(library, limit)
+    return write_table(
+        directory, endgame.table_name(limit), endgame.LAYOUT, lambda: {"values": array("B", values)}
+    )
+
+
 # -- building them ahead of the games --------------------------------------------------------------
 
 
@@ -316,23 +341,44 @@ def tables_for(game: str, options: Any = None) -> list[str]:
     if game == "alak":
         size = (options if options is not None else get_game(game).parse_options({})).size
         return [alak_table(size)] if size <= MAX_PERFECT_ALAK else []
+    if game == "lasker-morris":
+        limit = options if options is not None else get_game(game).parse_options({})
+        limit = limit.no_capture_limit
+        return [MORRIS_CORE] + ([endgame.table_name(limit)] if endgame.buildable(limit) else [])
     return []
 
 
 def all_tables() -> list[str]:
     sizes = range(MIN_ALAK_SIZE, MAX_PERFECT_ALAK + 1)
-    return [L_GAME_TABLE, *(alak_table(size) for size in sizes)]
+    morris = [MORRIS_CORE, endgame.table_name(MORRIS_LIMIT)]
+    return [L_GAME_TABLE, *(alak_table(size) for size in sizes), *morris]
+
+
+def _morris_limit(table: str) -> int:
+    return int(table.rsplit("-limit", 1)[1])
 
 
 def _valid_file(table: str, directory: Path) -> bool:
     if table == L_GAME_TABLE:
         return load_l_game([directory]) is not None
+    if table == MORRIS_CORE:
+        path = native.find([directory])
+        return path is not None and native.load(path) is not None
+    if table.startswith("lasker-morris-endgame"):
+        return load_morris_endgame([directory], _morris_limit(table)) is not None
     return load_alak([directory], _alak_size(table)) is not None
 
 
 def _build(table: str, directory: Path) -> Path:
     if table == L_GAME_TABLE:
         return write_table(directory, table, L_GAME_LAYOUT, lambda: l_game_sections(l_game.solve()))
+    if table == MORRIS_CORE:
+        built = native.build(directory)
+        if built is None:
+            raise OSError("the Lasker Morris core could not be compiled (no C compiler?)")
+        return built
+    if table.startswith("lasker-morris-endgame"):
+        return _build_morris_endgame(directory, _morris_limit(table))
     size = _alak_size(table)
     return write_table(directory, table, ALAK_LAYOUT, lambda: alak_sections(alak.solve(size)))
 
@@ -347,6 +393,8 @@ def ensure_table(table: str, directory: Path | None = None) -> tuple[Path, bool]
     written."""
     directory = directory or cache_dir()
     if _valid_file(table, directory):
+        if table == MORRIS_CORE:
+            return native.library_path(directory), False
         return directory / file_name(table), False
     return _build(table, directory), True
 
@@ -385,7 +433,9 @@ def main(argv: list[str] | None = None) -> int:
 def _report(tables: list[str], directory: Path, build: bool) -> int:
     missing = 0
     for table in tables:
-        path = directory / file_name(table)
+        path = (
+            native.library_path(directory) if table == MORRIS_CORE else directory / file_name(table)
+        )
         started = time.perf_counter()
         if build:
             try:
