@@ -43,9 +43,10 @@ def test_a_killed_referee_takes_its_bots_with_it(arena: Arena, tmp_path: Path) -
         os.kill(referee.pid, signal.SIGKILL)
         referee.wait()
         killed_at = time.monotonic()
-        while leftover_processes(arena.dirs) and time.monotonic() - killed_at < 1.0:
+        # Gone within milliseconds (docs/isolation.md); the test allows a busy machine 10 s.
+        while leftover_processes(arena.dirs) and time.monotonic() - killed_at < 10.0:
             time.sleep(0.01)
-        assert leftover_processes(arena.dirs) == [], "bots outlived their referee by 1 s"
+        assert leftover_processes(arena.dirs) == [], "bots outlived their referee"
     finally:
         referee.kill()
         referee.wait()
