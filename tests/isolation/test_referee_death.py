@@ -1,5 +1,5 @@
 """The referee's death ends its bots: a referee killed with SIGKILL mid-game leaves nothing of
-either bot running a second later, frozen or not, at every isolation level this machine offers."""
+either bot running, frozen or not, at every isolation level this machine offers."""
 
 from __future__ import annotations
 
