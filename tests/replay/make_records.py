@@ -25,11 +25,13 @@ from referee.records import (
 GAMES = ["lasker-morris", "lielow", "legionnaires", "l-game", "alak"]
 
 
-def random_states(game_name: str, seed: int, max_plies: int = 400) -> tuple[list[Any], list[str]]:
+def random_states(
+    game_name: str, seed: int, max_plies: int = 400, options: dict[str, Any] | None = None
+) -> tuple[list[Any], list[str]]:
     """The states of a random game (start included) and the canonical moves between them."""
     game = get_game(game_name)
     rng = random.Random(seed)
-    state = game.initial_state(game.parse_options({}))
+    state = game.initial_state(game.parse_options(options or {}))
     states, moves = [state], []
     while game.outcome(state) is None and len(moves) < max_plies:
         move = rng.choice(list(game.legal_moves(state)))
