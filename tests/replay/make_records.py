@@ -8,7 +8,7 @@ import random
 from pathlib import Path
 from typing import Any
 
-from protocols import get_game
+from protocols import builtin_names, get_game
 from protocols.base import Outcome, Reason, Side
 from referee.records import (
     GameRecord,
@@ -22,7 +22,7 @@ from referee.records import (
     write_lines,
 )
 
-GAMES = ["lasker-morris", "lielow", "legionnaires", "l-game", "alak"]
+GAMES = builtin_names()
 
 
 def random_states(

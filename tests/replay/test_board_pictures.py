@@ -28,6 +28,7 @@ GAMES = {
     "legionnaires": [({}, 1), ({}, 2)],
     "l-game": [({}, 1), ({}, 2)],
     "alak": [({}, 1), ({"variant": "traditional", "size": 9}, 2)],
+    "tic-tac-toe": [({}, 1), ({}, 2)],
 }
 SEPARATOR = "=" * 20
 
