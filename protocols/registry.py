@@ -7,13 +7,12 @@
   accepts; its name is the alias and its value the very same object reference as the game's
   entry in `referee.games`, e.g. `laskermorris = "protocols.lasker_morris.rules:GAME"`.
 
-The referee's own games are declared that way in its pyproject.toml, and each is one folder of
-this package (`protocols/<game>/`, the same shape as a plug-in's package) whose light
-`__init__.py` repeats the game's `NAME` and `ALIASES`. The registry reads those folders rather
-than the installed metadata for them: resolving and loading a built-in game (`referee play
-lasker-morris`) scans no installed distribution (15 ms, and more with many installed), and a
-source tree that is not installed still has its games. A test keeps the folders and the entry
-points equal.
+The referee's own games are declared that way in its pyproject.toml, and each is one folder of this
+package (`protocols/<game>/`, the same shape as a plug-in's package) whose light `__init__.py`
+repeats the game's `NAME` and `ALIASES`. The registry reads those folders rather than the installed
+metadata for them: resolving and loading a built-in game (`referee play lasker-morris`) scans no
+installed distribution (15 ms with 67 installed, against 0.6 ms for the folders), and a source tree
+that is not installed still has its games. A test keeps the folders and the entry points equal.
 
 Resolving a name reads no rules: an alias finds its game by comparing object references, so no
 game module is imported until `get_game` asks for that one game, and neither is `protocols.base`
@@ -45,13 +44,13 @@ RULES_MODULE = "rules"  # the module of a built-in game's folder that holds its 
 
 
 class GameEntry(NamedTuple):
-    """One installed game, as its package's metadata declares it (nothing imported)."""
+    """One installed game, as its entry point declares it (no rules imported)."""
 
     name: str  # the canonical name: the entry point's name
     value: str  # `module:attribute`, the object implementing `Game`
     aliases: tuple[str, ...]
     distribution: str  # the distribution that declares it, e.g. `referee-connect-four`
-    version: str
+    version: str  # the distribution's; empty for a built-in game, read from its folder
 
     @property
     def builtin(self) -> bool:
@@ -65,8 +64,7 @@ class GameEntry(NamedTuple):
     @property
     def declaration(self) -> str:
         """The entry point as it is declared, for error messages."""
-        kind = " (built-in)" if self.builtin else ""
-        where = f"distribution {self.distribution} {self.version}{kind}"
+        where = f"distribution {self.distribution} {self.version or '(built-in)'}"
         return f"{self.name} = {self.value!r} (group {GAMES_GROUP!r}, {where})"
 
 
@@ -97,7 +95,7 @@ def builtin_entries() -> tuple[GameEntry, ...]:
         package = importlib.import_module(f"{BUILTIN_PACKAGE}.{folder}")
         value = f"{package.__name__}.{RULES_MODULE}:GAME"
         aliases = tuple(_key(a) for a in package.ALIASES)
-        found.append(GameEntry(_key(package.NAME), value, aliases, BUILTIN_DISTRIBUTION, "source"))
+        found.append(GameEntry(_key(package.NAME), value, aliases, BUILTIN_DISTRIBUTION, ""))
     return tuple(sorted(found, key=lambda e: e.name))
 
 
