@@ -1,5 +1,5 @@
 """Replays without colour or a terminal (piped, NO_COLOR, TERM=dumb): the sides are told apart
-by their letters on all five boards, the coloured look stays as it was, and no sentence is cut."""
+by their letters on every board, the coloured look stays as it was, and no sentence is cut."""
 
 from __future__ import annotations
 
