@@ -26,6 +26,7 @@ from protocols import (
     canonical_name,
     entries,
     get_game,
+    parts,
 )
 from tests.commandline import referee
 
@@ -113,6 +114,15 @@ def test_the_game_folders_and_the_entry_points_say_the_same() -> None:
     assert from_folders == declared["referee.games"] == BUILTINS
     aliases = {alias: e.value for e in entries() if e.builtin for alias in e.aliases}
     assert aliases == declared["referee.game_aliases"] == BUILTIN_ALIASES
+
+
+@pytest.mark.parametrize("name", list(BUILTINS))
+def test_every_builtin_game_has_every_part(name: str) -> None:
+    """The built-in games are the example of the shape: every part beside the rules."""
+    assert parts.module(name, parts.EVALUATION) is not None
+    assert parts.module(name, parts.BOARD) is not None
+    for filename in (parts.RENDERER, parts.RULES_PAGE, parts.CONFORMANCE):
+        assert parts.text(name, filename), filename
 
 
 def test_the_installed_metadata_is_the_projects_own() -> None:
