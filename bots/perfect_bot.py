@@ -29,10 +29,10 @@ from bots.solvers.alak import Solution, children, state_key
 from bots.solvers.alak import Value as AlakValue
 from bots.solvers.alak import solve as solve_alak
 from bots.solvers.l_game import Table, Value, arrangement, best_moves, index, solve
-from protocols.alak import AlakState, rules_for
-from protocols.alak import Move as AlakMove
+from protocols.alak.rules import AlakState, rules_for
+from protocols.alak.rules import Move as AlakMove
 from protocols.base import Game
-from protocols.l_game import FULL, MASKS, LGameState, Move, fitting, squares_of
+from protocols.l_game.rules import FULL, MASKS, LGameState, Move, fitting, squares_of
 
 
 def _neutral_moves(neutrals: int, occupied: int) -> list[int]:

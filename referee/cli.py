@@ -120,8 +120,10 @@ def parse(parser: argparse.ArgumentParser, arguments: list[str]) -> argparse.Nam
 
 
 def normalise_argv(argv: list[str]) -> list[str]:
-    """Accept the course form `referee laskermorris ...` as `referee play laskermorris ...`."""
-    if argv and not argv[0].startswith("-"):
+    """Accept the course form `referee laskermorris ...` as `referee play laskermorris ...`.
+    A command's name is never looked up as a game: resolving a plug-in game's name scans the
+    installed packages, which `referee play lasker-morris` has no need of."""
+    if argv and not argv[0].startswith("-") and argv[0] not in COMMANDS:
         try:
             canonical_name(argv[0])
         except UnknownGame:

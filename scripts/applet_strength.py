@@ -38,7 +38,7 @@ from bots.clock import MoveClock
 from bots.config import BotConfig
 from bots.random_bot import random_chooser
 from protocols.base import Side
-from protocols.legionnaires import GAME
+from protocols.legionnaires.rules import GAME
 
 Chooser = Callable[[Any, MoveClock], Any]
 

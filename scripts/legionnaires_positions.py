@@ -2,7 +2,8 @@
 
 A position is the pair of pawn sets (blue = White, orange = Black) without a side to move; from
 every position either player may move next; the start position is counted. These are the only
-conventions under which all five of the paper's numbers come out (see docs/rules/legionnaires.md).
+conventions under which all five of the paper's numbers come out (see
+protocols/legionnaires/rules.md).
 
     python scripts/legionnaires_positions.py
 """
@@ -12,7 +13,7 @@ from __future__ import annotations
 import time
 
 from bots.solvers.legionnaires import reachable_positions
-from protocols.legionnaires import LegionnairesOptions
+from protocols.legionnaires.rules import LegionnairesOptions
 
 # (width, height, White's pawns, Black's pawns, the paper's count)
 PAPER_TABLE = (

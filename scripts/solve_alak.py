@@ -18,7 +18,7 @@ import argparse
 import time
 
 from bots.solvers.alak import Solution, Value, solve
-from protocols.alak import GAME, LETTERS, start_position
+from protocols.alak.rules import GAME, LETTERS, start_position
 
 # An opening move's value is the opponent's value after it, seen from the first player.
 _FOR_FIRST = {Value.LOSS: "win", Value.DRAW: "draw", Value.WIN: "loss"}

@@ -13,7 +13,7 @@ import time
 
 from bots.solvers.l_game import Value, best_moves, solve, summarize
 from protocols.base import Side
-from protocols.l_game import GAME, make_state
+from protocols.l_game.rules import GAME, make_state
 
 
 def main() -> None:

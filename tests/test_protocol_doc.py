@@ -9,33 +9,42 @@ from pathlib import Path
 
 import pytest
 
-from protocols import get_game
+from protocols import builtin_names, get_game, parts
 from protocols.base import Side
 from referee.bot import DEFAULT_STDERR_TAIL
 from referee.match import MatchSettings
 
 ROOT = Path(__file__).resolve().parents[1]
 PROTOCOL = (ROOT / "docs" / "protocol.md").read_text(encoding="utf-8")
-GAMES = ["lasker-morris", "lielow", "legionnaires", "l-game", "alak"]
+GAMES = builtin_names()
 
 
 def flat(text: str) -> str:
     return " ".join(text.split())
 
 
-@pytest.mark.parametrize(
-    "page", ["README.md", *(f"docs/rules/{game}.md" for game in GAMES)], ids=str
-)
+def page_text(page: str) -> str:
+    """README.md, or a game's rules page (the `rules.md` beside its rules)."""
+    if page in GAMES:
+        text = parts.text(page, parts.RULES_PAGE)
+        assert text is not None, f"{page} has no rules page"
+        return text
+    return (ROOT / page).read_text(encoding="utf-8")
+
+
+@pytest.mark.parametrize("page", ["README.md", *GAMES], ids=str)
 def test_readers_are_sent_to_the_protocol_page_not_to_a_section_they_cannot_see(page: str) -> None:
-    text = (ROOT / page).read_text(encoding="utf-8")
+    text = page_text(page)
     assert not re.search(r"(?i)section \d|spec section|protocol spec", text), page
     assert "protocol.md" in text
 
 
 def test_every_game_has_its_move_line_and_rules_page() -> None:
     for game in GAMES:
+        folder = get_game(game).__module__.split(".")[1]
         assert f"(`{game}`)" in PROTOCOL, game
-        assert f"(rules/{game}.md)" in PROTOCOL, game
+        assert f"(../protocols/{folder}/rules.md)" in PROTOCOL, game
+        assert (ROOT / "protocols" / folder / "rules.md").is_file(), game
 
 
 def test_the_numbers_are_the_referees_defaults() -> None:

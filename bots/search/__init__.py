@@ -1,1 +1,2 @@
-"""Game-tree search shared by every game: the engine and the model each game plugs into it."""
+"""Game-tree search shared by every game: the engine; each game plugs its model into it
+(protocols.search, from the game's evaluation module)."""

@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from bots.clock import MoveClock
-from bots.search.model import Model
+from protocols.search import Model
 
 MATE = 1_000_000  # a win now; a win in n plies scores MATE - n
 MATE_BOUND = MATE - 10_000  # scores beyond this are wins or losses, not evaluations

@@ -23,7 +23,7 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from enum import IntEnum
 
-from protocols.alak import AlakRules, AlakState, Move, place, rules_for
+from protocols.alak.rules import AlakRules, AlakState, Move, place, rules_for
 from protocols.base import Side
 
 

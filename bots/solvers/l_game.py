@@ -1,8 +1,9 @@
 """A retrograde solver for the L game: the value and distance of every arrangement.
 
 An arrangement is the position seen by the player to move: his L (`mover`, a placement index of
-`protocols.l_game`), the opponent's L and the two neutral squares (a bitmask). There are 18,368 of
-them. The solver ignores the repetition and ply-limit rules: endless play counts as a draw.
+`protocols.l_game.rules`), the opponent's L and the two neutral squares (a bitmask). There are
+18,368 of them. The solver ignores the repetition and ply-limit rules: endless play counts as a
+draw.
 
 `solve()` returns a `Table` (computed once, then cached) with, for each arrangement, `WIN`,
 `LOSS` or `DRAW` for the player to move and the distance in plies: a loss in 0 means the mover
@@ -22,7 +23,7 @@ from dataclasses import dataclass
 from enum import IntEnum
 
 from protocols.base import Side
-from protocols.l_game import (
+from protocols.l_game.rules import (
     GAME,
     MASKS,
     PLACEMENTS,

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from protocols.legionnaires import GAME, Board, LegionnairesOptions, capture_map
+from protocols.legionnaires.rules import GAME, Board, LegionnairesOptions, capture_map
 
 
 def bits(mask: int) -> Iterator[int]:

@@ -3,7 +3,7 @@
 A state is seen from the player to move: his stones, the opponent's, the ko point he may not
 take, whether the opponent has just passed, the capture balance (his captures minus the
 opponent's, the one part of the final score the board does not show) and his colour. That is
-exactly what the rules compare for repetition (`protocols.alak.TraditionalState.key`), so the
+exactly what the rules compare for repetition (`protocols.alak.rules.TraditionalState.key`), so the
 state graph is the game's own. Two passes in a row lead to one of three end nodes (the player
 who would move next has lost, drawn or won by the score).
 
@@ -39,7 +39,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from bots.solvers.alak import reverse_edges
-from protocols.alak import LETTERS, AlakRules, place, rules_for, territory, traditional_place
+from protocols.alak.rules import LETTERS, AlakRules, place, rules_for, territory, traditional_place
 
 DRAW, WIN, LOSS = 0, 1, 2  # the value for the player to move (as in bots.solvers.alak)
 # End nodes (two passes): rows 0, 1, 2 of every table, valued for the player who would move;

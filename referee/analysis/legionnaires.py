@@ -7,7 +7,7 @@ canonical form by pycgt. Values are memoised on positions, so the count of disti
 reached is the paper's count (the start included).
 
 Boards from 1x1 to 26x26 are allowed here (the paper's impartial 3xn family starts at a board
-one square wide); the rules are the game's own (`protocols.legionnaires.capture_map`).
+one square wide); the rules are the game's own (`protocols.legionnaires.rules.capture_map`).
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from protocols.legionnaires import MAX_SIZE, Board, board_for, capture_map
+from protocols.legionnaires.rules import MAX_SIZE, Board, board_for, capture_map
 from referee import EXIT_OK
 from referee.analysis import cgt_notation
 from referee.analysis.atomic_weight import atomic_weight

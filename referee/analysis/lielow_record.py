@@ -9,7 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from protocols.base import Reason, Side
-from protocols.lielow import GAME, LielowOptions
+from protocols.lielow.rules import GAME, LielowOptions
 from referee.records import Header, PlayerInfo, Ply, Result, TimeControl, utc_now, write_lines
 
 

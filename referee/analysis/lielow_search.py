@@ -1,10 +1,11 @@
 """Searches for Lielow's two puzzles: the longest game both players prolong, and a position where
 the player to move has 64 distinct legal moves.
 
-Both are beam searches over the real rules (`protocols.lielow`): every layer holds up to `width`
-positions after the same number of plies, each reached from the start by legal moves that remove
-no king; the next layer is every such position's children, duplicates merged, the best `width`
-kept by a score, ties broken by a seeded random key (so one seed and one width give one game).
+Both are beam searches over the real rules (`protocols.lielow.rules`): every layer holds up to
+`width` positions after the same number of plies, each reached from the start by legal moves that
+remove no king; the next layer is every such position's children, duplicates merged, the best
+`width` kept by a score, ties broken by a seeded random key (so one seed and one width give one
+game).
 
 The longest game. Every move that lands on an empty square raises its stack by exactly 1, and a
 stack can grow from 1 to at most 8 (less from some squares: see GROWTH); a capture starts the
@@ -32,7 +33,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, replace
 
 from protocols.base import Side
-from protocols.lielow import _LANDINGS, GAME, MAX_HEIGHT, OFF, SIZE, LielowState, Move
+from protocols.lielow.rules import _LANDINGS, GAME, MAX_HEIGHT, OFF, SIZE, LielowState, Move
 
 # The bound of the start position: 16 stacks that can each grow by 7, and 15 captures that can
 # each start a stack again at height 1.

@@ -1,7 +1,8 @@
 """`referee games`: list the installed games, their aliases and where each comes from.
 
-The list is read from the installed packages' metadata alone (no game is imported), so a game
-whose module is broken is still listed; playing it names the fault.
+The list is read from the built-in games' folders and the installed packages' metadata alone (no
+rules are imported), so a game whose module is broken is still listed; playing it names the
+fault.
 """
 
 from __future__ import annotations

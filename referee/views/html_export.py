@@ -41,7 +41,7 @@ Referee.startPlayer(document.getElementById("app"),
 
 
 def static_text(name: str) -> str:
-    """A file of the web view's static folder, e.g. `player.js` or `games/alak.js`."""
+    """A file of the web view's static folder, e.g. `player.js` or `style.css`."""
     return (resources.files("referee.web") / "static" / name).read_text(encoding="utf-8")
 
 

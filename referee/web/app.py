@@ -28,7 +28,7 @@ from referee.records import RecordError
 from referee.replay import Replay, load_replay
 from referee.web.archive import Archive, MalformedId, RefusedPath, small_number
 from referee.web.live import ID_PATTERN, LiveHub, LiveMatch, Subscribers, sse
-from referee.web.renderers import plugin_script
+from referee.web.renderers import all_renderers
 from referee.web.tournaments import tournament_summaries
 
 STATIC = Path(str(resources.files("referee.web") / "static"))
@@ -113,8 +113,8 @@ def create_app(archive: Archive, hub: LiveHub, allowed_hosts: list[str] | None =
         first, send, receive = match.subscribe()
         return event_stream(first, match.subscribers, send, receive)
 
-    async def plugin_renderers(request: Request) -> Response:
-        script = await trio.to_thread.run_sync(plugin_script)
+    async def game_renderers(request: Request) -> Response:
+        script = await trio.to_thread.run_sync(all_renderers)
         return Response(script, media_type="text/javascript", headers={"Cache-Control": "no-cache"})
 
     async def hub_events(request: Request) -> Response:
@@ -132,7 +132,7 @@ def create_app(archive: Archive, hub: LiveHub, allowed_hosts: list[str] | None =
         Route("/api/live/{match_id}", live_json),
         Route("/api/live/{match_id}/events", live_events),
         Route("/api/events", hub_events),
-        Route("/plugins/renderers.js", plugin_renderers),
+        Route("/games/renderers.js", game_renderers),
         Mount("/static", StaticFiles(directory=STATIC), name="static"),
     ]
     hosts = allowed_hosts or LOCAL_HOSTS

@@ -14,7 +14,7 @@ import pytest
 from bots.solvers.alak import Value
 from bots.solvers.alak import pack as baljeu_pack
 from bots.solvers.alak import solve as solve_baljeu
-from protocols.alak import GAME, TraditionalState, place, rules_for, traditional_start
+from protocols.alak.rules import GAME, TraditionalState, place, rules_for, traditional_start
 from protocols.base import Side
 from referee.analysis.alak_solve import (
     DRAW,

@@ -17,7 +17,7 @@ import pytest
 from rich.console import Console
 
 from protocols.base import IllegalMove, Reason, Side
-from protocols.lielow import GAME, SQUARE_INDEX
+from protocols.lielow.rules import GAME, SQUARE_INDEX
 from referee.analysis import lielow_command
 from referee.analysis.lielow_record import UnfinishedGame, write_game
 from referee.analysis.lielow_search import (

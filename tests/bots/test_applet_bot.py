@@ -12,7 +12,7 @@ from bots.applet_bot import applet_chooser, fewest_replies
 from bots.clock import MoveClock
 from bots.config import BotConfig
 from protocols.base import Side
-from protocols.legionnaires import GAME
+from protocols.legionnaires.rules import GAME
 from referee.match import Match, MatchSettings, PlayerSpec, resolve_command
 from referee.verify import verify_record
 

@@ -9,10 +9,18 @@ from bots.clock import unlimited
 from bots.perfect_bot import AlakPerfect, LGamePerfect
 from bots.solvers.alak import solve as solve_alak
 from bots.solvers.l_game import Value, arrangements, best_moves, solve
-from protocols.alak import GAME as ALAK
-from protocols.alak import start_position
+from protocols.alak.rules import GAME as ALAK
+from protocols.alak.rules import start_position
 from protocols.base import Reason, Side
-from protocols.l_game import GAME, NAMES, LGameOptions, LGameState, coords, make_state, squares_of
+from protocols.l_game.rules import (
+    GAME,
+    NAMES,
+    LGameOptions,
+    LGameState,
+    coords,
+    make_state,
+    squares_of,
+)
 from referee.match import Match, MatchSettings, PlayerSpec, resolve_command
 from tests.scriptbots import script_bot
 

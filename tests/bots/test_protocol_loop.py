@@ -17,7 +17,7 @@ import pytest
 from bots.clock import MoveClock, process_start
 from bots.lines import LineReader
 from bots.player import play
-from protocols.lielow import GAME as LIELOW
+from protocols.lielow.rules import GAME as LIELOW
 
 
 @pytest.fixture

@@ -15,10 +15,10 @@ from bots.evaluation import model_for
 from bots.search.engine import MATE, MATE_BOUND, Search
 from protocols import get_game
 from protocols.base import Game, Side
-from protocols.lasker_morris import GAME as MORRIS
-from protocols.legionnaires import GAME as LEGIONNAIRES
-from protocols.legionnaires import position
-from protocols.lielow import GAME as LIELOW
+from protocols.lasker_morris.rules import GAME as MORRIS
+from protocols.legionnaires.rules import GAME as LEGIONNAIRES
+from protocols.legionnaires.rules import position
+from protocols.lielow.rules import GAME as LIELOW
 
 SEARCHED = ["lasker-morris", "lielow", "legionnaires", "alak"]
 

@@ -20,10 +20,10 @@ from bots.solvers import cache
 from bots.solvers.alak import SortedKeys
 from bots.solvers.alak import solve as solve_alak
 from bots.solvers.l_game import solve as solve_l_game
-from protocols.alak import GAME as ALAK
-from protocols.alak import start_position
+from protocols.alak.rules import GAME as ALAK
+from protocols.alak.rules import start_position
 from protocols.base import Side
-from protocols.l_game import GAME as L_GAME
+from protocols.l_game.rules import GAME as L_GAME
 
 SIZE = 7  # an Alak board solved in milliseconds
 

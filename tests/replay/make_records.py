@@ -8,7 +8,7 @@ import random
 from pathlib import Path
 from typing import Any
 
-from protocols import get_game
+from protocols import builtin_names, get_game
 from protocols.base import Outcome, Reason, Side
 from referee.records import (
     GameRecord,
@@ -22,14 +22,16 @@ from referee.records import (
     write_lines,
 )
 
-GAMES = ["lasker-morris", "lielow", "legionnaires", "l-game", "alak"]
+GAMES = builtin_names()
 
 
-def random_states(game_name: str, seed: int, max_plies: int = 400) -> tuple[list[Any], list[str]]:
+def random_states(
+    game_name: str, seed: int, max_plies: int = 400, options: dict[str, Any] | None = None
+) -> tuple[list[Any], list[str]]:
     """The states of a random game (start included) and the canonical moves between them."""
     game = get_game(game_name)
     rng = random.Random(seed)
-    state = game.initial_state(game.parse_options({}))
+    state = game.initial_state(game.parse_options(options or {}))
     states, moves = [state], []
     while game.outcome(state) is None and len(moves) < max_plies:
         move = rng.choice(list(game.legal_moves(state)))

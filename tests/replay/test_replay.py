@@ -83,6 +83,8 @@ def square_owners(game_name: str, state: dict[str, object]) -> dict[str, str]:
             for key in ("blue", "orange", "neutrals")
             for x, y in s[key]  # type: ignore[attr-defined]
         }
+    if game_name == "tic-tac-toe":
+        return {sq: o for sq, o in s["cells"].items() if o}  # type: ignore[attr-defined]
     return {"abcdefghijklmnopqrstuvwxyz"[i]: o for i, o in enumerate(s["points"]) if o}  # type: ignore[arg-type]
 
 
@@ -204,6 +206,9 @@ def test_terminal_boards_show_every_piece(tmp_path: Path, game_name: str) -> Non
         assert digits == len(frame.state["stacks"])
     elif game_name == "l-game":
         assert text.count("████") == 8 and text.count("◆◆") == 2
+    elif game_name == "tic-tac-toe":
+        board_rows = text.splitlines()[1:4]
+        assert sum(row.count("X") + row.count("O") for row in board_rows) == len(owners)
     else:
         assert text.count("●") == len(owners)
     assert "last move:" in text

@@ -8,7 +8,7 @@ import pytest
 from pydantic import ValidationError
 
 from bots.solvers.alak import Value, solve, state_key
-from protocols.alak import (
+from protocols.alak.rules import (
     GAME,
     AlakOptions,
     AlakState,

@@ -7,7 +7,7 @@ import random
 
 import pytest
 
-from protocols.alak import (
+from protocols.alak.rules import (
     GAME,
     PASS_MOVE,
     SCORE,

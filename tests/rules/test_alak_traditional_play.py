@@ -12,7 +12,7 @@ import pytest
 
 from bots.config import BotConfig
 from bots.perfect_bot import perfect_chooser
-from protocols.alak import GAME
+from protocols.alak.rules import GAME
 from tests.commandline import referee
 
 PASSER = """\

@@ -1,4 +1,6 @@
-"""One generic test of the Game interface, run over every registered game (as in OpenSpiel)."""
+"""One generic test of the Game interface, run over every registered game (as in OpenSpiel), with
+its default options and the other options its conformance data names (`conformance.json` beside
+its rules: tests/rules/conformance.py)."""
 
 from __future__ import annotations
 
@@ -12,16 +14,29 @@ from hypothesis import strategies as st
 
 from protocols import aliases, canonical_name, game_names, get_game
 from protocols.base import BadSyntax, Game, IllegalMove, Outcome, Reason, Side
+from tests.rules.conformance import conformance_of
 
 GAMES = game_names()
+# (game, options): every game with its defaults, then with each set of its conformance data.
+CASES = [
+    pytest.param(
+        name, options, id=f"{name}{json.dumps(options, sort_keys=True) if options else ''}"
+    )
+    for name in GAMES
+    for options in [{}, *conformance_of(name).options]
+]
 MAX_PLIES = 2000  # far above every game's own limit: a game that runs this long never ends
-# Games in which a move may take a piece off the board without landing anywhere (`x off`).
-LEAVES_THE_BOARD = {"lielow"}
 
 
-def play_random(game: Game[Any, Any, Any], seed: int) -> tuple[list[Any], Outcome]:
+def start(game: Game[Any, Any, Any], options: dict[str, Any]) -> Any:
+    return game.initial_state(game.parse_options(options) if options else None)
+
+
+def play_random(
+    game: Game[Any, Any, Any], seed: int, options: dict[str, Any] | None = None
+) -> tuple[list[Any], Outcome]:
     rng = random.Random(seed)
-    state = game.initial_state(None)
+    state = start(game, options or {})
     states = [state]
     for _ in range(MAX_PLIES):
         outcome = game.outcome(state)
@@ -44,12 +59,12 @@ def test_registry_resolves_name_and_aliases(name: str) -> None:
         assert aliases(alias) == aliases(name)
 
 
-@pytest.mark.parametrize("name", GAMES)
+@pytest.mark.parametrize(("name", "options"), CASES)
 @given(seed=st.integers(min_value=0, max_value=2**32 - 1))
 @settings(max_examples=25, deadline=None)
-def test_random_games_round_trip_and_end(name: str, seed: int) -> None:
+def test_random_games_round_trip_and_end(name: str, options: dict[str, Any], seed: int) -> None:
     game = get_game(name)
-    states, outcome = play_random(game, seed)
+    states, outcome = play_random(game, seed, options)
     assert outcome.winner in (None, Side.BLUE, Side.ORANGE)
     if outcome.reason is Reason.GAME_ENDING:
         assert outcome.ending in game.endings, f"{outcome.ending!r} is not declared"
@@ -65,11 +80,11 @@ def test_random_games_round_trip_and_end(name: str, seed: int) -> None:
         assert game.render_text(state).strip()
 
 
-@pytest.mark.parametrize("name", GAMES)
+@pytest.mark.parametrize(("name", "options"), CASES)
 @pytest.mark.parametrize("line", ["", "   ", "xyzzy", "a1 a2 a3 a4 a5 a6 a7 a8 a9", "\x00", "é"])
-def test_rejected_lines_have_a_reason(name: str, line: str) -> None:
+def test_rejected_lines_have_a_reason(name: str, options: dict[str, Any], line: str) -> None:
     game = get_game(name)
-    state = game.initial_state(None)
+    state = start(game, options)
     with pytest.raises(IllegalMove) as info:
         game.parse_move(state, line)
     assert info.value.reason.strip(), "a rejected line needs a human-readable reason"
@@ -82,11 +97,13 @@ def test_blank_line_is_bad_syntax(name: str) -> None:
         game.parse_move(game.initial_state(None), "")
 
 
-@pytest.mark.parametrize("name", GAMES)
-def test_legal_lines_of_other_positions_are_judged_not_crashed(name: str) -> None:
+@pytest.mark.parametrize(("name", "options"), CASES)
+def test_legal_lines_of_other_positions_are_judged_not_crashed(
+    name: str, options: dict[str, Any]
+) -> None:
     """Lines legal somewhere in a game, tried everywhere: accepted, or rejected with a reason."""
     game = get_game(name)
-    states, _ = play_random(game, 7)
+    states, _ = play_random(game, 7, options)
     lines = {game.format_move(m) for s in states[:-1] for m in game.legal_moves(s)}
     for state in states[:: max(1, len(states) // 10)]:
         if game.outcome(state) is not None:
@@ -102,10 +119,10 @@ def test_legal_lines_of_other_positions_are_judged_not_crashed(name: str) -> Non
                 assert game.format_move(move) in legal
 
 
-@pytest.mark.parametrize("name", GAMES)
-def test_options_round_trip(name: str) -> None:
+@pytest.mark.parametrize(("name", "given"), CASES)
+def test_options_round_trip(name: str, given: dict[str, Any]) -> None:
     game = get_game(name)
-    options = game.parse_options(None)
+    options = game.parse_options(given or None)
     dumped = options.model_dump(mode="json")
     assert game.parse_options(dumped) == options
     json.dumps(dumped)
@@ -121,11 +138,14 @@ def test_endings_are_declared_once_and_read_well(name: str) -> None:
         assert meaning.strip(), f"{code!r} needs a one-line meaning"
 
 
-@pytest.mark.parametrize("name", GAMES)
+@pytest.mark.parametrize(("name", "options"), CASES)
 @pytest.mark.parametrize("seed", [0, 1, 2])
-def test_touched_names_only_squares_of_the_board(name: str, seed: int) -> None:
+def test_touched_names_only_squares_of_the_board(
+    name: str, options: dict[str, Any], seed: int
+) -> None:
     game = get_game(name)
-    states, _ = play_random(game, seed)
+    states, _ = play_random(game, seed, options)
+    data = conformance_of(name)
     for state in states[:-1]:
         board = set(game.squares(state))
         for move in game.legal_moves(state):
@@ -133,7 +153,7 @@ def test_touched_names_only_squares_of_the_board(name: str, seed: int) -> None:
             line = game.format_move(move)
             for kind in (touched.from_, touched.to, touched.removed):
                 assert set(kind) <= board, f"{line}: {sorted(set(kind) - board)} off the board"
-            if name in LEAVES_THE_BOARD:
-                assert touched.to or touched.from_, f"{line} touches nothing"
-            else:
-                assert touched.to, f"{line} lands nowhere"
+            if not (touched.from_ or touched.to or touched.removed):
+                assert data.passes, f"{line} touches nothing"
+            elif not touched.to:
+                assert data.leaves_the_board, f"{line} lands nowhere"

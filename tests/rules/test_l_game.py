@@ -21,7 +21,7 @@ from bots.solvers.l_game import (
 )
 from protocols import get_game
 from protocols.base import BadSyntax, IllegalMove, Reason, Side
-from protocols.l_game import (
+from protocols.l_game.rules import (
     GAME,
     MASKS,
     PLACEMENT_OF_NAME,

@@ -17,7 +17,7 @@ from pydantic import ValidationError
 
 from protocols import get_game
 from protocols.base import BadSyntax, IllegalMove, Reason, Side
-from protocols.lasker_morris import (
+from protocols.lasker_morris.rules import (
     ADJACENT,
     GAME,
     MILLS,

@@ -13,7 +13,7 @@ from pydantic import ValidationError
 
 from bots.solvers.legionnaires import reachable_positions
 from protocols.base import BadSyntax, IllegalMove, Reason, Side
-from protocols.legionnaires import (
+from protocols.legionnaires.rules import (
     GAME,
     LegionnairesOptions,
     LegionnairesState,

@@ -9,7 +9,7 @@ from pydantic import ValidationError
 
 from protocols import get_game
 from protocols.base import BadSyntax, IllegalMove, Reason, Side
-from protocols.lielow import GAME, LielowOptions, LielowState
+from protocols.lielow.rules import GAME, LielowOptions, LielowState
 from scripts.perft import perft
 
 START = GAME.initial_state()

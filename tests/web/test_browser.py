@@ -1,4 +1,4 @@
-"""The web view in a real browser: recorded games of all five games, the HTML export, the
+"""The web view in a real browser: recorded games of every built-in game, the HTML export, the
 dashboard, and a live game watched as it is played (with the move-to-screen latency measured).
 
 Pieces are checked by their SVG elements (`.piece` with data-square/data-owner/...), never by
@@ -49,6 +49,8 @@ def expected_pieces(game: str, state: dict[str, Any]) -> set[tuple[Any, ...]]:
             for key in ("blue", "orange", "neutrals")
             for x, y in state[key]
         }
+    if game == "tic-tac-toe":
+        return {(sq, o, None, None) for sq, o in state["cells"].items() if o}
     return {
         ("abcdefghijklmnopqrstuvwxyz"[i], o, None, None) for i, o in enumerate(state["points"]) if o
     }

@@ -1,5 +1,5 @@
-"""The example game plug-ins' board renderers in a real browser: the web view loads them from
-`/plugins/renderers.js`, the HTML export inlines them. (The plug-ins are installed by the
+"""The example game plug-in's board renderer in a real browser: the web view loads it with every
+game's from `/games/renderers.js`, the HTML export inlines it. (The plug-in is installed by the
 README's test command; tests/plugins/ checks that.) Screenshots go to test-artifacts/web/."""
 
 from __future__ import annotations
@@ -17,13 +17,12 @@ from tests.conftest import ReadableFolders
 from tests.replay.make_records import random_record
 from tests.web.conftest import ServerThread, serve_in_thread
 
-PLUGINS = ["connect-four", "tic-tac-toe"]
+PLUGINS = ["connect-four"]
 PIECES_JS = "els => els.map(e => [e.dataset.square, e.dataset.owner])"
 
 
 def expected_pieces(game: str, state: dict[str, Any]) -> set[tuple[str, str]]:
-    owners = state["discs"] if game == "connect-four" else state["cells"]
-    return {(square, owner) for square, owner in owners.items() if owner}
+    return {(square, owner) for square, owner in state["discs"].items() if owner}
 
 
 def check_frame(page: Any, game: str, state: dict[str, Any], ply: int) -> None:

@@ -67,8 +67,9 @@ def test_pages_and_static_files_are_served(server: ServerThread) -> None:
     for path in ("/", "/live/1", "/replay/0/top.jsonl", "/static/player.js"):
         status, body = get(server, path)
         assert status == 200, path
-    status, body = get(server, "/static/games/lielow.js")
-    assert status == 200 and 'R.renderers["lielow"]' in body
+    status, body = get(server, "/games/renderers.js")  # every game's, from its own folder
+    assert status == 200
+    assert all(f'R.renderers["{game}"]' in body for game in GAMES)
 
 
 def test_archive_lists_the_records_of_the_served_folder(server: ServerThread) -> None:

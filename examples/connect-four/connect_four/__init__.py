@@ -1,2 +1,3 @@
-"""Connect Four, a game plug-in for the referee: rules (`rules`), the search bot's evaluation
-(`evaluation`) and the web view's board renderer (`web`, `renderer.js`)."""
+"""Connect Four, a game plug-in for the referee: the rules (`rules`), and beside them, found by
+their names, the search bots' evaluation (`evaluation`), the terminal board (`board`) and the
+web view's board (`renderer.js`)."""

@@ -1,5 +1,5 @@
-"""The search bot's evaluation of a Connect Four position, found through the entry point
-`referee.evaluations` (`connect-four = "connect_four.evaluation:evaluate"`).
+"""The search bots' evaluation of a Connect Four position: `evaluate(state)`, found by its name
+beside the rules (the package's `evaluation` module, docs/new-game.md).
 
 Every line of four squares that only one side occupies is still open to that side: the more
 discs it already holds there, the more it is worth. Scores are for the side to move, roughly

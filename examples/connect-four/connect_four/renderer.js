@@ -1,6 +1,6 @@
-/* Connect Four: 7 columns a..g, 6 rows 1..6 (bottom up); discs by owner. Draws state_json of
-   connect_four/rules.py; data-square="a1" .. "g6". Loaded by the referee's web view through
-   the entry point `referee.renderers`. */
+/* Connect Four: 7 columns a..g, 6 rows 1..6 (bottom up); discs by owner. Draws the state_json
+   of rules.py beside it; data-square="a1" .. "g6". The referee's web view finds this file by
+   its name, renderer.js, in the game's package. */
 (function () {
   "use strict";
   const R = window.Referee;
