@@ -19,7 +19,7 @@ from bots.clock import MoveClock
 from bots.config import BotConfig
 from bots.player import Chooser
 from protocols.base import Game
-from protocols.lielow import GAME, OFF, LielowState, Move
+from protocols.lielow.rules import GAME, OFF, LielowState, Move
 
 DEFAULT_DEPTH = 3
 WIN = 1_000_000

@@ -23,7 +23,7 @@ from bots.morris.engine import Core, MorrisSearch
 from bots.morris.pysearch import PythonCore
 from bots.solvers import cache
 from protocols.base import Side
-from protocols.lasker_morris import GAME, LaskerMorrisState
+from protocols.lasker_morris.rules import GAME, LaskerMorrisState
 
 
 def positions(count: int, seed: int) -> list[LaskerMorrisState]:

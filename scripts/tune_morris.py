@@ -31,7 +31,7 @@ from bots.morris.board import from_state
 from bots.morris.engine import MorrisSearch
 from bots.morris.evaluation import FADE, SLOW, TERMS, WEIGHTS, features
 from bots.solvers import cache
-from protocols.lasker_morris import GAME
+from protocols.lasker_morris.rules import GAME
 
 Sample = tuple[int, list[float], float]  # phase, scaled terms, result for the side to move
 

@@ -17,11 +17,11 @@ Every table here is the one source of the numbers: the C core receives them from
 from __future__ import annotations
 
 from protocols.base import Side
-from protocols.lasker_morris import ADJACENT, MILLS, POINTS
-from protocols.lasker_morris import HAND as HAND_TOKENS
-from protocols.lasker_morris import NO_REMOVAL as NO_REMOVAL_TOKEN
-from protocols.lasker_morris import LaskerMorrisState as State
-from protocols.lasker_morris import Move as RulesMove
+from protocols.lasker_morris.rules import ADJACENT, MILLS, POINTS
+from protocols.lasker_morris.rules import HAND as HAND_TOKENS
+from protocols.lasker_morris.rules import NO_REMOVAL as NO_REMOVAL_TOKEN
+from protocols.lasker_morris.rules import LaskerMorrisState as State
+from protocols.lasker_morris.rules import Move as RulesMove
 
 Position = tuple[int, int, int, int, int]
 

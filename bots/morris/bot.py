@@ -18,7 +18,7 @@ from bots.morris import endgame, native
 from bots.morris.engine import Core, MorrisSearch
 from bots.morris.pysearch import CONTEMPT, PythonCore
 from bots.solvers import cache
-from protocols.lasker_morris import GAME, LaskerMorrisState, Move
+from protocols.lasker_morris.rules import GAME, LaskerMorrisState, Move
 
 
 class MorrisChooser:

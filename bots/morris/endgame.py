@@ -24,7 +24,7 @@ from math import comb
 
 from bots.morris import native
 from bots.morris.board import COUNT, MIN_STONES, Position
-from protocols.lasker_morris import ADJACENT, MILLS, POINTS
+from protocols.lasker_morris.rules import ADJACENT, MILLS, POINTS
 
 MAX_STONES = 4
 LAYOUT = (("values", "B"),)  # the cache file's sections (bots.solvers.cache)

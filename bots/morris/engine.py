@@ -20,7 +20,7 @@ from bots.clock import MoveClock
 from bots.morris.board import Position, from_state, generate, to_rules_move
 from bots.morris.pysearch import INFINITY, WIN_BOUND, RootResult
 from bots.search.engine import SearchResult
-from protocols.lasker_morris import LaskerMorrisState
+from protocols.lasker_morris.rules import LaskerMorrisState
 
 MAX_DEPTH = 64
 ASPIRATION_FROM = 4

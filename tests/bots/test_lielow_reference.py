@@ -18,7 +18,7 @@ from bots.lielow_reference import (
     negamax,
 )
 from protocols import get_game
-from protocols.lielow import GAME, OFF, LielowState
+from protocols.lielow.rules import GAME, OFF, LielowState
 
 
 def random_states(seed: int, count: int) -> list[LielowState]:

@@ -191,7 +191,7 @@ for name in ("LaskerMorris", "tictactoe", "lgame", "alak"):
     assert parts.module(name, parts.EVALUATION) is not None
     assert parts.module(name, parts.BOARD) is not None
     assert parts.text(name, parts.RENDERER)
-print(sorted(set(scans)))
+print(" ".join(sorted({str(group) for group in scans})))
 """
 
 
@@ -199,7 +199,7 @@ def test_a_builtin_game_and_its_parts_are_found_without_reading_installed_metada
     done = subprocess.run(
         [sys.executable, "-c", NO_SCAN], cwd=ROOT, capture_output=True, text=True, check=True
     )
-    assert done.stdout.split() == ["['pydantic']"]
+    assert set(done.stdout.split()) <= {"pydantic"}  # pydantic may look up its plug-ins
 
 
 # `referee play` with the registry's scan of installed games made to fail: a built-in game is
