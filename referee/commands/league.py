@@ -241,6 +241,7 @@ def run_show(args: argparse.Namespace, out: Console, err: Console) -> int:
 
 
 def run_export(args: argparse.Namespace, out: Console, err: Console) -> int:
+    # Deferred: the dashboard's pages load only for an export.
     from referee.web.league_export import export_league
 
     with guarded(err) as done:
@@ -258,6 +259,7 @@ def run_export(args: argparse.Namespace, out: Console, err: Console) -> int:
 
 
 def run_serve(args: argparse.Namespace, out: Console, err: Console) -> int:
+    # Deferred: trio and the web stack load only to serve the dashboard.
     import trio
 
     from referee.web.league_server import serve_league

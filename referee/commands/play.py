@@ -218,6 +218,7 @@ def unreachable_players(players: list[PlayerSpec], isolation: Isolation) -> str 
 def move_logger(err: Console) -> Listener:
     """`--log`: every record line on stderr as it is played. The view is imported here, before
     the game starts, so that no bot's clock runs while it loads."""
+    # Deferred: the views (boards, summaries) load only for a game that shows its moves.
     from referee.views.console import log_line
 
     def listener(line: Header | Ply | Result) -> None:
@@ -234,6 +235,7 @@ def report_play(
     record: GameRecord,
     record_path: Path,
 ) -> int:
+    # Deferred: the views load once the game is over, never while a bot's clock runs.
     from referee.views.console import course_result_line, print_summary
 
     result = record.result
@@ -268,6 +270,7 @@ def run_visual(
     record_path: Path,
 ) -> int:
     """`referee play --visual`: the match with its live view, then the view stays up."""
+    # Deferred: the web stack (starlette, hypercorn) loads only for --visual.
     from referee.web.server import WebServerError, check_can_bind
     from referee.web.watch import play_watched
 
