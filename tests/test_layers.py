@@ -175,15 +175,21 @@ def _package_of(path: Path) -> str:
     return module_name(path) if path.name == "__init__.py" else module_name(path.parent)
 
 
-def _statement_names(node: ast.Import | ast.ImportFrom, path: Path) -> Iterator[str]:
-    if isinstance(node, ast.Import):
-        yield from (alias.name for alias in node.names)
-        return
+def _from_module(node: ast.ImportFrom, path: Path) -> str:
+    """The absolute name of the module a `from ... import` statement reads."""
     base = node.module or ""
     if node.level:
         package = _package_of(path).split(".")
         anchor = package[: len(package) - node.level + 1]
         base = ".".join([*anchor, base] if base else anchor)
+    return base
+
+
+def _statement_names(node: ast.Import | ast.ImportFrom, path: Path) -> Iterator[str]:
+    if isinstance(node, ast.Import):
+        yield from (alias.name for alias in node.names)
+        return
+    base = _from_module(node, path)
     modules = project_modules()
     for alias in node.names:
         yield f"{base}.{alias.name}" if f"{base}.{alias.name}" in modules else base
@@ -224,15 +230,11 @@ def owner(name: str) -> str | None:
 def imported_modules(path: Path) -> frozenset[str]:
     """Every module `path` imports, by full dotted name (`from a import b` gives a and a.b)."""
     names: set[str] = set()
-    package = _package_of(path)
     for node in ast.walk(syntax(path)):
         if isinstance(node, ast.Import):
             names |= {alias.name for alias in node.names}
         elif isinstance(node, ast.ImportFrom):
-            base = node.module or ""
-            if node.level:
-                anchor = package.split(".")[: len(package.split(".")) - node.level + 1]
-                base = ".".join([*anchor, base] if base else anchor)
+            base = _from_module(node, path)
             names.add(base)
             names |= {f"{base}.{alias.name}" for alias in node.names}
     return frozenset(names)
@@ -391,31 +393,38 @@ def says_why(path: Path, imported: Import) -> bool:
     said = [comments.get(n, "") for n in range(imported.line, imported.end + 1)]
     lines = path.read_text().splitlines()
     above = imported.line - 1
-    while above in comments or above in in_imports or _blank_in_imports(lines, above, in_imports):
+    while (
+        (above >= 1 and lines[above - 1].lstrip().startswith("#"))
+        or above in in_imports
+        or _blank_in_imports(lines, above, in_imports)
+    ):
         said.append(comments.get(above, ""))
         above -= 1
     return any(comment.lower().startswith(DEFERRED) for comment in said)
 
 
 @cache
-def loaded_on_import(module: str) -> set[str]:
+def loaded_on_import(module: str) -> frozenset[str]:
     """Every module loaded when `module` is first imported: its own imports outside functions
     (type checking aside), its packages', and theirs in turn among the project's modules."""
     modules = project_modules()
-    seen: set[str] = set()
+    loaded: set[str] = set()
+    read: set[str] = set()  # the project modules whose imports are counted
     todo = [module]
     while todo:
         current = todo.pop()
         parents = [".".join(current.split(".")[:k]) for k in range(1, current.count(".") + 1)]
         for name in [current, *parents]:
-            if name in modules and name not in seen:
-                seen.add(name)
-                for imported in imports_of(modules[name]):
-                    if not imported.in_function and not imported.typing_only:
-                        seen.add(imported.module)
-                        if (target := owner(imported.module)) is not None:
-                            todo.append(target)
-    return seen
+            if name not in modules or name in read:
+                continue
+            read.add(name)
+            loaded.add(name)
+            for imported in imports_of(modules[name]):
+                if not imported.in_function and not imported.typing_only:
+                    loaded.add(imported.module)
+                    if (target := owner(imported.module)) is not None:
+                        todo.append(target)
+    return frozenset(loaded)
 
 
 def deferred_imports() -> Iterator[tuple[Path, str, Import]]:

@@ -19,6 +19,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+import trio
 from rich.console import Console
 from rich.progress import (
     BarColumn,
@@ -259,9 +260,7 @@ def run_export(args: argparse.Namespace, out: Console, err: Console) -> int:
 
 
 def run_serve(args: argparse.Namespace, out: Console, err: Console) -> int:
-    # Deferred: trio and the web stack load only to serve the dashboard.
-    import trio
-
+    # Deferred: the web stack (starlette, hypercorn) loads only to serve the dashboard.
     from referee.web.league_server import serve_league
 
     with guarded(err) as done:
