@@ -136,7 +136,7 @@ def run_command(argv: list[str] | None = None) -> tuple[int, argparse.Namespace]
     """Run the command line `argv` (default: the process's): its exit code and its arguments."""
     arguments = normalise_argv(sys.argv[1:] if argv is None else argv)
     args = parse(build_parser(arguments), arguments)
-    # Imported only now: `--help`, `--version` and a usage error never need rich.
+    # Deferred: `--help`, `--version` and a usage error never need rich.
     from rich.console import Console
 
     out = Console(soft_wrap=True)

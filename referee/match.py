@@ -35,6 +35,7 @@ from referee.builtin_tables import prepare_tables, table_cache_directory
 from referee.isolation.confinement import player_directories
 from referee.isolation.levels import Isolation, IsolationSettings, IsolationUnavailable, choose
 from referee.isolation.limits import Limits
+from referee.openings import apply_opening
 from referee.records import (
     BotReport,
     GameRecord,
@@ -46,7 +47,6 @@ from referee.records import (
     TimeControl,
     utc_now,
 )
-from referee.tournament.openings import apply_opening
 
 # -- players ----------------------------------------------------------------------------------
 
@@ -76,7 +76,7 @@ def refuse_undeclared(players: Sequence[PlayerSpec], opening: Sequence[str] | No
         if not player.understands(POSITION):
             raise OpeningRefused(
                 f"{player.name} has not declared the {POSITION!r} extension, so it cannot start "
-                f"from an opening: declare it (capabilities = [\"{POSITION}\"] for a tournament "
+                f'from an opening: declare it (capabilities = ["{POSITION}"] for a tournament '
                 "player, --position-capable for play) or play without openings"
             )
 
@@ -129,6 +129,7 @@ class PlayerSpec(BaseModel):
         """Whether it may be sent `extension`'s lines: declared, or a built-in bot (which all
         understand every extension)."""
         return extension in self.capabilities or is_builtin(self.command)
+
     content_hash: str | None = None  # what the bot is made of (referee/bot_content.py)
 
 

@@ -18,8 +18,8 @@ from pydantic import BaseModel, ConfigDict
 
 from protocols import get_game
 from protocols.base import Game, Touched
+from referee.openings import apply_opening
 from referee.records import GameRecord, Header, Ply, Result, read_chained_record
-from referee.tournament.openings import apply_opening
 from referee.verify import verify_record
 
 # The squares a move touched, as every view reads them (the web renderers' SVG ids are the same).

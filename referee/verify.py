@@ -11,8 +11,8 @@ from typing import Any
 
 from protocols import UnknownGame, get_game
 from protocols.base import IllegalMove, Outcome, Reason
+from referee.openings import apply_opening
 from referee.records import GameRecord
-from referee.tournament.openings import apply_opening
 
 
 @dataclass

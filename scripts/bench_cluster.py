@@ -45,11 +45,11 @@ from typing import Any
 import trio
 from rich.console import Console
 
+from referee.app.config import load_config
+from referee.app.tournament_session import play_tournament
 from referee.cluster.live import LineRouter
 from referee.records import Header, PlayerInfo, Ply, RecordWriter, Result, TimeControl, utc_now
-from referee.tournament.config import load_config
 from referee.tournament.events import Event
-from referee.tournament.session import play_tournament
 
 THINKING_BOT = """\
 import random, sys, time

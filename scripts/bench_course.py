@@ -98,8 +98,8 @@ from typing import Any
 
 from protocols import get_game
 from protocols.base import Reason
+from referee.app.config import load_config
 from referee.isolation.levels import IsolationSettings, choose
-from referee.tournament.config import load_config
 from referee.tournament.store import GameState, open_view
 
 COURSE_REPOSITORY = "https://github.com/jake-molnia/CS4341-referee"

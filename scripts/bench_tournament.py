@@ -45,10 +45,10 @@ from bench_course import add_comparison_arguments, run_comparison  # scripts/ is
 from bench_match import fixed_game  # the same long legal game
 
 from protocols.base import Reason
+from referee.app.config import load_config
 from referee.records import read_record
-from referee.tournament.config import load_config
+from referee.tournament.resume import open_tournament
 from referee.tournament.runner import Runner
-from referee.tournament.session import open_tournament
 from referee.tournament.store import GameState, open_view
 
 DEFAULT_BOT = "builtin:random --seed {seed}"

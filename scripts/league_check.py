@@ -1,7 +1,7 @@
 """Check a rated league against an independent fit: the same model (Bradley-Terry with draws and
 a first-move advantage per game, normal prior), its likelihood written game by game in plain
 Python from the model's probabilities and maximised without derivatives (Powell), sharing no code
-with `referee.league.elo_fit`. Prints both ratings of every version with the league's interval,
+with `referee.stats.elo_fit`. Prints both ratings of every version with the league's interval,
 and exits 1 if any independent rating falls outside it.
 
     python scripts/league_check.py LEAGUE_DIR

@@ -6,9 +6,9 @@ from pathlib import Path
 
 import pytest
 
+from referee.app.config import load_config
 from referee.records import read_chained_record, read_record
 from referee.replay import load_replay
-from referee.tournament.config import load_config
 from referee.tournament.store import StoreError, open_store, open_view
 from tests.replay.make_records import random_record
 

@@ -52,6 +52,7 @@ def run_alak(args: argparse.Namespace, out: Console, err: Console) -> int:
     if not 1 <= args.size <= 26:
         err.print(f"--size: an Alak board has 1..26 points, not {args.size}")
         return EXIT_USAGE
+    # Deferred: the solver and rich's progress load only when the command runs, not with the parser.
     from referee.analysis.alak_run import run
 
     return run(args, out, err)

@@ -15,6 +15,7 @@ from contextlib import contextmanager
 from rich.console import Console
 from rich.progress import BarColumn, Progress, TaskID, TextColumn, TimeElapsedColumn
 
+from referee import EXIT_INTERRUPTED, EXIT_OK, EXIT_VOID
 from referee.analysis.alak_solve import Openings, TooBig, baljeu_openings, traditional_openings
 
 
@@ -85,8 +86,6 @@ def describe(result: Openings) -> list[str]:
 
 def run(args: argparse.Namespace, out: Console, err: Console) -> int:
     """`referee analyse alak` with its parsed arguments (see `alak_command`)."""
-    from referee import EXIT_INTERRUPTED, EXIT_OK, EXIT_VOID
-
     size, seconds = args.size, args.seconds
     try:
         result = solve(size, args.variant, err, seconds, args.max_states)

@@ -45,6 +45,7 @@ if TYPE_CHECKING:
 
 def atomic_weight(game: Game) -> Game | None:
     """AW(game) in canonical form, or None when `game` (canonical) is not all-small."""
+    # Deferred: pycgt loads only for the analyses that use it.
     from pycgt import is_all_small
 
     if not is_all_small(game):
@@ -59,6 +60,7 @@ def far_star(game: Game) -> Game:
     power of two above them all is far enough: comparisons with *m no longer change as m grows
     (the tests check m and 2m against each other).
     """
+    # Deferred: pycgt loads only for the analyses that use it.
     from pycgt import birthday, nimber
 
     return nimber(1 << birthday(game).bit_length())
@@ -68,6 +70,7 @@ def far_star(game: Game) -> Game:
 def _weight(game: Game) -> Game:
     """The calculus, memoised on canonical forms (subpositions of an all-small game are
     all-small, so the recursion never leaves the domain)."""
+    # Deferred: pycgt loads only for the analyses that use it.
     from pycgt import Game as PyGame
     from pycgt import add, as_number, canonical, geq, integer
 
@@ -89,6 +92,7 @@ def _weight(game: Game) -> Game:
 def _largest_under_all(games: Iterable[Game]) -> int:
     """The largest integer n with n <| g (not g <= n) for every g: the minimum over the g of
     the largest such n for each, which is floor(LeftStop(g)) or one less."""
+    # Deferred: pycgt loads only for the analyses that use it.
     from pycgt import geq, integer, left_stop
 
     found = None
@@ -106,6 +110,7 @@ def _largest_under_all(games: Iterable[Game]) -> int:
 def _least_over_all(games: Iterable[Game]) -> int:
     """The least integer n with n |> g (not n <= g) for every g: the maximum over the g of the
     least such n for each, which is ceil(RightStop(g)) or one more."""
+    # Deferred: pycgt loads only for the analyses that use it.
     from pycgt import geq, integer, right_stop
 
     found = None

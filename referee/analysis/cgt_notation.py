@@ -53,6 +53,7 @@ def ups_text(ups: int, star: int) -> str:
 @cache
 def _infinitesimals() -> dict[Game, str]:
     """The canonical forms of n*^ + *k (not 0) and their names."""
+    # Deferred: pycgt loads only for the analyses that use it.
     from pycgt import ZERO, add, multiple, nimber
     from pycgt.values import UP
 
@@ -69,6 +70,7 @@ def _infinitesimals() -> dict[Game, str]:
 @cache
 def render(game: Game) -> str:
     """The usual notation of a canonical game, e.g. `*`, `v*`, `+-{*,^}`, `{0|v}`."""
+    # Deferred: pycgt loads only for the analyses that use it.
     from pycgt import add, as_number, left_stop, negate, number, right_stop
 
     value = as_number(game)
@@ -96,6 +98,7 @@ def render(game: Game) -> str:
 
 def _tiny_argument(game: Game) -> Fraction | None:
     """x when `game` is Tiny(x) = {0||0|-x} for a positive number x, else None."""
+    # Deferred: pycgt loads only for the analyses that use it.
     from pycgt import ZERO, as_number
 
     if game.left != frozenset([ZERO]) or len(game.right) != 1:
@@ -123,6 +126,7 @@ def explicit(game: Game) -> str:
 
 def outcome_class(game: Game) -> tuple[str, str]:
     """(`N`, `P`, `L` or `R`, and its meaning) under normal play."""
+    # Deferred: pycgt loads only for the analyses that use it.
     from pycgt import ZERO, geq
 
     return OUTCOMES[(geq(game, ZERO), geq(ZERO, game))]
@@ -130,6 +134,7 @@ def outcome_class(game: Game) -> tuple[str, str]:
 
 def thermal(game: Game) -> dict[str, str | int]:
     """Left and Right stops, mean, temperature (pycgt's thermography) and birthday."""
+    # Deferred: pycgt loads only for the analyses that use it.
     from pycgt import birthday, left_stop, mean, right_stop, temperature
 
     def text(value: object) -> str:
@@ -146,6 +151,7 @@ def thermal(game: Game) -> dict[str, str | int]:
 
 def parse(text: str) -> Game:
     """The canonical game written `text` in brace notation or a common name (`{0|*}`, `^`)."""
+    # Deferred: pycgt loads only for the analyses that use it.
     from pycgt import parse as pycgt_parse
 
     return pycgt_parse(text)

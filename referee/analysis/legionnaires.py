@@ -148,6 +148,7 @@ def value(
     `on_progress(positions)` is called every PROGRESS_EVERY new positions; once more than
     `max_positions` positions are reached, TooManyPositions is raised.
     """
+    # Deferred: pycgt loads only for the analyses that use it.
     from pycgt import Game, canonical
 
     board = board_for(request.width, request.height)
@@ -202,6 +203,7 @@ def analyse_with_progress(
     """`value(request)` with a live count of positions on stderr (rich) when it is a terminal."""
     if not err.is_terminal:
         return value(request, None, max_positions)
+    # Deferred: the progress display loads only on a terminal.
     from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 
     columns = (

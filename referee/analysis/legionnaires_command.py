@@ -67,6 +67,7 @@ def register(parser: argparse.ArgumentParser) -> None:
 
 
 def run_legionnaires(args: argparse.Namespace, out: Console, err: Console) -> int:
+    # Deferred: the analysis loads only when the command runs, not with the parser.
     from referee.analysis import legionnaires
 
     nothing_named = all(

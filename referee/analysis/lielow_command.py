@@ -67,6 +67,7 @@ def run_lielow(args: argparse.Namespace, out: Console, err: Console) -> int:
             "--runs 0 or more[/red]"
         )
         return EXIT_USAGE
+    # Deferred: the search and rich's progress load only when the command runs, not with the parser.
     from referee.analysis.lielow_run import run_puzzle
 
     return run_puzzle(args, out, err)

@@ -21,10 +21,6 @@ class ClusterAddress:
     local_workers: int | None = None
     scheduler: str | None = None
 
-    @property
-    def is_local(self) -> bool:
-        return self.local_workers is not None
-
     def __str__(self) -> str:
         if self.local_workers is not None:
             return f"{LOCAL_PREFIX}{self.local_workers}"

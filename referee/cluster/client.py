@@ -332,6 +332,7 @@ def make_seats(loaded: LoadedConfig, shared: bool) -> tuple[dict[str, Seat], dic
 
 def _connect(address: ClusterAddress, settings: ClusterSettings) -> tuple[Any, Any]:
     """A Dask client (and the local cluster it owns, if any); blocking."""
+    # Deferred: Dask (the optional `cluster` extra) loads only to connect.
     import dask
     from distributed import Client, LocalCluster
 

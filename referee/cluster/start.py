@@ -29,7 +29,8 @@ async def enter_cluster(
         return None
     settings = loaded.config.cluster or ClusterSettings()
     try:
-        import distributed  # noqa: F401  (only to say plainly that it is missing)
+        # Deferred: the optional `cluster` extra, asked for only to say plainly when it is missing.
+        import distributed  # noqa: F401
     except ImportError:
         err.print(f"referee: {MISSING_EXTRA}", markup=False, highlight=False)
         return None

@@ -40,7 +40,8 @@ _UNWANTED = frozenset({"cancelled", "released", "forgotten"})
 
 def run_game(order_json: dict[str, Any]) -> dict[str, Any]:
     """The Dask task: play the game of `order_json` on this worker (see `play_order`)."""
-    from distributed import get_worker  # only ever called on a Dask worker
+    # Deferred: only ever called on a Dask worker, where the `cluster` extra is installed.
+    from distributed import get_worker
 
     worker = get_worker()
 
@@ -77,7 +78,8 @@ def play_order(
 
 def run_checks(order_json: dict[str, Any]) -> dict[str, Any]:
     """The Dask task of the pre-flight check: start each bot of `order_json` once here."""
-    from distributed import get_worker  # only ever called on a Dask worker
+    # Deferred: only ever called on a Dask worker, where the `cluster` extra is installed.
+    from distributed import get_worker
 
     order = CheckOrder.model_validate(order_json)
     return check_order(order, get_worker().address).model_dump(mode="python")

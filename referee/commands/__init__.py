@@ -5,7 +5,7 @@ the table in `cli.py`, which imports a command's module only when that command r
 A command's `run(args, out, err) -> int` gets the parsed arguments and two rich consoles (stdout
 for results that scripts read, stderr for everything people read) and returns the exit code.
 Command modules never import each other: what two commands share lives in the package it belongs
-to (the tournament session, the views, the web package).
+to (the sessions of `referee.app`, the views, the web package).
 """
 
 from referee import EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE, EXIT_VOID

@@ -22,6 +22,7 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
 
 from protocols import UnknownGame, canonical_name
+from referee.app.config import load_config
 from referee.commands import EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE
 from referee.course.checkall import StudentCheck, check_all, check_dir
 from referee.course.collect import (
@@ -34,20 +35,14 @@ from referee.course.collect import (
 )
 from referee.course.feedback import build_feedback
 from referee.course.grades import compute_grades, grades_csv
+from referee.course.pages import check_page, index_page, replay_name, student_name, student_page
 from referee.course.scheme import COURSE_FILE, Course, CourseError, load_scheme, write_skeleton
+from referee.course.tables import check_table, collect_table, grades_table
 from referee.isolation import IsolationUnavailable
 from referee.records import RecordError
 from referee.replay import load_replay
-from referee.tournament.config import ConfigError, load_config
+from referee.tournament.config import ConfigError
 from referee.tournament.store import StoreError, StoreView, open_view
-from referee.views.course_html import (
-    check_page,
-    index_page,
-    replay_name,
-    student_name,
-    student_page,
-)
-from referee.views.course_terminal import check_table, collect_table, grades_table
 from referee.views.html_export import replay_html
 
 EXIT_NOT_READY = 1

@@ -21,10 +21,11 @@ from pathlib import Path
 from rich.console import Console
 
 from protocols import UnknownGame, canonical_name, game_names
+from referee.app.config import load_config
+from referee.app.tournament_session import WebView, play_tournament
 from referee.commands import EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE, EXIT_VOID
-from referee.tournament.config import ConfigError, load_config
+from referee.tournament.config import ConfigError
 from referee.tournament.report import Report, build_report
-from referee.tournament.session import WebView, play_tournament
 from referee.tournament.store import open_view
 from referee.views.tournament import print_report
 from referee.web import add_server_arguments, check_address, url_of

@@ -19,6 +19,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+import trio
 from rich.console import Console
 from rich.progress import (
     BarColumn,
@@ -241,6 +242,7 @@ def run_show(args: argparse.Namespace, out: Console, err: Console) -> int:
 
 
 def run_export(args: argparse.Namespace, out: Console, err: Console) -> int:
+    # Deferred: the dashboard's pages load only for an export.
     from referee.web.league_export import export_league
 
     with guarded(err) as done:
@@ -258,8 +260,7 @@ def run_export(args: argparse.Namespace, out: Console, err: Console) -> int:
 
 
 def run_serve(args: argparse.Namespace, out: Console, err: Console) -> int:
-    import trio
-
+    # Deferred: the web stack (starlette, hypercorn) loads only to serve the dashboard.
     from referee.web.league_server import serve_league
 
     with guarded(err) as done:

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import argparse
 import json
-from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -25,22 +25,15 @@ from rich.console import Console
 
 from protocols import GAME_HELP, UnknownGame, canonical_name, get_game
 from referee import EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE, EXIT_VOID
+from referee.app.match_session import MatchRequest, open_match, tally_event
+from referee.app.tournament_session import play_tournament
 from referee.arguments import parse_clock, parse_option_values
 from referee.match import TimeSettings
 from referee.records import describe_validation_error
-from referee.stats.estimate import Model
-from referee.stats.sprt import Sprt, parse_sprt, typical_games
-from referee.tournament.config import ConfigError, LoadedConfig, parse_config
-from referee.tournament.head_to_head import Tally, summary_fields
-from referee.tournament.match_setup import (
-    CONFIG_NAME,
-    MatchSpec,
-    default_directory,
-    player_names,
-    resume_refusal,
-)
-from referee.tournament.session import play_tournament
-from referee.tournament.store import GameState, StoreError, open_view
+from referee.stats.head_to_head import Tally, summary_fields
+from referee.stats.sprt import parse_sprt, typical_games
+from referee.tournament.config import LoadedConfig
+from referee.tournament.match_setup import MatchSpec, default_directory, player_names
 from referee.views.match_live import MatchDisplay, summary_lines
 
 
@@ -102,16 +95,6 @@ def register(parser: argparse.ArgumentParser) -> None:
     parser.set_defaults(run=run_match)
 
 
-@dataclass(frozen=True)
-class MatchRequest:
-    """What the command line asks for."""
-
-    spec: MatchSpec
-    directory: Path
-    sprt: Sprt | None
-    model: Model
-
-
 def run_match(args: argparse.Namespace, out: Console, err: Console) -> int:
     try:
         request = read_request(args, err)
@@ -130,7 +113,7 @@ def run_match(args: argparse.Namespace, out: Console, err: Console) -> int:
         quiet=args.quiet,
         events=args.events,
         stop_when=tally.decided,
-        watch=tally.watch,
+        watch=partial(tally_event, tally),
         display=lambda console, state: MatchDisplay(console, state, tally),
     )
     if final is None:
@@ -206,51 +189,6 @@ def time_control(args: argparse.Namespace) -> dict[str, float]:
     except ValidationError as exc:
         raise ValueError(describe_validation_error(exc, "--move-timeout or --clock")) from None
     return entries
-
-
-def open_match(request: MatchRequest, err: Console) -> tuple[LoadedConfig, Tally]:
-    """The match's config, written in its directory once it is known to fit the games already
-    there (refused in the match's words when not), and the tally of those games."""
-    text = request.spec.config_text()
-    path = request.directory / CONFIG_NAME
-    try:
-        loaded = parse_config(text, path)
-    except ConfigError as exc:
-        raise ValueError(str(exc)) from None
-    (first, _), (second, _) = request.spec.players
-    tally = Tally(first, second, request.sprt, model=request.model)
-    resume(request.directory, loaded, tally, err)
-    request.directory.mkdir(parents=True, exist_ok=True)
-    if not path.exists() or path.read_text(encoding="utf-8") != text:
-        path.write_text(text, encoding="utf-8")
-    return loaded, tally
-
-
-def resume(directory: Path, loaded: LoadedConfig, tally: Tally, err: Console) -> None:
-    """Tally the games already in `directory`; ValueError, in the match's words, when they were
-    played with settings this command cannot continue."""
-    try:
-        view = open_view(directory)
-        try:
-            info, rows = view.info(), view.games()
-        finally:
-            view.close()
-    except StoreError:
-        return  # a new match (an unreadable store is reported when the games start)
-    refusal = resume_refusal(info.schedule_key, loaded.config.schedule_key(), directory)
-    if refusal is not None:
-        raise ValueError(refusal)
-    played = any(row.state is GameState.FINISHED for row in rows)
-    if played and info.config.get("time_control") != loaded.config.time_control.model_dump(
-        mode="json"
-    ):
-        err.print(
-            "note: the games already played had another time control; the rest use this "
-            "command's --clock and --move-timeout",
-            markup=False,
-            highlight=False,
-        )
-    tally.add_rows(rows)
 
 
 def print_summary(

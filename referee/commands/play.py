@@ -37,8 +37,8 @@ from referee.match import (
     player_cwd,
     resolve_command,
 )
+from referee.openings import OpeningError, canonical_opening
 from referee.records import GameRecord, Header, Ply, Result, describe_validation_error
-from referee.tournament.openings import OpeningError, canonical_opening
 from referee.web import DEFAULT_HOST, check_port
 
 if TYPE_CHECKING:
@@ -215,9 +215,7 @@ def run_play(args: argparse.Namespace, out: Console, err: Console) -> int:
         err.print(refused, markup=False, highlight=False)
         return EXIT_USAGE
     try:
-        opening = (
-            canonical_opening(game_name, raw_options, args.opening) if args.opening else None
-        )
+        opening = canonical_opening(game_name, raw_options, args.opening) if args.opening else None
         match = Match(
             game_name,
             players[0],
@@ -255,6 +253,7 @@ def unreachable_players(players: list[PlayerSpec], isolation: Isolation) -> str 
 def move_logger(err: Console) -> Listener:
     """`--log`: every record line on stderr as it is played. The view is imported here, before
     the game starts, so that no bot's clock runs while it loads."""
+    # Deferred: the views (boards, summaries) load only for a game that shows its moves.
     from referee.views.console import log_line
 
     def listener(line: Header | Ply | Result) -> None:
@@ -271,6 +270,7 @@ def report_play(
     record: GameRecord,
     record_path: Path,
 ) -> int:
+    # Deferred: the views load once the game is over, never while a bot's clock runs.
     from referee.views.console import course_result_line, print_summary
 
     result = record.result
@@ -305,6 +305,7 @@ def run_visual(
     record_path: Path,
 ) -> int:
     """`referee play --visual`: the match with its live view, then the view stays up."""
+    # Deferred: the web stack (starlette, hypercorn) loads only for --visual.
     from referee.web.server import WebServerError, check_can_bind
     from referee.web.watch import play_watched
 

@@ -79,6 +79,7 @@ def run_replay(args: argparse.Namespace, out: Console, err: Console) -> int:
 
 def show(out: Console, replay: Replay, args: argparse.Namespace) -> None:
     """Keyboard stepping on a terminal; otherwise the animation, or the final position."""
+    # Deferred: the terminal player (termios, rich's live display) loads only to show a game.
     from referee.views.replay_terminal import run_animation, run_interactive
 
     interactive = out.is_terminal and sys.stdin.isatty()

@@ -33,6 +33,7 @@ def register(parser: argparse.ArgumentParser) -> None:
 
 
 def run_serve(args: argparse.Namespace, out: Console, err: Console) -> int:
+    # Deferred: the web stack (starlette, hypercorn) loads to serve, not to build the parser.
     from referee.web.server import WebServerError, check_can_bind
 
     folders: list[Path] = args.folders or [f for f in DEFAULT_FOLDERS if f.is_dir()]
@@ -50,6 +51,7 @@ def run_serve(args: argparse.Namespace, out: Console, err: Console) -> int:
 
 
 async def serve_until_interrupted(folders: list[Path], host: str, port: int, err: Console) -> None:
+    # Deferred: the web stack (starlette, hypercorn) loads to serve, not to build the parser.
     from referee.web.server import start_web_server, wait_for_interrupt
 
     async with trio.open_nursery() as nursery:

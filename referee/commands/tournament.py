@@ -20,19 +20,15 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
 from protocols import UnknownGame, canonical_name
+from referee.app.config import load_config
+from referee.app.tournament_session import WebView, exit_code, play_tournament
 from referee.commands import EXIT_OK, EXIT_USAGE
 from referee.tournament.audit import NO_CHAIN, GameAudit, audit_game
-from referee.tournament.config import ConfigError, LoadedConfig, load_config
+from referee.tournament.config import ConfigError, LoadedConfig
 from referee.tournament.events import TournamentFinished
 from referee.tournament.rebuild import rebuild_store
 from referee.tournament.report import build_report
-from referee.tournament.session import (
-    WebView,
-    exit_code,
-    open_tournament,
-    play_tournament,
-    store_problem,
-)
+from referee.tournament.resume import open_tournament, store_problem
 from referee.tournament.store import (
     STORE_NAME,
     GameRow,

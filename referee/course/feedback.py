@@ -3,7 +3,7 @@
 For every student: their standing and every game they played, and for each game lost by their
 own fault what happened in plain words: the illegal line with the position it was written in and
 the rule it broke (the record's result detail and `loser_line`), a timeout with their time use,
-a crash with the tail of their stderr. The HTML lives in `referee/views/course_html.py`.
+a crash with the tail of their stderr. The HTML lives in `pages.py`.
 """
 
 from __future__ import annotations

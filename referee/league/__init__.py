@@ -2,14 +2,15 @@
 
 `config` reads and writes a league's `league.toml`; `index` is its SQLite index of games, bots,
 versions and ratings; `discovery` reads the sources into it incrementally; `rating` fits every
-game (`elo_fit`) with bootstrap intervals (`elo_intervals`), which are pure numbers importing
-nothing of tournaments or the web; `queries` reads pages of rows for the dashboard.
+game with bootstrap intervals (the pure numbers of `referee.stats.elo_fit` and `elo_intervals`);
+`queries` reads pages of rows for the dashboard.
 """
 
 import os
 
 # The fit's matrices have a few hundred rows: BLAS threads only make its solves wait for each
-# other (ten times slower on a busy machine). Set before numpy is first imported, where it is
-# not already; a caller's own setting wins.
+# other (ten times slower on a busy machine). Set before numpy is first imported (by `rating`
+# and the fit it runs), where it is not already; a caller's own setting wins. Here, not in
+# `referee.stats`, which tournaments load too: the setting is the league's own.
 for _variable in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ.setdefault(_variable, "1")

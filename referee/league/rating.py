@@ -1,6 +1,6 @@
-"""Rating a league: every rated game of its index in one fit (`elo_fit`), intervals and the
-likelihood of superiority from a bootstrap (`elo_intervals`), and, if asked, the rating over
-time; the results go back into the index in one transaction.
+"""Rating a league: every rated game of its index in one fit (`referee.stats.elo_fit`),
+intervals and the likelihood of superiority from a bootstrap (`referee.stats.elo_intervals`),
+and, if asked, the rating over time; the results go back into the index in one transaction.
 
 Each version of a bot is a player of the fit; each game (Alak, Lielow...) has its own
 first-move advantage and draw margin. Ratings are comparable within a game only: bots of two
@@ -16,7 +16,9 @@ from datetime import datetime
 import numpy as np
 
 from referee.league.config import FitSettings
-from referee.league.elo_fit import (
+from referee.league.index import LeagueIndex, RatingRow
+from referee.records import utc_now
+from referee.stats.elo_fit import (
     DRAW,
     FIRST_WINS,
     SECOND_WINS,
@@ -28,9 +30,7 @@ from referee.league.elo_fit import (
     fit_tally,
     tally,
 )
-from referee.league.elo_intervals import Bootstrap, bootstrap
-from referee.league.index import LeagueIndex, RatingRow
-from referee.records import utc_now
+from referee.stats.elo_intervals import Bootstrap, bootstrap
 
 _OUTCOME = {"blue": FIRST_WINS, "draw": DRAW, "orange": SECOND_WINS}
 

@@ -1,4 +1,6 @@
-"""The tournament config file (TOML), validated by pydantic models.
+"""A tournament's config as data: the pydantic models of its file (TOML), and a validated config
+with where it came from (`LoadedConfig`). The formats read it; `config_file.py` reads and checks
+the file, above both.
 
 Every problem is reported as `FILE:LINE: FIELD: message`, the line found by walking the TOML text
 (tomllib gives values, not positions). Relative paths in the file (`directory`, a player's `cwd`)
@@ -8,28 +10,31 @@ are relative to the file's own folder, and so is the folder a bot runs in by def
 from __future__ import annotations
 
 import os
-import tomllib
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator
 
 from protocols import UnknownGame, canonical_name, get_game
 from referee import __version__
 from referee.bot_content import bot_content_hash
 from referee.isolation.limits import Limits
 from referee.match import MatchSettings, PlayerSpec, TimeSettings, resolve_command
-from referee.tournament.course_file import CourseFile, is_course_file, read_course_file
-from referee.tournament.formats.settings import KnockoutSettings, StagesSettings, SwissSettings
+from referee.tournament.format_settings import (
+    KnockoutSettings,
+    StagesSettings,
+    SwissSettings,
+    is_staged,
+)
 from referee.tournament.toml_lines import locate
 from referee.tournament.unknown_settings import settings_at, unknown_setting
 
 Loc = tuple[str | int, ...]
 SEED_PLACEHOLDER = "{seed}"  # in a player's command: replaced by each game's seed
-# Match settings that the config sets in [time_control], or that a tournament fixes.
-_NOT_IN_MATCH = {*TimeSettings.model_fields, "random_assignment"}
+# The key, in the validation context, of the function that parses a `[cluster] address`.
+ADDRESS_CHECK = "check_address"
 
 
 class _Model(BaseModel):
@@ -55,11 +60,12 @@ class ClusterSettings(_Model):
 
     @field_validator("address")
     @classmethod
-    def _known_address(cls, value: str | None) -> str | None:
-        if value is not None:
-            from referee.cluster.address import parse_address
-
-            parse_address(value)  # its ValueError names what is wrong
+    def _known_address(cls, value: str | None, info: ValidationInfo) -> str | None:
+        # Addresses are parsed by the cluster package (`referee.cluster.address`), which sits
+        # above the tournaments: the config's reader passes its parser in the context.
+        check = (info.context or {}).get(ADDRESS_CHECK)
+        if value is not None and check is not None:
+            check(value)  # its ValueError names what is wrong
         return value
 
 
@@ -132,8 +138,6 @@ def _format_key(config: TournamentConfig) -> dict[str, Any]:
     """A staged format's own settings, and the replay limit that says when a game is void for
     good (which decides later stages); none for round robins and gauntlets, whose stored keys
     predate these."""
-    from referee.tournament.formats import is_staged
-
     if not is_staged(config.format):
         return {}
     own = getattr(config, config.format).model_dump(mode="json", exclude={"ratings_from"})
@@ -189,51 +193,6 @@ class LoadedConfig:
         )
 
 
-def load_config(path: str | os.PathLike[str]) -> LoadedConfig:
-    """Read and validate a tournament config; raise `ConfigError` naming file, line and field."""
-    path = Path(path)  # a str is as good as a Path
-    try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ConfigError(f"{path}: cannot read the config: {exc}") from None
-    return parse_config(text, path)
-
-
-def parse_config(text: str, path: Path) -> LoadedConfig:
-    try:
-        raw = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as exc:
-        raise ConfigError(f"{path}: not valid TOML: {exc}") from None
-    course = None
-    if is_course_file(raw):  # the course runner's tournament file (course_file.py)
-        course = read_course_file(raw, path)
-        if course.problems:
-            raise ConfigError(_describe(text, path, course.problems))
-        raw = course.config
-    try:
-        config = TournamentConfig.model_validate(raw)
-    except ValidationError as exc:
-        problems = [
-            (tuple(e["loc"]), validation_message(e, TournamentConfig)) for e in exc.errors()
-        ]
-        raise ConfigError(_describe(text, path, _in_file(course, problems))) from None
-    problems = check_config(config)
-    if not problems:
-        from referee.tournament.formats.checks import resolve_seeds
-
-        config, problems = resolve_seeds(config, path.parent)
-    if problems:
-        raise ConfigError(_describe(text, path, _in_file(course, problems)))
-    return LoadedConfig(config, path, collected=text.startswith(COLLECTED_MARK))
-
-
-def _in_file(course: CourseFile | None, problems: list[tuple[Loc, str]]) -> list[tuple[Loc, str]]:
-    """Problems at the fields of the file as written (a course file's own names)."""
-    if course is None:
-        return problems
-    return [(course.where(loc), message) for loc, message in problems]
-
-
 def validation_message(error: Any, model: type[BaseModel]) -> str:
     """A pydantic error of `model` in a config file's words: an unknown key gets the setting
     it most likely meant, found among those of the table it is in."""
@@ -244,67 +203,7 @@ def validation_message(error: Any, model: type[BaseModel]) -> str:
     return unknown_setting(loc[-1], settings_at(model, loc[:-1]), top_level=top)
 
 
-def check_config(config: TournamentConfig) -> list[tuple[Loc, str]]:
-    """The checks one field cannot make alone: names, the game and its options, match settings."""
-    problems: list[tuple[Loc, str]] = []
-    seen: set[str] = set()
-    for i, player in enumerate(config.players):
-        if player.name in seen:
-            problems.append((("players", i, "name"), f"duplicate player name {player.name!r}"))
-        seen.add(player.name)
-    problems += _check_format(config)
-    problems += _check_game(config)
-    problems += _check_match(config)
-    return problems
-
-
-def _check_format(config: TournamentConfig) -> list[tuple[Loc, str]]:
-    problems: list[tuple[Loc, str]] = []
-    names = set(config.player_names)
-    for i, challenger in enumerate(config.challengers):
-        if challenger not in names:
-            problems.append((("challengers", i), f"{challenger!r} is not one of the players"))
-    if config.format == "gauntlet":
-        if not config.challengers:
-            problems.append((("challengers",), "a gauntlet needs at least one challenger"))
-        elif len(set(config.challengers)) >= len(names):
-            problems.append((("challengers",), "a gauntlet needs players besides the challengers"))
-    elif config.challengers:
-        problems.append((("challengers",), "challengers are only used by format = 'gauntlet'"))
-    from referee.tournament.formats.checks import check_format
-
-    return problems + check_format(config)
-
-
-def _check_game(config: TournamentConfig) -> list[tuple[Loc, str]]:
-    try:
-        game = get_game(config.game)
-    except UnknownGame as exc:
-        return [(("game",), str(exc))]
-    try:
-        game.parse_options(config.game_options)
-    except ValidationError as exc:
-        model = game.options_model
-        return [(("game_options", *e["loc"]), validation_message(e, model)) for e in exc.errors()]
-    return []
-
-
-def _check_match(config: TournamentConfig) -> list[tuple[Loc, str]]:
-    problems: list[tuple[Loc, str]] = [
-        (("match", key), "set by [time_control] or by the schedule, not here")
-        for key in config.match
-        if key in _NOT_IN_MATCH
-    ]
-    if problems:
-        return problems
-    try:
-        config.match_settings()
-    except ValidationError as exc:
-        return [(("match", *e["loc"]), validation_message(e, MatchSettings)) for e in exc.errors()]
-    return []
-
-
-def _describe(text: str, path: Path, problems: Sequence[tuple[Loc, str]]) -> str:
+def describe_problems(text: str, path: Path, problems: Sequence[tuple[Loc, str]]) -> str:
     lines = []
     for loc, message in problems:
         line = locate(text, loc)

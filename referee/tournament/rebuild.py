@@ -27,9 +27,9 @@ from pathlib import Path
 from protocols.base import Side
 from referee.records import GameRecord, RecordError, read_chained_record, utc_now
 from referee.tournament.config import LoadedConfig
-from referee.tournament.formats import is_staged, new_games, plan_for
+from referee.tournament.formats import is_staged, make_schedule, new_games, plan_for
 from referee.tournament.growth import match_schedule
-from referee.tournament.schedule import ScheduledGame, game_seed, make_schedule
+from referee.tournament.schedule import ScheduledGame, game_seed
 from referee.tournament.store import (
     RECORDS_DIR,
     GameState,

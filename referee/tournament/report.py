@@ -17,10 +17,10 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from protocols.base import Reason
+from referee.stats.ratings import Rating, fit_ratings
 from referee.tournament.config import TournamentConfig
 from referee.tournament.events import StandingLine
 from referee.tournament.formats import FormatMismatch, Plan, plan_for
-from referee.tournament.ratings import Rating, fit_ratings
 from referee.tournament.standings import (
     BOT_FAULTS,
     GameResult,

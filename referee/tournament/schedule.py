@@ -1,4 +1,6 @@
-"""Pairings and colours: the list of games a tournament plays, deterministic for a seed.
+"""Pairings and colours: the list of games a tournament plays, deterministic for a seed (a
+round robin's or a gauntlet's whole schedule here; the staged formats in `formats/` pair each
+stage from these pieces as the one before it finishes).
 
 Colours are part of the schedule, never drawn when a game starts, so every result is credited to
 the right player and a resumed tournament plays exactly the games an uninterrupted one would.
@@ -36,13 +38,9 @@ class ScheduledGame:
 Pairing = tuple[str, str]  # (blue in the first cycle, orange in the first cycle)
 
 
-def make_schedule(config: TournamentConfig) -> list[ScheduledGame]:
-    """The tournament's games, in the order they are meant to be played; for a staged format
-    (`formats/`), the games of its first stage."""
-    if config.format not in ("round-robin", "gauntlet"):
-        from referee.tournament.formats import first_stage
-
-        return first_stage(config)
+def table_schedule(config: TournamentConfig) -> list[ScheduledGame]:
+    """A round robin's or a gauntlet's games, in the order they are meant to be played (a
+    staged format's come from `formats/`: `make_schedule`)."""
     if config.format == "gauntlet":
         rounds = gauntlet_rounds(config.challengers, config.player_names)
     else:

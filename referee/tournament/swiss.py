@@ -138,7 +138,8 @@ class _Field:
 
 def _match(field: _Field, seed: int) -> list[tuple[int, int | None]]:
     """The maximum-weight matching of the round: (player, partner or None for the bye)."""
-    import networkx as nx  # imported here: only pairing a Swiss round needs it
+    # Deferred: networkx loads only to pair a Swiss round.
+    import networkx as nx
 
     n = len(field.players)
     bye = n if n % 2 else None

@@ -15,9 +15,9 @@ from rich.progress_bar import ProgressBar
 from rich.text import Text
 
 from referee.stats.estimate import Estimate
+from referee.stats.head_to_head import Tally, conclusion
 from referee.stats.match import MatchStats
 from referee.stats.sprt import Sprt
-from referee.tournament.head_to_head import Tally, conclusion
 from referee.tournament.runner import RunState
 from referee.views.tournament import finished_table
 from referee.views.tournament_live import keep_drawn

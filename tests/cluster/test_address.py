@@ -7,8 +7,9 @@ from pathlib import Path
 
 import pytest
 
+from referee.app.config import parse_config
 from referee.cluster.address import ClusterAddress, parse_address
-from referee.tournament.config import ConfigError, parse_config
+from referee.tournament.config import ConfigError
 from tests.cluster.conftest import builtin_config, referee
 
 

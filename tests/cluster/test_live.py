@@ -13,13 +13,14 @@ from typing import Any
 
 import trio
 
+from referee.app.config import load_config
 from referee.cluster.address import parse_address
 from referee.cluster.client import ClusterSession, open_cluster
 from referee.cluster.shipping import FOLDER_PREFIX, cache_directory
 from referee.match import LagMonitor
 from referee.records import Header, Ply, Result, read_record
-from referee.tournament.config import ClusterSettings, LoadedConfig, load_config
-from referee.tournament.schedule import make_schedule
+from referee.tournament.config import ClusterSettings, LoadedConfig
+from referee.tournament.formats import make_schedule
 from tests.cluster.conftest import write_bot
 
 

@@ -21,12 +21,12 @@ import pytest
 import trio
 from rich.console import Console
 
+from referee.app.config import load_config
+from referee.app.tournament_session import play_tournament
 from referee.course.collect import collect, load_collected
 from referee.course.grades import band_points, grade_of
 from referee.course.scheme import Course, CourseError, GradingScheme, load_scheme
 from referee.course.unpack import UnpackError, unpack, unpack_tar, unpack_zip
-from referee.tournament.config import load_config
-from referee.tournament.session import play_tournament
 from referee.tournament.store import open_view
 from tests.commandline import referee
 from tests.conftest import ReadableFolders

@@ -12,16 +12,16 @@ from typing import Any
 import trio
 
 from protocols.base import Reason, Side
+from referee.app.config import load_config
 from referee.course.check import run_check
 from referee.course.collect import collect, load_collected
 from referee.course.feedback import build_feedback
 from referee.course.grades import compute_grades
+from referee.course.pages import student_page
 from referee.course.scheme import Course, load_scheme
 from referee.isolation import IsolationSettings
 from referee.match import MatchSettings
-from referee.tournament.config import load_config
 from referee.tournament.store import GameRow, GameState, TournamentInfo
-from referee.views.course_html import student_page
 from tests.commandline import referee
 from tests.course.kit import CRASHES, PYTHON_BOT, make_course, write
 

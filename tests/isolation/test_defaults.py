@@ -11,9 +11,9 @@ from pathlib import Path
 
 import pytest
 
+from referee.app.config import load_config
 from referee.isolation import IsolationSettings, choose, describe, detect
 from referee.match import MatchSettings
-from referee.tournament.config import load_config
 from tests.commandline import referee
 
 PLAY = ["play", "alak", "-p1", "builtin:random", "-p2", "builtin:random", "-o", "size=7"]

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from referee.app.config import load_config
 from referee.bot_content import bot_content_hash
-from referee.tournament.config import load_config
 
 
 def config(tmp_path: Path, command: str, cwd: str | None = None) -> Path:

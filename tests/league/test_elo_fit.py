@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 from scipy.optimize import approx_fprime
 
-from referee.league.elo_fit import (
+from referee.stats.elo_fit import (
     DRAW,
     FIRST_WINS,
     SECOND_WINS,
@@ -20,7 +20,7 @@ from referee.league.elo_fit import (
     outcome_probabilities,
     tally,
 )
-from referee.league.elo_intervals import bootstrap, likelihood_of_superiority
+from referee.stats.elo_intervals import bootstrap, likelihood_of_superiority
 from scripts.league_check import independent_fit
 
 

@@ -11,15 +11,15 @@ import pytest
 
 from protocols import get_game
 from protocols.base import Outcome, Reason
-from referee.records import Header, Ply, Result, read_record
-from referee.replay import FrameBuilder, build_replay
-from referee.tournament.openings import (
+from referee.openings import (
     OpeningError,
     apply_opening,
     load_openings,
     opening_for_pair,
     random_opening,
 )
+from referee.records import Header, Ply, Result, read_record
+from referee.replay import FrameBuilder, build_replay
 from referee.verify import verify_record
 from tests.commandline import referee
 from tests.replay.make_records import GAMES, header_for, write_record

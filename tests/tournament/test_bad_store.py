@@ -15,8 +15,8 @@ from pathlib import Path
 
 import pytest
 
-from referee.tournament.config import load_config
-from referee.tournament.session import open_tournament
+from referee.app.config import load_config
+from referee.tournament.resume import open_tournament
 from referee.tournament.store import STORE_NAME, StoreError, open_store, open_view
 from tests.commandline import referee
 from tests.conftest import ReadableFolders

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from referee.tournament.config import load_config
+from referee.app.config import load_config
 from tests.commandline import referee
 
 SMALL = """\

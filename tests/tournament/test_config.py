@@ -7,7 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from referee.tournament.config import ConfigError, load_config
+from referee.app.config import load_config
+from referee.tournament.config import ConfigError
 
 GOOD = """\
 name = "course"

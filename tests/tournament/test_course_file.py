@@ -9,7 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from referee.tournament.config import ConfigError, load_config
+from referee.app.config import load_config
+from referee.tournament.config import ConfigError
 from referee.tournament.formats import plan_for
 from referee.tournament.store import GameState, open_view
 from tests.commandline import referee

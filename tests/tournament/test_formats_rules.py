@@ -12,9 +12,9 @@ import pytest
 
 from protocols.base import Reason, Side
 from referee.tournament.config import TournamentConfig
-from referee.tournament.formats import FormatMismatch, Plan, new_games, plan_for
+from referee.tournament.formats import FormatMismatch, Plan, make_schedule, new_games, plan_for
 from referee.tournament.formats.knockout import bracket_positions
-from referee.tournament.schedule import ScheduledGame, make_schedule
+from referee.tournament.schedule import ScheduledGame
 from referee.tournament.store import GameRow, GameState
 
 # A game's fate: a player's name (the winner), "draw", "forfeit" (both lose) or "void".

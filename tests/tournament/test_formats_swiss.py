@@ -8,10 +8,11 @@ from pathlib import Path
 
 import pytest
 
-from referee.tournament.config import ConfigError, load_config
+from referee.app.config import load_config
+from referee.tournament.config import ConfigError
 from referee.tournament.report import build_report
+from referee.tournament.resume import open_tournament
 from referee.tournament.runner import Runner
-from referee.tournament.session import open_tournament
 from referee.tournament.store import GameState, open_view
 from tests.tournament.test_formats_rules import config, play, stronger
 

@@ -8,9 +8,9 @@ from typing import Any
 
 import trio
 
-from referee.tournament.config import load_config
+from referee.app.config import load_config
+from referee.tournament.resume import open_tournament
 from referee.tournament.runner import Runner
-from referee.tournament.session import open_tournament
 from tests.web.conftest import serve_in_thread
 
 COURSE = """\

@@ -9,14 +9,15 @@ from pathlib import Path
 import pytest
 
 from protocols.base import Reason
+from referee.app.config import load_config
 from referee.match import LagMonitor, Listener
 from referee.records import GameRecord
-from referee.tournament.config import ConfigError, LoadedConfig, load_config
+from referee.tournament.config import ConfigError, LoadedConfig
 from referee.tournament.formats import plan_for
 from referee.tournament.report import build_report
+from referee.tournament.resume import open_tournament
 from referee.tournament.runner import Runner, play_match
 from referee.tournament.schedule import ScheduledGame
-from referee.tournament.session import open_tournament
 from referee.tournament.store import GameState, open_view
 
 CONFIG = """\

@@ -9,9 +9,10 @@ from pathlib import Path
 import pytest
 from rich.console import Console
 
+from referee.app.config import parse_config
+from referee.stats.head_to_head import Tally, conclusion, summary_fields
 from referee.stats.sprt import Sprt
-from referee.tournament.config import parse_config
-from referee.tournament.head_to_head import Tally, conclusion, summary_fields
+from referee.tournament.formats import make_schedule
 from referee.tournament.match_setup import (
     MatchSpec,
     default_directory,
@@ -20,7 +21,6 @@ from referee.tournament.match_setup import (
     toml_value,
 )
 from referee.tournament.runner import RunState
-from referee.tournament.schedule import make_schedule
 from referee.views.match_live import MatchDisplay, summary_lines
 from tests.commandline import referee
 from tests.scriptbots import script_bot

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from referee.tournament.config import load_config
+from referee.app.config import load_config
 from referee.tournament.template import describe_bots, discover_bots
 from tests.commandline import referee
 

@@ -12,7 +12,7 @@ import math
 import pytest
 
 from protocols.base import Reason, Side
-from referee.tournament.ratings import ELO_PER_UNIT, fit_ratings
+from referee.stats.ratings import ELO_PER_UNIT, fit_ratings
 from referee.tournament.standings import GameResult
 
 

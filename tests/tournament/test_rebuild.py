@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from referee.tournament.config import load_config
+from referee.app.config import load_config
 from referee.tournament.rebuild import RebuildError, rebuild_store
 from referee.tournament.store import SIDE_NAME, STORE_NAME
 from tests.commandline import referee

@@ -8,13 +8,14 @@ from pathlib import Path
 import trio
 
 from protocols.base import Reason
+from referee.app.config import load_config
 from referee.match import LagMonitor, Listener
 from referee.records import GameRecord, read_record
-from referee.tournament.config import LoadedConfig, load_config
+from referee.tournament.config import LoadedConfig
 from referee.tournament.events import Event, GameFinished, GameStarted, TournamentFinished
 from referee.tournament.report import build_report
+from referee.tournament.resume import open_tournament
 from referee.tournament.runner import Runner, ScheduledGame, play_match
-from referee.tournament.session import open_tournament
 from referee.tournament.store import GameState, open_view
 from referee.verify import verify_record
 from tests.scriptbots import script_bot

@@ -10,7 +10,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from referee.tournament.config import TournamentConfig
-from referee.tournament.schedule import ScheduledGame, make_schedule
+from referee.tournament.formats import make_schedule
+from referee.tournament.schedule import ScheduledGame
 
 
 def config(n: int, games: int, seed: int = 1, **extra: Any) -> TournamentConfig:

@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 
 from protocols.base import Reason, Side
+from referee.app.config import load_config
 from referee.records import RecordWriter, Result, read_chained_record, utc_now
-from referee.tournament.config import load_config
-from referee.tournament.session import ScheduleChanged, open_tournament
+from referee.tournament.resume import ScheduleChanged, open_tournament
 from referee.tournament.store import GameState, StoreError, open_store, open_view
 from tests.replay.make_records import record_lines
 

@@ -19,10 +19,10 @@ import pytest
 import trio
 from rich.console import Console
 
-from referee.tournament.config import load_config
+from referee.app.config import load_config
 from referee.tournament.report import build_report
+from referee.tournament.resume import open_tournament
 from referee.tournament.runner import Runner, play_match
-from referee.tournament.session import open_tournament
 from referee.tournament.store import open_view
 from referee.views.tournament import standings_table
 from referee.web.server import WebServer, start_web_server

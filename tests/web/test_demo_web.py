@@ -17,8 +17,8 @@ from urllib.request import urlopen
 import pytest
 
 from referee import EXIT_INTERRUPTED
-from referee.tournament.config import load_config
-from referee.tournament.session import open_tournament
+from referee.app.config import load_config
+from referee.tournament.resume import open_tournament
 from tests.web.conftest import serve_in_thread
 from tests.web.test_server import start_referee
 

@@ -1,7 +1,7 @@
 """Tournament formats: each one a pure function of (config, stored games) giving its `Plan`.
 
     plan_for(config, rows)   the plan: stages so far, the games to add next, finished or not
-    first_stage(config)      the games a new tournament starts with (its store's first schedule)
+    make_schedule(config)    the games a new tournament starts with (its store's first schedule)
     is_staged(format)        whether games are added as earlier rounds finish
 
 Round robin and gauntlet (`single.py`) are one stage made up front. Group stages (`groups.py`,
@@ -14,41 +14,34 @@ the same plan, so an interrupted tournament ends as an uninterrupted one would.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING
 
+from referee.tournament.config import TournamentConfig
+from referee.tournament.format_settings import is_staged
+from referee.tournament.formats import groups, knockout, single, swiss
 from referee.tournament.formats.base import FormatMismatch, Ledger, Plan, check_consumed
 from referee.tournament.formats.outcome import Outcome
+from referee.tournament.schedule import ScheduledGame, game_seed, table_schedule
 from referee.tournament.store import GameRow
 
-if TYPE_CHECKING:
-    from referee.tournament.config import TournamentConfig
-    from referee.tournament.schedule import ScheduledGame
+__all__ = [
+    "FormatMismatch",
+    "Plan",
+    "first_stage",
+    "is_staged",
+    "make_schedule",
+    "new_games",
+    "plan_for",
+]
 
-__all__ = ["FormatMismatch", "Plan", "first_stage", "is_staged", "new_games", "plan_for"]
-
-STAGED = frozenset({"stages", "knockout", "swiss"})
-
-
-def is_staged(format: str) -> bool:
-    return format in STAGED
+REPLAYS: dict[str, Callable[[TournamentConfig, Ledger], Outcome]] = {
+    "stages": groups.replay,
+    "knockout": knockout.replay,
+    "swiss": swiss.replay,
+}
 
 
 def _replay(format: str) -> Callable[[TournamentConfig, Ledger], Outcome]:
-    if format == "stages":
-        from referee.tournament.formats.groups import replay as groups_replay
-
-        return groups_replay
-    if format == "knockout":
-        from referee.tournament.formats.knockout import replay as knockout_replay
-
-        return knockout_replay
-    if format == "swiss":
-        from referee.tournament.formats.swiss import replay as swiss_replay
-
-        return swiss_replay
-    from referee.tournament.formats.single import replay as single_replay
-
-    return single_replay
+    return REPLAYS.get(format, single.replay)  # round robin and gauntlet: one stage
 
 
 def plan_for(config: TournamentConfig, rows: Sequence[GameRow]) -> Plan:
@@ -71,8 +64,6 @@ def plan_for(config: TournamentConfig, rows: Sequence[GameRow]) -> Plan:
 
 def new_games(plan: Plan, first_number: int, seed: int) -> list[ScheduledGame]:
     """The plan's new games, numbered from `first_number`, each with its own seed."""
-    from referee.tournament.schedule import ScheduledGame, game_seed
-
     return [
         ScheduledGame(number, g.round, g.blue, g.orange, game_seed(seed, number))
         for number, g in enumerate(plan.new, start=first_number)
@@ -82,3 +73,11 @@ def new_games(plan: Plan, first_number: int, seed: int) -> list[ScheduledGame]:
 def first_stage(config: TournamentConfig) -> list[ScheduledGame]:
     """A staged tournament's first games."""
     return new_games(plan_for(config, []), 1, config.seed)
+
+
+def make_schedule(config: TournamentConfig) -> list[ScheduledGame]:
+    """The tournament's games, in the order they are meant to be played: a round robin's or a
+    gauntlet's whole schedule, a staged format's first stage."""
+    if is_staged(config.format):
+        return first_stage(config)
+    return table_schedule(config)

@@ -18,8 +18,8 @@ from __future__ import annotations
 import random
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
+from referee.tournament.config import TournamentConfig
 from referee.tournament.formats.base import GroupLine, GroupTable, Ledger, Pairing, Stage
 from referee.tournament.formats.outcome import Outcome
 from referee.tournament.formats.ranking import (
@@ -34,9 +34,6 @@ from referee.tournament.formats.ranking import (
 from referee.tournament.formats.ties import TieSpec, loser, play_ties
 from referee.tournament.schedule import round_robin_rounds
 from referee.tournament.standings import GameResult
-
-if TYPE_CHECKING:
-    from referee.tournament.config import TournamentConfig
 
 ORDINALS = ("First", "Second", "Third", "Fourth", "Fifth", "Sixth", "Seventh", "Eighth")
 FINAL_STAGE = "Final Round"

@@ -11,14 +11,11 @@ round. Each tie is decided as `ties.py` says; the higher seed has blue in its fi
 from __future__ import annotations
 
 import random
-from typing import TYPE_CHECKING
 
+from referee.tournament.config import TournamentConfig
 from referee.tournament.formats.base import Ledger, Stage, Tie
 from referee.tournament.formats.outcome import Outcome
 from referee.tournament.formats.ties import TieSpec, loser, play_ties
-
-if TYPE_CHECKING:
-    from referee.tournament.config import TournamentConfig
 
 Entry = tuple[str, int] | None  # (player, seed), or an empty place (the other player's bye)
 NAMES = {2: "Final", 4: "Semi-final", 8: "Quarter-final"}

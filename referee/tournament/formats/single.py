@@ -2,23 +2,18 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
+from referee.tournament.config import TournamentConfig
 from referee.tournament.formats.base import Ledger, Stage
 from referee.tournament.formats.outcome import Outcome
-
-if TYPE_CHECKING:
-    from referee.tournament.config import TournamentConfig
+from referee.tournament.schedule import table_schedule
 
 NAMES = {"round-robin": "Round robin", "gauntlet": "Gauntlet"}
 
 
 def replay(config: TournamentConfig, ledger: Ledger) -> Outcome:
-    from referee.tournament.schedule import make_schedule
-
     name = NAMES.get(config.format, config.format)
     numbers = []
-    for game in make_schedule(config):
+    for game in table_schedule(config):
         numbers += ledger.add(name, f"Round {game.round}", game.round, [game.players])
     decided = ledger.decided(numbers)
     stage = Stage(name=name, kind="table", decided=decided)

@@ -13,8 +13,8 @@ from __future__ import annotations
 
 import functools
 from collections import defaultdict
-from typing import TYPE_CHECKING
 
+from referee.tournament.config import TournamentConfig
 from referee.tournament.formats.base import (
     Ledger,
     Stage,
@@ -34,9 +34,6 @@ from referee.tournament.swiss import (
     standings_order,
     tiebreaks,
 )
-
-if TYPE_CHECKING:
-    from referee.tournament.config import TournamentConfig
 
 STAGE = "Swiss"
 BYE = 1.0

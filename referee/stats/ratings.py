@@ -22,14 +22,28 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import Protocol
 
-from protocols.base import Side
-from referee.tournament.linalg import inverse, solve
-from referee.tournament.standings import GameResult
+from protocols.base import Reason, Side
+from referee.stats.linalg import inverse, solve
 
 ELO_PER_UNIT = 400 / math.log(10)
 Z95 = 1.959963984540054
 DEFAULT_PRIOR_SD = 1000.0  # Elo: weak enough to matter only when the maximum does not exist
+
+
+class GameResult(Protocol):
+    """A finished game as the fit needs it (the tournament's `standings.GameResult` is one):
+    `winner` None is a draw, or a double forfeit when the reason is a bot's fault."""
+
+    @property
+    def blue(self) -> str: ...
+    @property
+    def orange(self) -> str: ...
+    @property
+    def winner(self) -> Side | None: ...
+    @property
+    def reason(self) -> Reason: ...
 
 
 @dataclass(frozen=True, slots=True)

@@ -2,7 +2,7 @@
 as BayesElo writes it, fitted by maximum a posteriori with a normal prior on every rating.
 
 Pure numbers: games in as integer arrays, ratings out; nothing here knows of tournaments,
-records or leagues (so it can move to a package of statistics of its own).
+records or leagues (`referee.league.rating` hands it the league's games).
 
 A game is played by a first mover f and a second mover s, in a kind of game k (each game of
 the league: Alak, Lielow...; its first-move advantage and how often it is drawn are its own).

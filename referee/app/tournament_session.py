@@ -1,8 +1,9 @@
-"""Play or resume one tournament in this process: open its store (checking that it holds this
-config's schedule), run it with the live display (or JSON events on stdout), and turn how it
-finished into the command's exit code.
+"""Play or resume one tournament in this process: open its store (`tournament/resume.py`
+checks that it holds this config's schedule), run it with the live display (or JSON events on
+stdout), the live web dashboard or a cluster when asked, and turn how it finished into the
+command's exit code.
 
-`referee tournament run` and `referee demo` both play tournaments through here.
+`referee tournament run`, `referee match` and `referee demo` play tournaments through here.
 """
 
 from __future__ import annotations
@@ -19,118 +20,16 @@ from rich.console import Console
 
 from referee import EXIT_INTERRUPTED, EXIT_OK, EXIT_VOID
 from referee.isolation import Isolation, IsolationUnavailable, choose, describe
-from referee.records import utc_now
 from referee.tournament.config import LoadedConfig
 from referee.tournament.events import Event, TournamentFinished
-from referee.tournament.formats import FormatMismatch, is_staged, plan_for
-from referee.tournament.growth import added_games
 from referee.tournament.preflight import StartCheck, check_bots
+from referee.tournament.resume import open_tournament, store_problem
 from referee.tournament.runner import PlayGame, Runner, RunState, play_match
-from referee.tournament.schedule import ScheduledGame, make_schedule
-from referee.tournament.store import (
-    STORE_NAME,
-    GameState,
-    Store,
-    StoreError,
-    TournamentInfo,
-    UnreadableStore,
-    open_store,
-)
+from referee.tournament.store import STORE_NAME, GameState, Store, StoreError
 from referee.views.tournament_live import LiveDisplay
 
 if TYPE_CHECKING:
     from referee.web.live import LiveHub
-
-STAGED_NAMES = {"stages": "group-stage tournament", "knockout": "knockout", "swiss": "Swiss"}
-
-
-class ScheduleChanged(StoreError):
-    """The config no longer describes the schedule stored in the tournament directory."""
-
-
-def open_tournament(loaded: LoadedConfig) -> tuple[Store, list[ScheduledGame]]:
-    """Open (or create) the tournament's store and check it holds this config's schedule."""
-    config = loaded.config
-    schedule = make_schedule(config)
-    store = open_store(loaded.directory)
-    try:
-        if store.is_new():
-            info = TournamentInfo(
-                name=config.name,
-                game=config.schedule_key()["game"],
-                config=config.model_dump(mode="json"),
-                schedule_key=config.schedule_key(),
-                created_at=utc_now().isoformat(),
-            )
-            rows = [(g.number, g.round, g.blue, g.orange, g.seed) for g in schedule]
-            store.create(info, config.player_names, rows)
-        else:
-            _grow_or_check(loaded, store, schedule)
-            store.update_config(config.model_dump(mode="json"))
-    except BaseException:
-        store.close()
-        raise
-    return store, schedule
-
-
-def _grow_or_check(loaded: LoadedConfig, store: Store, schedule: list[ScheduledGame]) -> None:
-    """Add the new games of a tournament that only grew; else check nothing changed."""
-    stored, wanted = store.info().schedule_key, loaded.config.schedule_key()
-    added = added_games(stored, wanted, store.games(), schedule)
-    if added is None:
-        _check_unchanged(loaded, store, schedule)
-        return
-    rows = [(g.number, g.round, g.blue, g.orange, g.seed) for g in added]
-    store.grow(loaded.config.player_names, rows, wanted)
-
-
-def _check_unchanged(loaded: LoadedConfig, store: Store, schedule: list[ScheduledGame]) -> None:
-    stored = store.info().schedule_key
-    wanted = loaded.config.schedule_key()
-    changed = [key for key in wanted if stored.get(key) != wanted[key]]
-    if not changed and not store.grown():  # a grown schedule is in the order it grew
-        rows = [(g.number, g.blue, g.orange, g.seed) for g in store.games()]
-        if is_staged(loaded.config.format):
-            rows = rows[: len(schedule)]  # the first stage; the format checks the later ones
-        if rows != [(g.number, g.blue, g.orange, g.seed) for g in schedule]:
-            changed = ["the schedule itself (made by another version of the referee)"]
-        elif is_staged(loaded.config.format):
-            try:
-                plan_for(loaded.config, store.games())
-            except FormatMismatch as exc:
-                changed = [f"the later stages ({exc})"]
-    if changed:
-        details = "; ".join(
-            f"{key}: {stored.get(key)!r} -> {wanted[key]!r}" for key in changed if key in wanted
-        )
-        raise ScheduleChanged(
-            f"{loaded.path}: the config changes the schedule of the tournament in "
-            f"{loaded.directory} ({details or changed[0]}). Put the old values back to resume it, "
-            f"or set another `directory` to start a new tournament ({_what_may_change(loaded)})."
-        )
-
-
-def _what_may_change(loaded: LoadedConfig) -> str:
-    """What a config may change in a tournament that has started, said for its format."""
-    fmt = loaded.config.format
-    if is_staged(fmt):
-        return (
-            f"a {STAGED_NAMES[fmt]} cannot take more players or games per pairing once it has "
-            "started: its later rounds follow from its first"
-        )
-    return "adding players or games per pairing is fine: the games played are kept"
-
-
-def store_problem(exc: StoreError, loaded: LoadedConfig) -> str:
-    """What is wrong with a tournament's store and, for one that cannot be read, how to get it
-    back from the records."""
-    if not isinstance(exc, UnreadableStore):
-        return str(exc)
-    return (
-        f"{exc}. Nothing was changed. The game records in {loaded.directory / 'games'} are the "
-        f"source of truth: make the store again from them with `referee tournament rebuild "
-        f"{loaded.path}`, then run again."
-    )
 
 
 class Display(Protocol):
@@ -230,7 +129,7 @@ def play_tournament(
         limit = concurrency
         remote: RemoteCheck | None = None
         if address is not None:
-            # Imported here: the cluster package is loaded only by the runs that use it.
+            # Deferred: the cluster package (asyncio, bot packing) loads only for runs on one.
             from referee.cluster.start import enter_cluster
 
             session = await enter_cluster(stack, loaded, address, err)
@@ -243,6 +142,7 @@ def play_tournament(
             return None
         on_event = emit
         if hub is not None:
+            # Deferred: the dashboard's parts load only for runs that serve it.
             from referee.web.tournaments import watch_tournament
 
             play, on_event = watch_tournament(hub, play, emit)
@@ -346,7 +246,7 @@ def _fix(loaded: LoadedConfig) -> str:
 async def _serve_dashboard(nursery: trio.Nursery, loaded: LoadedConfig, web: WebView) -> LiveHub:
     """Start the web view of this tournament's folder; its games are shown live (through the
     hub) once they are played."""
-    # Imported here: the web stack is loaded only by the runs that serve it.
+    # Deferred: the web stack (starlette, hypercorn) loads only for runs that serve it.
     from referee.web.server import start_web_server
 
     server = await start_web_server(nursery, [loaded.directory], web.port, host=web.host)

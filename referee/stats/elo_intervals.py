@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from referee.league.elo_fit import Fit, Floats, Games, Tally, fit_tally, tally
+from referee.stats.elo_fit import Fit, Floats, Games, Tally, fit_tally, tally
 
 DEFAULT_RESAMPLES = 100
 DEFAULT_LEVEL = 0.95

@@ -1,27 +1,21 @@
-"""A match of many games between two players (`referee match`), kept as a tournament: its
-directory holds a config of two players with `games_per_pairing` games (match_setup.py), the
-store and the records, so it is played, resumed and stored by the same runner as any tournament.
+"""The statistics of a match of many games between two players (`referee match`).
 
-The schedule of two players alternates colours game by game (schedule.py), so games 2k-1 and
-2k are the same pair with colours swapped: the pairs of the statistics (referee/stats/). This
-module turns finished games into the first player's scores by game number, says when the SPRT
-decided, and puts the numbers in words and in a JSON summary.
+The schedule of two players alternates colours game by game, so games 2k-1 and 2k are the same
+pair with colours swapped: the pairs of the statistics (`match.py`). This module keeps the first
+player's scores by game number, says when the SPRT decided, and puts the numbers in words and
+in a JSON summary. The match session (`referee.app.match_session`) feeds it the stored games and
+the run's events.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from protocols.base import Side
 from referee.stats.estimate import Model
 from referee.stats.match import MatchStats, match_stats, sprt_decision
 from referee.stats.sprt import Sprt
-from referee.tournament.events import Event, GameFinished
-from referee.tournament.runner import RunState
-from referee.tournament.store import GameRow, GameState
 
 
 def first_player_score(winner: str | None, first: str, second: str) -> float:
@@ -37,8 +31,7 @@ def first_player_score(winner: str | None, first: str, second: str) -> float:
 
 @dataclass
 class Tally:
-    """The first player's score in every finished game, by game number; fed the stored games
-    before a run, then the runner's events as games finish."""
+    """The first player's score in every finished game, by game number."""
 
     first: str
     second: str
@@ -49,23 +42,9 @@ class Tally:
         default=None, repr=False, compare=False
     )
 
-    def add_rows(self, rows: Iterable[GameRow]) -> None:
-        for row in rows:
-            # Another match's games (other players) never count for this one: its config
-            # is then refused before any game is played.
-            if row.state is GameState.FINISHED and {row.blue, row.orange} == {
-                self.first,
-                self.second,
-            }:
-                winner = None
-                if row.winner is not None:
-                    winner = row.blue if row.winner is Side.BLUE else row.orange
-                self.scores[row.number] = first_player_score(winner, self.first, self.second)
-
-    def watch(self, event: Event) -> None:
-        """The session's `watch`: sees each event before the runner asks `stop_when`."""
-        if isinstance(event, GameFinished) and event.result != "void":
-            self.scores[event.number] = first_player_score(event.winner, self.first, self.second)
+    def add(self, number: int, winner: str | None) -> None:
+        """Game `number` finished, won by `winner` (None: no winner)."""
+        self.scores[number] = first_player_score(winner, self.first, self.second)
 
     def stats(self) -> MatchStats:
         """The statistics of the games so far (computed once for each set of results: the
@@ -75,8 +54,9 @@ class Tally:
             self._cache = (key, match_stats(self.scores, self.sprt, self.model))
         return self._cache[1]
 
-    def decided(self, state: RunState | None = None) -> bool:
-        """The runner's `stop_when`: true once the SPRT accepted H0 or H1."""
+    def decided(self, state: object = None) -> bool:
+        """True once the SPRT accepted H0 or H1 (the runner's `stop_when`: `state` is the run's,
+        which the decision does not need)."""
         if self.sprt is None:
             return False
         return sprt_decision(self.scores, self.sprt, self.model) is not None

@@ -1,4 +1,5 @@
-"""The settings of the staged formats: a config's `[stages]`, `[knockout]` and `[swiss]` tables."""
+"""The settings of the staged formats: a config's `[stages]`, `[knockout]` and `[swiss]` tables,
+and which formats are staged. Plain data, read by the config and by the formats (`formats/`)."""
 
 from __future__ import annotations
 
@@ -6,6 +7,13 @@ from pathlib import Path
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
+
+# The formats that add games as earlier rounds finish (the others make their schedule up front).
+STAGED = frozenset({"stages", "knockout", "swiss"})
+
+
+def is_staged(format: str) -> bool:
+    return format in STAGED
 
 
 class _Model(BaseModel):

@@ -1,0 +1,99 @@
+"""A match between two bots (`referee match`) opened as a tournament: its config written in its
+directory once it is known to fit the games already there (refused, in the match's own words,
+when they were played with other settings), and its statistics (`referee.stats.head_to_head`)
+fed the stored games, then each game as it finishes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+
+from rich.console import Console
+
+from protocols.base import Side
+from referee.app.config import parse_config
+from referee.stats.estimate import Model
+from referee.stats.head_to_head import Tally
+from referee.stats.sprt import Sprt
+from referee.tournament.config import ConfigError, LoadedConfig
+from referee.tournament.events import Event, GameFinished
+from referee.tournament.match_setup import CONFIG_NAME, MatchSpec, resume_refusal
+from referee.tournament.store import GameRow, GameState, StoreError, open_view
+
+
+@dataclass(frozen=True)
+class MatchRequest:
+    """What the command line asks for."""
+
+    spec: MatchSpec
+    directory: Path
+    sprt: Sprt | None
+    model: Model
+
+
+def open_match(request: MatchRequest, err: Console) -> tuple[LoadedConfig, Tally]:
+    """The match's config, written in its directory once it is known to fit the games already
+    there (refused in the match's words when not), and the tally of those games."""
+    text = request.spec.config_text()
+    path = request.directory / CONFIG_NAME
+    try:
+        loaded = parse_config(text, path)
+    except ConfigError as exc:
+        raise ValueError(str(exc)) from None
+    (first, _), (second, _) = request.spec.players
+    tally = Tally(first, second, request.sprt, model=request.model)
+    resume(request.directory, loaded, tally, err)
+    request.directory.mkdir(parents=True, exist_ok=True)
+    if not path.exists() or path.read_text(encoding="utf-8") != text:
+        path.write_text(text, encoding="utf-8")
+    return loaded, tally
+
+
+def resume(directory: Path, loaded: LoadedConfig, tally: Tally, err: Console) -> None:
+    """Tally the games already in `directory`; ValueError, in the match's words, when they were
+    played with settings this command cannot continue."""
+    try:
+        view = open_view(directory)
+        try:
+            info, rows = view.info(), view.games()
+        finally:
+            view.close()
+    except StoreError:
+        return  # a new match (an unreadable store is reported when the games start)
+    refusal = resume_refusal(info.schedule_key, loaded.config.schedule_key(), directory)
+    if refusal is not None:
+        raise ValueError(refusal)
+    played = any(row.state is GameState.FINISHED for row in rows)
+    if played and info.config.get("time_control") != loaded.config.time_control.model_dump(
+        mode="json"
+    ):
+        err.print(
+            "note: the games already played had another time control; the rest use this "
+            "command's --clock and --move-timeout",
+            markup=False,
+            highlight=False,
+        )
+    tally_rows(tally, rows)
+
+
+def tally_rows(tally: Tally, rows: Iterable[GameRow]) -> None:
+    """Count the stored games of this match (another match's games, between other players,
+    never count: its config is then refused before any game is played)."""
+    for row in rows:
+        if row.state is GameState.FINISHED and {row.blue, row.orange} == {
+            tally.first,
+            tally.second,
+        }:
+            winner = None
+            if row.winner is not None:
+                winner = row.blue if row.winner is Side.BLUE else row.orange
+            tally.add(row.number, winner)
+
+
+def tally_event(tally: Tally, event: Event) -> None:
+    """The session's `watch`: count each game as it finishes, before the runner asks
+    `stop_when`."""
+    if isinstance(event, GameFinished) and event.result != "void":
+        tally.add(event.number, event.winner)

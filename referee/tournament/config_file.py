@@ -1,0 +1,186 @@
+"""Reading a tournament's config file: the TOML (or the course runner's file, `course_file.py`),
+the models of `config.py`, then the checks that one field cannot make alone (player names, the
+game and its options, the match settings, the formats' own checks in `formats/checks.py`) and
+a knockout's seeds read from an earlier tournament's ratings.
+
+Every problem is reported as `FILE:LINE: FIELD: message`. The `[cluster] address` is parsed by
+the cluster package, above this one: the caller passes its parser (`referee.app.config` does).
+"""
+
+from __future__ import annotations
+
+import os
+import tomllib
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from pydantic import ValidationError
+
+from protocols import UnknownGame, get_game
+from referee.match import MatchSettings, TimeSettings
+from referee.stats.ratings import fit_ratings
+from referee.tournament.config import (
+    ADDRESS_CHECK,
+    COLLECTED_MARK,
+    ConfigError,
+    LoadedConfig,
+    Loc,
+    TournamentConfig,
+    describe_problems,
+    validation_message,
+)
+from referee.tournament.course_file import CourseFile, is_course_file, read_course_file
+from referee.tournament.formats.checks import check_format
+from referee.tournament.report import finished_results
+from referee.tournament.store import StoreError, open_view
+
+# Parses a cluster address; its ValueError says what is wrong.
+AddressCheck = Callable[[str], object]
+# Match settings that the config sets in [time_control], or that a tournament fixes.
+_NOT_IN_MATCH = {*TimeSettings.model_fields, "random_assignment"}
+
+
+def read_config(
+    path: str | os.PathLike[str], *, check_address: AddressCheck | None
+) -> LoadedConfig:
+    """Read and validate a tournament config; raise `ConfigError` naming file, line and field.
+    `check_address` parses a `[cluster] address` (None: it is not checked)."""
+    path = Path(path)  # a str is as good as a Path
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ConfigError(f"{path}: cannot read the config: {exc}") from None
+    return read_config_text(text, path, check_address=check_address)
+
+
+def read_config_text(text: str, path: Path, *, check_address: AddressCheck | None) -> LoadedConfig:
+    """`read_config` of a config's text, which the file at `path` holds (or will hold)."""
+    try:
+        raw = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"{path}: not valid TOML: {exc}") from None
+    course = None
+    if is_course_file(raw):  # the course runner's tournament file (course_file.py)
+        course = read_course_file(raw, path)
+        if course.problems:
+            raise ConfigError(describe_problems(text, path, course.problems))
+        raw = course.config
+    try:
+        config = TournamentConfig.model_validate(raw, context={ADDRESS_CHECK: check_address})
+    except ValidationError as exc:
+        problems = [
+            (tuple(e["loc"]), validation_message(e, TournamentConfig)) for e in exc.errors()
+        ]
+        raise ConfigError(describe_problems(text, path, _in_file(course, problems))) from None
+    problems = check_config(config)
+    if not problems:
+        config, problems = resolve_seeds(config, path.parent, check_address)
+    if problems:
+        raise ConfigError(describe_problems(text, path, _in_file(course, problems)))
+    return LoadedConfig(config, path, collected=text.startswith(COLLECTED_MARK))
+
+
+def _in_file(course: CourseFile | None, problems: list[tuple[Loc, str]]) -> list[tuple[Loc, str]]:
+    """Problems at the fields of the file as written (a course file's own names)."""
+    if course is None:
+        return problems
+    return [(course.where(loc), message) for loc, message in problems]
+
+
+def check_config(config: TournamentConfig) -> list[tuple[Loc, str]]:
+    """The checks one field cannot make alone: names, the game and its options, match settings."""
+    problems: list[tuple[Loc, str]] = []
+    seen: set[str] = set()
+    for i, player in enumerate(config.players):
+        if player.name in seen:
+            problems.append((("players", i, "name"), f"duplicate player name {player.name!r}"))
+        seen.add(player.name)
+    problems += _check_format(config)
+    problems += _check_game(config)
+    problems += _check_match(config)
+    return problems
+
+
+def _check_format(config: TournamentConfig) -> list[tuple[Loc, str]]:
+    problems: list[tuple[Loc, str]] = []
+    names = set(config.player_names)
+    for i, challenger in enumerate(config.challengers):
+        if challenger not in names:
+            problems.append((("challengers", i), f"{challenger!r} is not one of the players"))
+    if config.format == "gauntlet":
+        if not config.challengers:
+            problems.append((("challengers",), "a gauntlet needs at least one challenger"))
+        elif len(set(config.challengers)) >= len(names):
+            problems.append((("challengers",), "a gauntlet needs players besides the challengers"))
+    elif config.challengers:
+        problems.append((("challengers",), "challengers are only used by format = 'gauntlet'"))
+    return problems + check_format(config)
+
+
+def _check_game(config: TournamentConfig) -> list[tuple[Loc, str]]:
+    try:
+        game = get_game(config.game)
+    except UnknownGame as exc:
+        return [(("game",), str(exc))]
+    try:
+        game.parse_options(config.game_options)
+    except ValidationError as exc:
+        model = game.options_model
+        return [(("game_options", *e["loc"]), validation_message(e, model)) for e in exc.errors()]
+    return []
+
+
+def _check_match(config: TournamentConfig) -> list[tuple[Loc, str]]:
+    problems: list[tuple[Loc, str]] = [
+        (("match", key), "set by [time_control] or by the schedule, not here")
+        for key in config.match
+        if key in _NOT_IN_MATCH
+    ]
+    if problems:
+        return problems
+    try:
+        config.match_settings()
+    except ValidationError as exc:
+        return [(("match", *e["loc"]), validation_message(e, MatchSettings)) for e in exc.errors()]
+    return []
+
+
+def resolve_seeds(
+    config: TournamentConfig, base_dir: Path, check_address: AddressCheck | None
+) -> tuple[TournamentConfig, list[tuple[Loc, str]]]:
+    """A knockout seeded by ratings gets its `seeds` from the earlier tournament's Elo, best
+    first (players it did not rate after, in config order); other configs are returned as is."""
+    settings = config.knockout
+    if config.format != "knockout" or settings.seeding != "ratings" or settings.seeds:
+        return config, []
+    assert settings.ratings_from is not None
+    source = settings.ratings_from
+    source = source if source.is_absolute() else base_dir / source
+    try:
+        elo = _earlier_elo(source, config.player_names, check_address)
+    except (OSError, ValueError, StoreError) as exc:  # ValueError: its config's ConfigError
+        return config, [(("knockout", "ratings_from"), f"cannot read its ratings: {exc}")]
+    order = sorted(
+        config.player_names,
+        key=lambda n: (elo.get(n) is None, -(elo.get(n) or 0.0), config.player_names.index(n)),
+    )
+    knockout = settings.model_copy(update={"seeds": order})
+    return config.model_copy(update={"knockout": knockout}), []
+
+
+def _earlier_elo(
+    source: Path, players: list[str], check_address: AddressCheck | None
+) -> dict[str, float | None]:
+    if source.is_dir():
+        directory = source
+    else:
+        directory = read_config(source, check_address=check_address).directory
+    view = open_view(directory)
+    try:
+        earlier = view.players()
+        ratings = fit_ratings(earlier, finished_results(view.games()))
+    finally:
+        view.close()
+    by_name: dict[str, Any] = ratings.by_name()
+    return {name: by_name[name].elo if name in by_name else None for name in players}
