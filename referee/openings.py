@@ -5,8 +5,8 @@ An opening is a list of move lines in the game's notation. It is legal from the 
 and leaves the game undecided. A seeded random opening of K plies is the same for the same seed,
 game, options and K; both games of a pair share one opening (`pair_seed`).
 
-The bot protocol (shared spec, section 1.1-1.3) has no line that tells a bot about moves it did
-not see played: see docs/openings.md for what that means for playing games from an opening.
+A bot is told an opening through the protocol's `position` extension (docs/protocol.md), which
+only a bot that has declared it is sent: see docs/openings.md.
 """
 
 from __future__ import annotations
@@ -111,8 +111,9 @@ def random_opening(
     raise OpeningError(f"no undecided opening of {plies} plies found for {game_name}")
 
 
-def pair_seed(seed: int, pair: int) -> int:
-    """The opening seed of pair `pair` (0-based) of a match or pairing with seed `seed`."""
+def pair_seed(seed: int, pair: int | str) -> int:
+    """The opening seed of pair `pair` (a number from 0, or a key naming the pair) of a match or
+    tournament with seed `seed`."""
     return random.Random(f"opening-pair:{seed}:{pair}").getrandbits(63)
 
 
@@ -120,7 +121,7 @@ def opening_for_pair(
     game_name: str,
     options: Mapping[str, Any] | None,
     seed: int,
-    pair: int,
+    pair: int | str,
     *,
     plies: int = 0,
     book: Sequence[Sequence[str]] | None = None,

@@ -308,7 +308,12 @@ def make_seats(loaded: LoadedConfig, shared: bool) -> tuple[dict[str, Seat], dic
     packs: dict[str, Pack] = {}
     for index, player in enumerate(loaded.config.players):
         limits = player.limits.model_dump(mode="json") if player.limits else None
-        seat = Seat(name=player.name, command=player.command, limits=limits)
+        seat = Seat(
+            name=player.name,
+            command=player.command,
+            limits=limits,
+            capabilities=list(player.capabilities),
+        )
         folder = (loaded.base_dir / player.cwd).resolve() if player.cwd else None
         if shared:
             seat = seat.model_copy(update={"folder": str(folder or loaded.base_dir.resolve())})

@@ -35,6 +35,7 @@ class Seat(_Model):
     limits: dict[str, Any] | None = None
     folder: str | None = None  # a shared filesystem: the same path on every machine
     digest: str | None = None  # shipped: the content hash of its pack
+    capabilities: list[str] = []  # the protocol extensions it declared (`position`)
 
     @property
     def builtin(self) -> bool:
@@ -52,6 +53,7 @@ class GameOrder(_Model):
     seed: int
     blue: Seat
     orange: Seat
+    opening: list[str] = []  # the moves it starts from (`[openings]`), as the schedule says
 
     def digests(self) -> list[str]:
         return [s.digest for s in (self.blue, self.orange) if s.digest is not None]
@@ -62,8 +64,9 @@ class GameOrder(_Model):
         command = resolve_command(seat.command, self.game, options)
         command = command.replace(SEED_PLACEHOLDER, str(self.seed))
         return PlayerSpec.model_validate(
-            {"name": seat.name, "command": command, "cwd": cwd, "limits": seat.limits}
-        )
+            {"name": seat.name, "command": command, "cwd": cwd, "limits": seat.limits,
+             "capabilities": seat.capabilities}
+        )  # fmt: skip
 
 
 class CheckOrder(_Model):
@@ -111,4 +114,5 @@ def game_order(
         seed=game.seed,
         blue=seats[game.blue],
         orange=seats[game.orange],
+        opening=list(game.opening),
     )

@@ -147,6 +147,7 @@ async def _play(
                     seed=order.seed,
                     listener=listener,
                     lag_monitor=lag,
+                    opening=order.opening,
                 )
                 await match.play()
                 nursery.cancel_scope.cancel()

@@ -50,6 +50,11 @@ def register(parser: argparse.ArgumentParser) -> None:
         "--name1", metavar="NAME", help="the first bot's name (default: from the commands)"
     )
     bots.add_argument("--name2", metavar="NAME", help="the second bot's name")
+    bots.add_argument(
+        "--position-capable", choices=("p1", "p2", "both"), default=None,
+        help="which of the two understands the protocol's position extension, for openings "
+        "(built-in bots all do)",
+    )  # fmt: skip
     games = parser.add_argument_group("the games")
     games.add_argument(
         "--games",
@@ -75,6 +80,25 @@ def register(parser: argparse.ArgumentParser) -> None:
         "(see `referee doctor`)",
     )  # fmt: skip
     games.add_argument("-j", "--concurrency", type=int, metavar="N", help="games at once")
+    openings = parser.add_argument_group(
+        "openings (each pair of games starts from one, colours reversed)"
+    )
+    openings.add_argument(
+        "--opening-plies", type=int, default=0, metavar="K",
+        help="start each pair from K random legal plies (seeded by --seed)",
+    )  # fmt: skip
+    openings.add_argument(
+        "--openings", type=Path, default=None, metavar="FILE",
+        help="a book of openings, one per line, moves separated by commas",
+    )  # fmt: skip
+    openings.add_argument(
+        "--book-order", choices=("random", "sequential"), default="random",
+        help="take the book's openings at random (seeded) or one after the other (random)",
+    )  # fmt: skip
+    openings.add_argument(
+        "--book-start", type=int, default=1, metavar="N",
+        help="the book's line the first pair takes, with --book-order sequential (1)",
+    )  # fmt: skip
     statistics = parser.add_argument_group("the statistics")
     statistics.add_argument(
         "--sprt", nargs="*", metavar="KEY=VALUE", default=None,
@@ -145,6 +169,7 @@ def read_request(args: argparse.Namespace, err: Console) -> MatchRequest:
     first, second = args.name1 or guessed[0], args.name2 or guessed[1]
     if first == second:
         raise ValueError("the two bots need different names (see --name1, --name2)")
+    capable = {"p1": {0}, "p2": {1}, "both": {0, 1}}.get(args.position_capable, set())
     spec = MatchSpec(
         game=game,
         players=((first, args.player1), (second, args.player2)),
@@ -153,6 +178,8 @@ def read_request(args: argparse.Namespace, err: Console) -> MatchRequest:
         options=game_options(game, args.option),
         time_control=time_control(args),
         isolation=args.isolation,
+        openings=openings_table(args),
+        position_capable=frozenset(capable),
     )
     sprt = parse_sprt(args.sprt) if args.sprt is not None else None
     if sprt is not None and games < (usual := typical_games(sprt)):
@@ -165,6 +192,20 @@ def read_request(args: argparse.Namespace, err: Console) -> MatchRequest:
         )
     directory = args.dir or default_directory(first, second)
     return MatchRequest(spec, directory, sprt, "trinomial" if args.trinomial else "pentanomial")
+
+
+def openings_table(args: argparse.Namespace) -> dict[str, Any]:
+    """The match's `[openings]` entries from its options (empty: games from the start)."""
+    if args.opening_plies < 0:
+        raise ValueError("--opening-plies cannot be negative")
+    if args.book_start < 1:
+        raise ValueError("--book-start must be at least 1")
+    if args.opening_plies and args.openings is not None:
+        raise ValueError("give --opening-plies or --openings, not both")
+    if args.openings is not None:
+        book = args.openings.absolute()
+        return {"book": str(book), "order": args.book_order, "start": args.book_start}
+    return {"plies": args.opening_plies} if args.opening_plies else {}
 
 
 def game_options(game: str, pairs: list[str]) -> dict[str, Any]:

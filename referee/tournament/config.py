@@ -46,6 +46,23 @@ class PlayerConfig(_Model):
     command: str = Field(min_length=1)
     cwd: Path | None = None
     limits: Limits | None = None  # this player's own resource limits (default: [match.limits])
+    # The protocol extensions it understands: "position" lets it start games from openings
+    # (built-in bots understand it without saying so).
+    capabilities: list[Literal["position"]] = Field(default_factory=list)
+
+
+class OpeningsSettings(_Model):
+    """`[openings]`: every game starts from an opening (the protocol's `position` extension),
+    both games of a pair from the same one with the colours swapped."""
+
+    plies: int = Field(0, ge=0, le=200, description="random openings of this many plies")
+    book: Path | None = None  # a file of openings, one per line (relative to the config's folder)
+    order: Literal["random", "sequential"] = "random"  # how pairs take the book's openings
+    start: int = Field(1, ge=1, description="the book's line the first pair takes (sequential)")
+
+    @property
+    def enabled(self) -> bool:
+        return self.plies > 0 or self.book is not None
 
 
 class ClusterSettings(_Model):
@@ -91,6 +108,7 @@ class TournamentConfig(_Model):
     knockout: KnockoutSettings = Field(default_factory=KnockoutSettings)
     swiss: SwissSettings = Field(default_factory=SwissSettings)
     cluster: ClusterSettings | None = None
+    openings: OpeningsSettings = Field(default_factory=OpeningsSettings)
 
     @field_validator("game")
     @classmethod
@@ -123,15 +141,26 @@ class TournamentConfig(_Model):
     def schedule_key(self) -> dict[str, Any]:
         """Everything the schedule depends on: changing any of it is refused on resume."""
         game = get_game(self.game)
-        return {
-            "game": self.game,
-            "game_options": game.parse_options(self.game_options).model_dump(mode="json"),
-            "players": self.player_names,
-            "format": self.format,
-            "challengers": self.challengers,
-            "games_per_pairing": self.games_per_pairing,
-            "seed": self.seed,
-        } | _format_key(self)
+        return (
+            {
+                "game": self.game,
+                "game_options": game.parse_options(self.game_options).model_dump(mode="json"),
+                "players": self.player_names,
+                "format": self.format,
+                "challengers": self.challengers,
+                "games_per_pairing": self.games_per_pairing,
+                "seed": self.seed,
+            }
+            | _format_key(self)
+            | _openings_key(self)
+        )
+
+
+def _openings_key(config: TournamentConfig) -> dict[str, Any]:
+    """The openings, where there are any (a tournament without them keeps its old key)."""
+    if not config.openings.enabled:
+        return {}
+    return {"openings": config.openings.model_dump(mode="json")}
 
 
 def _format_key(config: TournamentConfig) -> dict[str, Any]:
@@ -190,6 +219,7 @@ class LoadedConfig:
             cwd=cwd,
             limits=player.limits,
             content_hash=self._hashes[name],
+            capabilities=frozenset(player.capabilities),
         )
 
 
@@ -199,8 +229,7 @@ def validation_message(error: Any, model: type[BaseModel]) -> str:
     if error["type"] != "extra_forbidden":
         return str(error["msg"])
     loc = tuple(error["loc"])
-    top = len(loc) == 1 and model is TournamentConfig
-    return unknown_setting(loc[-1], settings_at(model, loc[:-1]), top_level=top)
+    return unknown_setting(loc[-1], settings_at(model, loc[:-1]))
 
 
 def describe_problems(text: str, path: Path, problems: Sequence[tuple[Loc, str]]) -> str:

@@ -18,7 +18,8 @@ from typing import Any
 from pydantic import ValidationError
 
 from protocols import UnknownGame, get_game
-from referee.match import MatchSettings, TimeSettings
+from referee.match import BUILTIN_PREFIX, POSITION, MatchSettings, TimeSettings
+from referee.openings import OpeningError, load_openings
 from referee.stats.ratings import fit_ratings
 from referee.tournament.config import (
     ADDRESS_CHECK,
@@ -73,7 +74,7 @@ def read_config_text(text: str, path: Path, *, check_address: AddressCheck | Non
             (tuple(e["loc"]), validation_message(e, TournamentConfig)) for e in exc.errors()
         ]
         raise ConfigError(describe_problems(text, path, _in_file(course, problems))) from None
-    problems = check_config(config)
+    problems = check_config(config) + check_openings(config, path.parent)
     if not problems:
         config, problems = resolve_seeds(config, path.parent, check_address)
     if problems:
@@ -99,6 +100,37 @@ def check_config(config: TournamentConfig) -> list[tuple[Loc, str]]:
     problems += _check_format(config)
     problems += _check_game(config)
     problems += _check_match(config)
+    return problems
+
+
+def check_openings(config: TournamentConfig, base_dir: Path) -> list[tuple[Loc, str]]:
+    """`[openings]`: a book that reads, one way to choose openings, and every bot able to start
+    from one (it declared the `position` extension, or it is a built-in bot): a game is never
+    played from the start instead."""
+    settings = config.openings
+    if not settings.enabled:
+        return []
+    problems: list[tuple[Loc, str]] = []
+    if settings.plies and settings.book is not None:
+        problems.append((("openings", "plies"), "give either plies or a book, not both"))
+    if settings.book is not None:
+        book = settings.book if settings.book.is_absolute() else base_dir / settings.book
+        try:
+            load_openings(book, config.game, config.game_options)
+        except (OSError, OpeningError) as exc:
+            problems.append((("openings", "book"), str(exc)))
+    for i, player in enumerate(config.players):
+        builtin = player.command.strip().startswith(BUILTIN_PREFIX)
+        if POSITION not in player.capabilities and not builtin:
+            problems.append(
+                (
+                    ("players", i, "capabilities"),
+                    f"{player.name} has not declared the {POSITION!r} extension, so it cannot "
+                    f'start from an opening: add capabilities = ["{POSITION}"] to its entry if '
+                    "it reads `position K` and the opening's moves after its colour "
+                    "(docs/protocol.md), or remove [openings]",
+                )
+            )
     return problems
 
 

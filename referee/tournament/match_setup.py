@@ -114,6 +114,8 @@ class MatchSpec:
     options: Mapping[str, Any] = field(default_factory=dict)
     time_control: Mapping[str, float] = field(default_factory=dict)  # [time_control] entries
     isolation: str | None = None  # the isolation level; None: the default (auto)
+    openings: Mapping[str, Any] = field(default_factory=dict)  # [openings] entries
+    position_capable: frozenset[int] = frozenset()  # the players (0, 1) that declared `position`
 
     def config_text(self) -> str:
         """The tournament config of this match (written as `match.toml` in its directory)."""
@@ -129,9 +131,12 @@ class MatchSpec:
         lines += _table("time_control", self.time_control)
         if self.isolation is not None:
             lines += _table("match.isolation", {"level": self.isolation})
-        for name, command in self.players:
+        lines += _table("openings", self.openings)
+        for index, (name, command) in enumerate(self.players):
             lines += ["", "[[players]]", f"name = {json.dumps(name)}"]
             lines.append(f"command = {json.dumps(command)}")
+            if index in self.position_capable:
+                lines.append('capabilities = ["position"]')
         return "\n".join(lines) + "\n"
 
 
@@ -190,6 +195,11 @@ def _difference(key: str, old: Any, new: Any) -> str:
         return f"--seed {old}, not {new}"
     if key == "game":
         return f"the game {old}, not {new}"
+    if key == "openings":
+        return (
+            f"the openings {json.dumps(old)}, not {json.dumps(new)} (--opening-plies, --openings, "
+            "--book-order, --book-start)"
+        )
     if key == "players":
         return (
             f"the players {_listed(old)}, not {_listed(new)} (the names come from -p1 and -p2, "

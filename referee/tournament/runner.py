@@ -21,7 +21,7 @@ from __future__ import annotations
 import signal
 from collections import deque
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -42,6 +42,7 @@ from referee.tournament.events import (
     TournamentStarted,
 )
 from referee.tournament.formats import Plan, is_staged, new_games, plan_for
+from referee.tournament.opening_plan import OpeningPlan
 from referee.tournament.schedule import ScheduledGame
 from referee.tournament.standings import (
     GameResult,
@@ -85,6 +86,7 @@ async def play_match(
         lag_monitor=lag,
         on_decided=decided,
         isolation=isolation,
+        opening=game.opening,
     )
     return await match.play()
 
@@ -144,6 +146,7 @@ class Runner:
     ) -> None:
         self.loaded = loaded
         self.store = store
+        self.openings = OpeningPlan(loaded)  # which opening each game starts from, if any
         self.concurrency = concurrency or loaded.config.effective_concurrency()
         self.emit = emit
         self.play = play
@@ -347,6 +350,9 @@ class Runner:
                 running.plies += 1
 
         path = self.loaded.directory / running.record
+        if self.openings.enabled:
+            games = await self._db(self.store.games)
+            game = replace(game, opening=self.openings.opening(game.number, games))
         try:
             record = await self.play(self.loaded, game, path, listener, self.lag, decided)
         except Exception as exc:  # a bug of ours outside the match: void, never blame a bot

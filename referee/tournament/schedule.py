@@ -29,6 +29,9 @@ class ScheduledGame:
     blue: str
     orange: str
     seed: int
+    # The moves it starts from (`[openings]`), chosen when it is played: the same for both games
+    # of a pair (the two players, colours swapped); empty: the start position.
+    opening: tuple[str, ...] = ()
 
     @property
     def players(self) -> tuple[str, str]:

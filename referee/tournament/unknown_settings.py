@@ -15,17 +15,9 @@ from typing import Any
 
 from pydantic import BaseModel
 
-# Tables a user may write that this version does not take, and what to say instead.
-NOT_SUPPORTED = {
-    "openings": "openings are not supported by this version of the referee: every game starts "
-    "from the start position (see docs/openings.md)",
-}
 
-
-def unknown_setting(key: str | int, known: Iterable[str], top_level: bool = False) -> str:
+def unknown_setting(key: str | int, known: Iterable[str]) -> str:
     """The message for an unknown `key` among the settings `known`."""
-    if top_level and key in NOT_SUPPORTED:
-        return NOT_SUPPORTED[str(key)]
     close = difflib.get_close_matches(str(key), list(known), n=1, cutoff=0.6)
     if close:
         return f"unknown setting: did you mean {close[0]!r}?"

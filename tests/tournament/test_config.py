@@ -151,9 +151,8 @@ def test_a_player_may_have_limits_of_its_own(tmp_path: Path) -> None:
         ("seed = 7", "seed = 7\ngames_per_paring = 2",
          ":4: games_per_paring: unknown setting: did you mean 'games_per_pairing'?"),
         ("seed = 7", "seed = 7\nzzz = 2", ":4: zzz: unknown setting (check the spelling)"),
-        ("[time_control]", "[openings]\nplies = 4\n[time_control]",
-         ":9: openings: openings are not supported by this version of the referee: every game "
-         "starts from the start position (see docs/openings.md)"),
+        ("[time_control]", "[openings]\nplyes = 4\n[time_control]",
+         ":10: openings.plyes: unknown setting: did you mean 'plies'?"),
     ],
 )  # fmt: skip
 def test_an_unknown_setting_gets_the_one_it_most_likely_meant(
