@@ -15,7 +15,8 @@ from contextlib import contextmanager
 from rich.console import Console
 from rich.progress import BarColumn, Progress, TaskID, TextColumn, TimeElapsedColumn
 
-from referee.analysis.alak_solve import Openings, TooBig, baljeu_openings, traditional_openings
+from bots.solvers.retrograde import TooBig
+from referee.analysis.alak_solve import Openings, baljeu_openings, traditional_openings
 
 
 class OutOfTime(Exception):
