@@ -69,7 +69,7 @@ def run(args: argparse.Namespace, out: Console, err: Console) -> int:
 
 
 def missing_extra() -> list[str]:
-    """The modules of the `analysis` extra that cannot be imported here."""
+    """The modules of the `analysis` extra that this interpreter cannot find."""
     return [name for name in EXTRA_MODULES if not _importable(name)]
 
 
