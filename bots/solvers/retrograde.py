@@ -81,6 +81,7 @@ def explore(
     edges = array("q")
     # Bound once: this loop is the perfect bot's start-up on a board without a cached table.
     add_edge, find, add_key, close_row = edges.append, index.get, keys.append, starts.append
+    every = REPORT_EVERY - 1
     row = ends
     while row < len(keys):
         for _, child in step(keys[row]):
@@ -94,7 +95,7 @@ def explore(
             add_edge(target)
         close_row(len(edges))
         row += 1
-        if not row & REPORT_EVERY - 1:
+        if not row & every:
             progress("exploring", row, len(keys))
             if max_states is not None and len(keys) > max_states:
                 raise TooBig(f"more than {max_states:,} states")
@@ -147,6 +148,7 @@ def retrograde(
     decided stays a DRAW.
     """
     starts, first, sources = graph.starts, parents.first, parents.sources
+    win, loss, every = int(Value.WIN), int(Value.LOSS), REPORT_EVERY - 1  # locals: the hot loop
     count = len(graph)
     values = bytearray(count)
     plies = array("q", [0]) * count
@@ -160,20 +162,20 @@ def retrograde(
     while queue:
         row = queue.popleft()
         settled += 1
-        if not settled & REPORT_EVERY - 1:
+        if not settled & every:
             progress(phase, settled, count)
-        lost = values[row] == Value.LOSS
+        lost = values[row] == loss
         for edge in range(first[row], first[row + 1]):
             parent = sources[edge]
             if values[parent]:
                 continue
             if lost:
-                values[parent], plies[parent] = Value.WIN, plies[row] + 1
+                values[parent], plies[parent] = win, plies[row] + 1
                 queue.append(parent)
             else:
                 pending[parent] -= 1
                 if pending[parent] == 0:
-                    values[parent], plies[parent] = Value.LOSS, plies[row] + 1
+                    values[parent], plies[parent] = loss, plies[row] + 1
                     queue.append(parent)
     progress(phase, count, count)
     return values, plies
