@@ -23,7 +23,6 @@ from __future__ import annotations
 from array import array
 from collections import deque
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
 from enum import IntEnum
 
 
@@ -48,14 +47,22 @@ def quiet(phase: str, done: int, total: int) -> None:
     """A `Progress` that reports nothing."""
 
 
-@dataclass(frozen=True, slots=True)
+# Graph and Reverse are plain classes: a dataclass costs most of a millisecond to create, at the
+# start-up of every perfect Alak bot, which imports this module even when its table is on disk.
+
+
 class Graph:
     """Every state reachable from a start: rows 0..ends-1 are the end nodes, then the start."""
 
-    keys: list[int]  # row -> state key (an end row holds -1 - row)
-    index: dict[int, int]  # state key -> row (end rows not included)
-    starts: array[int]  # row -> its first edge: its children are edges[starts[row]:starts[row+1]]
-    edges: array[int]  # child rows
+    __slots__ = ("edges", "index", "keys", "starts")
+
+    def __init__(
+        self, keys: list[int], index: dict[int, int], starts: array[int], edges: array[int]
+    ) -> None:
+        self.keys = keys  # row -> state key (an end row holds -1 - row)
+        self.index = index  # state key -> row (end rows not included)
+        self.starts = starts  # row -> first edge: its children are edges[starts[row]:starts[row+1]]
+        self.edges = edges  # child rows
 
     def __len__(self) -> int:
         return len(self.keys)
@@ -103,13 +110,15 @@ def explore(
     return Graph(keys, index, starts, edges)
 
 
-@dataclass(frozen=True, slots=True)
 class Reverse:
     """The edges of a `Graph` grouped by child: row's parents are sources[first[row]:first[row+1]]
     (a parent appears once per move it has to the row)."""
 
-    first: array[int]
-    sources: array[int]
+    __slots__ = ("first", "sources")
+
+    def __init__(self, first: array[int], sources: array[int]) -> None:
+        self.first = first
+        self.sources = sources
 
     def reaches(self, row: int) -> bool:
         """Whether any state has a move to `row`."""
