@@ -52,7 +52,8 @@ def report(size: int) -> None:
 
 def table(variant: str, sizes: range, max_states: int) -> None:
     """Markdown rows for docs/analysis/alak.md, one per size, then key=value lines."""
-    from referee.analysis.alak_solve import TooBig, baljeu_openings, traditional_openings
+    from bots.solvers.retrograde import TooBig
+    from referee.analysis.alak_solve import baljeu_openings, traditional_openings
 
     print("| points | value | best openings | positions | seconds |")
     print("|-------:|-------|---------------|----------:|--------:|")

@@ -513,21 +513,29 @@ def test_the_cli_table_lists_every_command_module() -> None:
 
 
 def test_only_the_analyse_command_imports_the_analyses() -> None:
-    """`referee/analysis` (offline questions, which may use the bots' solvers) stays outside the
-    runtime: only its own modules and the `analyse` command import it."""
+    """`referee/analysis` (offline questions, which may use the bots' solvers and need the
+    optional extra `referee[analysis]`) stays outside the runtime: only its own modules and the
+    `analyse` command import it, by an import statement or by a module name in a string (what
+    `importlib.import_module` is given)."""
     allowed = {ROOT / "referee" / "commands" / "analyse.py"}
     for path in sorted((ROOT / "referee").rglob("*.py")):
         if path in allowed or (ROOT / "referee" / "analysis") in path.parents:
             continue
+        tree = syntax(path)
         names = {
             node.module
-            for node in ast.walk(syntax(path))
+            for node in ast.walk(tree)
             if isinstance(node, ast.ImportFrom) and node.module
         }
         names |= {
             alias.name
-            for node in ast.walk(syntax(path))
+            for node in ast.walk(tree)
             if isinstance(node, ast.Import)
             for alias in node.names
+        }
+        names |= {
+            node.value
+            for node in ast.walk(tree)
+            if isinstance(node, ast.Constant) and isinstance(node.value, str)
         }
         assert not any(n.startswith("referee.analysis") for n in names), path

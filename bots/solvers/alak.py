@@ -7,32 +7,24 @@ play that never ends counts as a draw. Values are for the player to move: WIN, L
 `plies` the length of the game under perfect play for decided states (the winner hurries, the
 loser delays). Following `best_move` therefore wins without repeating a state.
 
-`solve(size)` builds the table in memory: under a second up to 9 points, a few seconds and about
-100 MB for the default 11, half a minute and 0.6 GB for 13 (see `scripts/solve_alak.py`). Only
-states reachable from the empty board are in the table; others raise KeyError. Pure: standard
-library only. A solved table is kept on disk by `bots.solvers.cache`, which reads it back with a
-`SortedKeys` index.
+`solve(size)` builds the table in memory with `bots.solvers.retrograde` (the exploration the
+offline analysis of traditional Alak shares): under a second up to 9 points, a few seconds and
+about 100 MB for the default 11, half a minute and 0.6 GB for 13 (see `scripts/solve_alak.py`).
+Only states reachable from the empty board are in the table; others raise KeyError. Pure:
+standard library only. A solved table is kept on disk by `bots.solvers.cache`, which reads it
+back with a `SortedKeys` index.
 """
 
 from __future__ import annotations
 
 from array import array
 from bisect import bisect_left
-from collections import deque
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
-from enum import IntEnum
 
+from bots.solvers.retrograde import Progress, Value, explore, quiet, retrograde, reverse
 from protocols.alak.rules import AlakRules, AlakState, Move, place, rules_for
 from protocols.base import Side
-
-
-class Value(IntEnum):
-    """The result of perfect play for the player to move."""
-
-    DRAW = 0
-    WIN = 1
-    LOSS = 2
 
 
 def pack(size: int, own: int, enemy: int, banned: int) -> int:
@@ -121,76 +113,17 @@ def _best(solution: Solution, rules: AlakRules, key: int) -> Move | None:
     return None if choice is None else Move(choice)
 
 
-def _explore(rules: AlakRules) -> tuple[list[int], array[int], array[int]]:
-    """Every key reachable from the empty board, with children as a flat edge list."""
-    keys = [0]
-    index = {0: 0}
-    starts = array("q", [0])
-    edges = array("q")
-    row = 0
-    while row < len(keys):
-        for _, child in children(rules, keys[row]):
-            target = index.get(child)
-            if target is None:
-                target = index[child] = len(keys)
-                keys.append(child)
-            edges.append(target)
-        starts.append(len(edges))
-        row += 1
-    return keys, starts, edges
-
-
-def reverse_edges(
-    count: int, starts: array[int], edges: array[int]
-) -> tuple[array[int], array[int]]:
-    """The reverse edge list, grouped by child (a counting sort of the edges)."""
-    first = array("q", [0]) * (count + 1)
-    for target in edges:
-        first[target + 1] += 1
-    for row in range(count):
-        first[row + 1] += first[row]
-    fill = array("q", first)
-    sources = array("q", [0]) * len(edges)
-    for row in range(count):
-        for edge in range(starts[row], starts[row + 1]):
-            target = edges[edge]
-            sources[fill[target]] = row
-            fill[target] += 1
-    return first, sources
-
-
-def solve(size: int) -> Solution:
-    """Solve Alak on `size` points (ignoring repetition and ply limit) from the empty board."""
+def solve(size: int, progress: Progress = quiet, max_states: int | None = None) -> Solution:
+    """Solve Alak on `size` points (ignoring repetition and ply limit) from the empty board;
+    `progress` and `max_states` as in `bots.solvers.retrograde.explore`."""
     rules = rules_for(size, 0, 0)
-    keys, starts, edges = _explore(rules)
-    count = len(keys)
-    first, sources = reverse_edges(count, starts, edges)
-    values = bytearray(count)
-    plies = array("q", [0]) * count
-    pending = array("q", (starts[r + 1] - starts[r] for r in range(count)))
-    queue: deque[int] = deque()
+    graph = explore(lambda key: children(rules, key), 0, 0, progress, max_states)
     full = rules.full
-    for row in range(count):
-        if pending[row] == 0:  # no legal placement: the stones decide
-            own, enemy = (keys[row] & full).bit_count(), (keys[row] >> size & full).bit_count()
-            if own != enemy:
-                values[row] = Value.WIN if own > enemy else Value.LOSS
-                queue.append(row)
-    # Breadth-first from the decided ends, so each state is settled by its shortest win (or,
-    # for a loss, when its last and longest-resisting escape is refuted).
-    while queue:
-        row = queue.popleft()
-        lost = values[row] == Value.LOSS
-        for edge in range(first[row], first[row + 1]):
-            parent = sources[edge]
-            if values[parent]:
-                continue
-            if lost:
-                values[parent], plies[parent] = Value.WIN, plies[row] + 1
-                queue.append(parent)
-            else:
-                pending[parent] -= 1
-                if pending[parent] == 0:
-                    values[parent], plies[parent] = Value.LOSS, plies[row] + 1
-                    queue.append(parent)
-    return Solution(size, {key: row for row, key in enumerate(keys)}, bytes(values), plies)
+    decided = []
+    for row in graph.leaves():  # no legal placement: the stones decide
+        key = graph.keys[row]
+        own, enemy = (key & full).bit_count(), (key >> size & full).bit_count()
+        if own != enemy:
+            decided.append((row, Value.WIN if own > enemy else Value.LOSS))
+    values, plies = retrograde(graph, reverse(graph), decided, progress)
+    return Solution(size, graph.index, bytes(values), plies)

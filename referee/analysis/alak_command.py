@@ -45,7 +45,7 @@ def register(parser: argparse.ArgumentParser) -> None:
         "million: enough for 11 traditional points)",
     )
     parser.add_argument("--json", action="store_true", help="print the result as JSON on stdout")
-    parser.set_defaults(run=run_alak)
+    parser.set_defaults(analyse=run_alak)
 
 
 def run_alak(args: argparse.Namespace, out: Console, err: Console) -> int:

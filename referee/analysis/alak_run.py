@@ -15,8 +15,9 @@ from contextlib import contextmanager
 from rich.console import Console
 from rich.progress import BarColumn, Progress, TaskID, TextColumn, TimeElapsedColumn
 
+from bots.solvers.retrograde import TooBig
 from referee import EXIT_INTERRUPTED, EXIT_OK, EXIT_VOID
-from referee.analysis.alak_solve import Openings, TooBig, baljeu_openings, traditional_openings
+from referee.analysis.alak_solve import Openings, baljeu_openings, traditional_openings
 
 
 class OutOfTime(Exception):

@@ -21,11 +21,11 @@ win never repeats a state (each move of the winner shortens the win), so the rep
 never takes a win away and these values are exact under the rules. Only the ply limit (200 by
 default) is ignored: a win longer than the plies left would be a draw.
 
-Baljeu's rules go through the same search (`baljeu_moves`: no pass, so no window and one
-solve); it is written apart from the perfect bot's solver (`bots.solvers.alak`, which the
-referee's runtime may not import) and the tests check that the two agree on every opening.
+Baljeu's rules are the perfect bot's: `baljeu_openings` reads its solved table
+(`bots.solvers.alak`, no pass, so no window and one solve). Both rule sets are explored and
+solved by the same code, `bots.solvers.retrograde`, this module giving it the traditional moves.
 
-The tables are built in memory (plain lists and `array`); `solve` reports progress through a
+The tables are built in memory (plain lists and `array`); the solvers report progress through a
 callback so that the command can show it, and `traditional_openings` / `baljeu_openings` give
 the per-opening tables.
 """
@@ -34,27 +34,18 @@ from __future__ import annotations
 
 import time
 from array import array
-from collections import deque
-from collections.abc import Callable
 from dataclasses import dataclass
 
-from bots.solvers.alak import reverse_edges
-from protocols.alak.rules import LETTERS, AlakRules, place, rules_for, territory, traditional_place
+from bots.solvers import alak
+from bots.solvers.retrograde import Progress, Value, explore, quiet, retrograde, reverse
+from protocols.alak.rules import LETTERS, AlakRules, rules_for, territory, traditional_place
 
-DRAW, WIN, LOSS = 0, 1, 2  # the value for the player to move (as in bots.solvers.alak)
+DRAW, WIN, LOSS = Value.DRAW, Value.WIN, Value.LOSS  # for the player to move
 # End nodes (two passes): rows 0, 1, 2 of every table, valued for the player who would move;
 # rows 3 and 4 are the cut nodes (the balance left the window) where blue, or orange, moves.
 _END_LOSS, _END_DRAW, _END_WIN, _CUT_BLUE, _CUT_ORANGE = 0, 1, 2, 3, 4
 _ENDS = 5
 PASS = -1
-STUCK = -2  # Baljeu's rules: the player to move cannot place (the game's end, as a move)
-Step = Callable[[AlakRules, int, int], list[tuple[int, int]]]
-
-Progress = Callable[[str, int, int], None]  # (phase, done, total; 0 when unknown)
-
-
-class TooBig(Exception):
-    """The state graph outgrew the limit given (`max_states`)."""
 
 
 def _zigzag(balance: int) -> int:
@@ -100,25 +91,6 @@ def moves(rules: AlakRules, key: int, window: int) -> list[tuple[int, int]]:
     return result
 
 
-def baljeu_moves(rules: AlakRules, key: int, window: int) -> list[tuple[int, int]]:
-    """`moves` under Baljeu's rules: the `ko` field holds the banned points, and a player who
-    cannot place ends the game (a pseudo-move, STUCK, to the end node the stones give)."""
-    size, full = rules.size, rules.full
-    own, enemy, banned = key & full, key >> size & full, key >> 2 * size & full
-    orange = key >> 3 * size + 1 & 1
-    result = []
-    free = full & ~(own | enemy | banned)
-    for point in range(size):
-        if free >> point & 1:
-            new_own, new_enemy, captured = place(rules, own, enemy, point)
-            result.append((point, pack(size, new_enemy, new_own, captured, 0, 0, orange ^ 1)))
-    if not result:
-        lead = own.bit_count() - enemy.bit_count()
-        end = _END_LOSS if lead > 0 else _END_WIN if lead < 0 else _END_DRAW
-        result.append((STUCK, -1 - end))
-    return result
-
-
 @dataclass
 class Table:
     """The solved states of one board size within one window: for each state, its value and
@@ -131,9 +103,8 @@ class Table:
     high: tuple[bytearray, array[int]]
     low: tuple[bytearray, array[int]]
     seconds: float = 0.0
-    stuck: bool = False  # Baljeu's rules: every decided length counts one pseudo-move too many
 
-    def lookup(self, key: int) -> tuple[int | None, int]:
+    def lookup(self, key: int) -> tuple[Value | None, int]:
         """The exact value for the player to move and a game length, or (None, 0) when the
         window leaves it open. The length comes from the run less favourable to the winner, so
         the winner surely wins within it."""
@@ -144,7 +115,7 @@ class Table:
         if high == DRAW:
             return DRAW, 0
         blue_wins = (high == WIN) != _orange_moves(self.size, key)
-        return high, (self.low if blue_wins else self.high)[1][row] - self.stuck
+        return Value(high), (self.low if blue_wins else self.high)[1][row]
 
     @property
     def positions(self) -> int:
@@ -157,76 +128,10 @@ def _orange_moves(size: int, key: int) -> bool:
     return key >= 0 and bool(key >> 3 * size + 1 & 1)
 
 
-def _explore(
-    rules: AlakRules, step: Step, window: int, progress: Progress, max_states: int
-) -> tuple[list[int], array[int], array[int]]:
-    """Every state reachable from the empty board, children as a flat edge list of rows."""
-    keys = [-1 - row for row in range(_ENDS)]
-    start = pack(rules.size, 0, 0, 0, 0, 0, 0)
-    index = {start: _ENDS}
-    keys.append(start)
-    starts = array("q", [0] * (_ENDS + 1))
-    edges = array("q")
-    row = _ENDS
-    while row < len(keys):
-        for _, child in step(rules, keys[row], window):
-            if child < 0:
-                edges.append(-1 - child)
-                continue
-            target = index.get(child)
-            if target is None:
-                target = index[child] = len(keys)
-                keys.append(child)
-            edges.append(target)
-        starts.append(len(edges))
-        row += 1
-        if not row & 0x3FFF:
-            progress("exploring", row, len(keys))
-            if len(keys) > max_states:
-                raise TooBig(f"more than {max_states:,} states")
-    progress("exploring", row, len(keys))
-    return keys, starts, edges
-
-
-def _retrograde(
-    graph: tuple[array[int], array[int], array[int]],
-    blue_wins_cuts: bool,
-    progress: Progress,
-    phase: str,
-) -> tuple[bytearray, array[int]]:
-    """Values and lengths of every row, the cut nodes won by blue or by orange."""
-    starts, first, sources = graph
-    count = len(starts) - 1
-    values = bytearray(count)
-    plies = array("q", [0]) * count
-    pending = array("q", (starts[r + 1] - starts[r] for r in range(count)))
-    values[_END_LOSS], values[_END_WIN] = LOSS, WIN
-    values[_CUT_BLUE] = WIN if blue_wins_cuts else LOSS
-    values[_CUT_ORANGE] = LOSS if blue_wins_cuts else WIN
-    queue: deque[int] = deque([_END_LOSS, _END_WIN, _CUT_BLUE, _CUT_ORANGE])
-    settled = 0
-    # Breadth-first from the ends: each state is settled by its shortest win, or, for a loss,
-    # when its last and longest-resisting escape is refuted (as in bots.solvers.alak).
-    while queue:
-        row = queue.popleft()
-        settled += 1
-        if not settled & 0x3FFF:
-            progress(phase, settled, count)
-        lost = values[row] == LOSS
-        for edge in range(first[row], first[row + 1]):
-            parent = sources[edge]
-            if values[parent]:
-                continue
-            if lost:
-                values[parent], plies[parent] = WIN, plies[row] + 1
-                queue.append(parent)
-            else:
-                pending[parent] -= 1
-                if pending[parent] == 0:
-                    values[parent], plies[parent] = LOSS, plies[row] + 1
-                    queue.append(parent)
-    progress(phase, count, count)
-    return values, plies
+def _decided(blue_wins_cuts: bool) -> list[tuple[int, Value]]:
+    """The end and cut nodes' values, the cut nodes won by blue or by orange."""
+    blue_cut, orange_cut = (WIN, LOSS) if blue_wins_cuts else (LOSS, WIN)
+    return [(_END_LOSS, LOSS), (_END_WIN, WIN), (_CUT_BLUE, blue_cut), (_CUT_ORANGE, orange_cut)]
 
 
 def solve_traditional(
@@ -234,32 +139,18 @@ def solve_traditional(
 ) -> Table:
     """Solve traditional Alak on `size` points from the empty board, capture balances kept
     within +-`window` (see the module's note)."""
-    return solve(size, "traditional", window, progress, max_states)
-
-
-def solve(
-    size: int,
-    variant: str,
-    window: int = 0,
-    progress: Progress | None = None,
-    max_states: int = 30_000_000,
-) -> Table:
-    """Solve Alak under `variant`'s rules on `size` points from the empty board."""
     began = time.perf_counter()
-    report = progress or (lambda phase, done, total: None)
+    report = progress or quiet
     rules = rules_for(size, 0, 0)
-    step = moves if variant == "traditional" else baljeu_moves
-    keys, starts, edges = _explore(rules, step, window, report, max_states)
-    first, sources = reverse_edges(len(keys), starts, edges)
-    graph = (starts, first, sources)
-    high = _retrograde(graph, True, report, "solving, cuts to blue")
-    if first[_CUT_BLUE] == first[_CUT_ORANGE + 1]:  # no cut node reached: one solve is exact
+    start = pack(size, 0, 0, 0, 0, 0, 0)
+    graph = explore(lambda key: moves(rules, key, window), start, _ENDS, report, max_states)
+    parents = reverse(graph)
+    high = retrograde(graph, parents, _decided(True), report, "solving, cuts to blue")
+    if parents.reaches(_CUT_BLUE) or parents.reaches(_CUT_ORANGE):
+        low = retrograde(graph, parents, _decided(False), report, "solving, cuts to orange")
+    else:  # no cut node reached: one solve is exact
         low = high
-    else:
-        low = _retrograde(graph, False, report, "solving, cuts to orange")
-    index = {key: row for row, key in enumerate(keys) if row >= _ENDS}
-    stuck = variant != "traditional"
-    return Table(size, window, index, high, low, time.perf_counter() - began, stuck)
+    return Table(size, window, graph.index, high, low, time.perf_counter() - began)
 
 
 # --- Both rule sets, per opening move --------------------------------------------------------
@@ -345,12 +236,14 @@ def traditional_openings(
 def baljeu_openings(
     size: int, progress: Progress | None = None, max_states: int = 30_000_000
 ) -> Openings:
-    """The same table for Baljeu's rules (no pass, so no window: the graph is finite)."""
-    table = solve(size, "baljeu", 0, progress, max_states)
+    """The same table for Baljeu's rules, from the perfect bot's solver (no pass, so no
+    window: the graph is finite). Its positions merge the colours (see `bots.solvers.alak`)."""
+    began = time.perf_counter()
+    solution = alak.solve(size, progress or quiet, max_states)
     results, lengths = {}, {}
-    for point, child in baljeu_moves(rules_for(size, 0, 0), pack(size, 0, 0, 0, 0, 0, 0), 0):
-        value, plies = table.lookup(child)
-        assert value is not None  # no cut nodes under Baljeu's rules
+    for point, child in alak.children(rules_for(size, 0, 0), 0):
+        value, plies = solution.lookup(child)
         results[LETTERS[point]] = _FOR_FIRST[value]
         lengths[LETTERS[point]] = plies + 1 if value != DRAW else 0
-    return Openings(size, "baljeu", results, lengths, table.positions, table.seconds)
+    seconds = time.perf_counter() - began
+    return Openings(size, "baljeu", results, lengths, len(solution.index), seconds)

@@ -63,7 +63,7 @@ def register(parser: argparse.ArgumentParser) -> None:
         help="give up (exit 2) once more than N distinct positions are reached",
     )
     parser.add_argument("--json", action="store_true", help="print one JSON object on stdout")
-    parser.set_defaults(run=run_legionnaires)
+    parser.set_defaults(analyse=run_legionnaires)
 
 
 def run_legionnaires(args: argparse.Namespace, out: Console, err: Console) -> int:

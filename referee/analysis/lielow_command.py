@@ -57,7 +57,7 @@ def register(parser: argparse.ArgumentParser) -> None:
         "--seconds", type=float, default=60.0, help="stop searching after this long (default 60)"
     )
     parser.add_argument("--json", action="store_true", help="print the result as JSON on stdout")
-    parser.set_defaults(run=run_lielow)
+    parser.set_defaults(analyse=run_lielow)
 
 
 def run_lielow(args: argparse.Namespace, out: Console, err: Console) -> int:

@@ -35,9 +35,6 @@ from dataclasses import dataclass, replace
 from protocols.base import Side
 from protocols.lielow.rules import _LANDINGS, GAME, MAX_HEIGHT, OFF, SIZE, LielowState, Move
 
-# The bound of the start position: 16 stacks that can each grow by 7, and 15 captures that can
-# each start a stack again at height 1.
-START_BOUND = 16 * 7 + 7 * 15
 BROAD_MOVES = 64  # the puzzle's number of moves
 
 

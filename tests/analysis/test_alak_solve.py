@@ -1,25 +1,27 @@
-"""`referee analyse alak`: the rules page's 6-point results; perfect play checked by the rules."""
+"""`referee analyse alak`: the rules page's 6-point results, the published tables on small boards;
+perfect play checked by the rules."""
 
 from __future__ import annotations
 
 import json
 import random
+import re
 import signal
 import subprocess
 import sys
 import time
+from collections.abc import Callable
+from pathlib import Path
 
 import pytest
 
-from bots.solvers.alak import Value
-from bots.solvers.alak import pack as baljeu_pack
-from bots.solvers.alak import solve as solve_baljeu
-from protocols.alak.rules import GAME, TraditionalState, place, rules_for, traditional_start
+from protocols.alak.rules import GAME, LETTERS, TraditionalState, rules_for, traditional_start
 from protocols.base import Side
 from referee.analysis.alak_solve import (
     DRAW,
     LOSS,
     PASS,
+    Openings,
     Table,
     baljeu_openings,
     moves,
@@ -27,6 +29,8 @@ from referee.analysis.alak_solve import (
     solve_traditional,
     traditional_openings,
 )
+
+Solver = Callable[[int], Openings]
 
 
 def analyse(*args: str) -> subprocess.CompletedProcess[str]:
@@ -68,18 +72,42 @@ def test_baljeu_openings_match_the_rules_page_table() -> None:
     assert baljeu_openings(4).value == "orange"
 
 
-@pytest.mark.parametrize("size", range(2, 10))
-def test_baljeu_openings_agree_with_the_perfect_bots_solver(size: int) -> None:
-    solution = solve_baljeu(size)
-    rules = rules_for(size, 0, 0)
-    names = {Value.LOSS: "blue", Value.WIN: "orange", Value.DRAW: "draw"}
-    mine = baljeu_openings(size)
-    for point in range(size):
-        own, enemy, captured = place(rules, 0, 0, point)
-        value, plies = solution.lookup(baljeu_pack(size, enemy, own, captured))
-        letter = "abcdefghijklmnopqrstuvwxyz"[point]
-        assert mine.results[letter] == names[value]
-        assert mine.plies[letter] == (plies + 1 if value is not Value.DRAW else 0)
+PUBLISHED = Path(__file__).resolve().parents[2] / "docs" / "analysis" / "alak.md"
+
+
+def published_rows(section: str) -> dict[int, tuple[str, list[str], int]]:
+    """points -> (value, best openings, positions) of the table under `section`'s heading."""
+    text = PUBLISHED.read_text(encoding="utf-8").split(f"## {section}", 1)[1].split("\n## ")[0]
+    rows = {}
+    for line in text.splitlines():
+        cells = [cell.strip() for cell in line.strip("|").split("|")]
+        if len(cells) != 5 or not cells[0].isdigit():
+            continue
+        size = int(cells[0])
+        # "all", or the best openings in backquotes, before any note in brackets.
+        best = re.findall(r"`([a-z]+)`", cells[2].split("(")[0])
+        rows[size] = (cells[1], best or list(LETTERS[:size]), int(cells[3].replace(",", "")))
+    return rows
+
+
+@pytest.mark.parametrize(
+    ("section", "solve", "largest"),
+    [("Traditional Alak", traditional_openings, 7), ("Baljeu's rules", baljeu_openings, 9)],
+)
+def test_the_published_tables_on_small_boards(section: str, solve: Solver, largest: int) -> None:
+    rows = published_rows(section)
+    assert min(rows) == 5 and max(rows) >= largest
+    for size in range(5, largest + 1):
+        result = solve(size)
+        value, best, positions = rows[size]
+        assert (result.value, result.best, result.positions) == (value, best, positions), size
+
+
+def test_the_published_baljeu_lengths_on_seven_points() -> None:
+    seven = baljeu_openings(7)
+    assert seven.best == ["d"] and seven.plies["d"] == 13
+    assert seven.plies["b"] == seven.plies["f"] == 15
+    assert "`d` (in 13 plies; `b`, `f` in 15)" in PUBLISHED.read_text(encoding="utf-8")
 
 
 def test_small_boards() -> None:
@@ -115,7 +143,7 @@ def _winning_move(table: Table, state: TraditionalState) -> str:
     for point, child in moves(rules_for(size, 0, 0), key, table.window):
         value, plies = table.lookup(child)
         if value == LOSS and (best is None or plies < best[0]):
-            best = (plies, "pass" if point == PASS else "abcdefghijklmnopqrstuvwxyz"[point])
+            best = (plies, "pass" if point == PASS else LETTERS[point])
     assert best is not None, "a won position has a winning move"
     return best[1]
 

@@ -219,7 +219,7 @@ def run(*argv: str) -> tuple[int, str, str]:
     legionnaires_command.register(parser)
     args = parser.parse_args(argv)
     out, err = io.StringIO(), io.StringIO()
-    code = args.run(args, Console(file=out, width=200), Console(file=err, width=200))
+    code = args.analyse(args, Console(file=out, width=200), Console(file=err, width=200))
     return code, out.getvalue(), err.getvalue()
 
 

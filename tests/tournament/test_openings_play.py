@@ -36,7 +36,9 @@ def test_a_match_from_openings_plays_pairs_from_one_opening_with_colours_reverse
     assert len(records) == 6
     openings = [tuple(r.header.opening or ()) for r in records]
     for first, second in zip(records[::2], records[1::2], strict=True):
-        assert first.header.opening == second.header.opening and len(first.header.opening or ()) == 3
+        assert (
+            first.header.opening == second.header.opening and len(first.header.opening or ()) == 3
+        )
         assert first.header.players[Side.BLUE].name == second.header.players[Side.ORANGE].name
     assert len(set(openings)) == 3  # each pair its own opening
     start = game.initial_state(None)
