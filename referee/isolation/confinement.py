@@ -35,7 +35,13 @@ from referee.isolation.bot_users import (
 )
 from referee.isolation.cgroups import Cgroup, CgroupError
 from referee.isolation.freezer import Freezer
-from referee.isolation.interpreters import ShimError, unshim, user_base, user_site_environment
+from referee.isolation.interpreters import (
+    ShimError,
+    unshim,
+    user_base,
+    user_site_environment,
+    without_env,
+)
 from referee.isolation.launch import options_of
 from referee.isolation.levels import BASIC_ISOLATION, HELPER, Feature, Isolation, level_name
 from referee.isolation.limits import MB, Limits
@@ -116,6 +122,11 @@ def named_directories(argv: Sequence[str], cwd: Path) -> list[Path]:
     return _unique(found)
 
 
+def assigned_directories(assigned: Mapping[str, str], cwd: Path) -> list[Path]:
+    """The directories an `env` wrapper's assignments name (`env PYTHONPATH=DIR ...`)."""
+    return named_directories(["env", *assigned.values()], cwd)
+
+
 def own_directories(argv: Sequence[str], cwd: Path, executable: Path) -> list[Path]:
     """Everything a sandboxed bot needs besides its working directory: its interpreter's prefix
     (also where a symlinked interpreter really lives) and the directories its command names."""
@@ -128,10 +139,11 @@ def player_directories(command: str, cwd: Path | None) -> list[Path]:
     sandboxed opponent must not see."""
     workdir = (cwd or Path.cwd()).absolute()
     try:
-        argv = shlex.split(command)
+        argv, assigned = without_env(shlex.split(command))
     except ValueError:
         return [workdir]
-    return _unique([workdir, *named_directories(argv, workdir)])
+    named = [*named_directories(argv, workdir), *assigned_directories(assigned, workdir)]
+    return _unique([workdir, *named])
 
 
 def _unique(paths: Sequence[Path]) -> list[Path]:
@@ -241,9 +253,10 @@ def reach_check(command: str, cwd: Path | None, isolation: Isolation) -> str | N
         return None
     workdir = (cwd or Path.cwd()).absolute()
     try:
-        argv = shlex.split(command)
-        executable = resolve_executable(argv[0], workdir, os.environ.get("PATH", ""))
-        argv, executable, _ = unshim(argv, executable, workdir, os.environ)
+        argv, assigned = without_env(shlex.split(command))
+        environment = {**os.environ, **assigned}
+        executable = resolve_executable(argv[0], workdir, environment.get("PATH", ""))
+        argv, executable, _ = unshim(argv, executable, workdir, environment)
     except (ValueError, IndexError, StartRefused, ShimError):
         return None
     sandboxed = isolation.has(Feature.SANDBOX)
@@ -357,6 +370,7 @@ class Confinement:
         hide: Sequence[Path],
         fd: int,
         control_fd: int,
+        named: Sequence[Path] = (),
     ) -> list[str]:
         """The full command line: the supervisor with the launcher's arguments (its forked child
         runs the launcher's code without starting another interpreter), then (when sandboxed)
@@ -369,13 +383,20 @@ class Confinement:
         if self.cgroup is not None:  # a frozen cgroup's processes die only once thawed
             path, value = self.cgroup.freeze_file(False)
             supervisor += ["--thaw", str(path), value]
-        launch = self._launch_arguments(argv, cwd, executable, hide, fd)
+        launch = self._launch_arguments(argv, cwd, executable, hide, fd, named)
         return [*supervisor, "--", *launch]
 
     def _launch_arguments(
-        self, argv: Sequence[str], cwd: Path, executable: Path, hide: Sequence[Path], fd: int
+        self,
+        argv: Sequence[str],
+        cwd: Path,
+        executable: Path,
+        hide: Sequence[Path],
+        fd: int,
+        named: Sequence[Path],
     ) -> list[str]:
-        """The launcher's arguments: STATUS_FD OPTION... -- what it executes."""
+        """The launcher's arguments: STATUS_FD OPTION... -- what it executes. `named`: folders
+        the bot's command named outside `argv` (an `env` wrapper's assignments), its own too."""
         rlimits = self.limits.rlimits(
             memory_by_rlimit=self.cgroup is None, nproc=self.uid is not None
         )
@@ -389,7 +410,7 @@ class Confinement:
         view = View(
             cwd=cwd,
             writable=self.isolation.settings.writable_dir,
-            own=own_directories(argv, cwd, executable),
+            own=_unique([*own_directories(argv, cwd, executable), *named]),
             public=public_directories(self.isolation.settings.environment == "caller"),
             hidden=hide,
             launcher=launcher_directories(),

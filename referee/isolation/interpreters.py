@@ -11,6 +11,11 @@ then needs of the machine (the interpreter's prefix) is what its view shows it.
 A library installed with `pip install --user` lives under the caller's user base (`~/.local`),
 which Python finds through HOME; a bot with a HOME of its own is told where it is
 (PYTHONUSERBASE), and the sandbox shows it read-only.
+
+A command that starts with `env NAME=VALUE ...` (how one runs a bot from a copy of some code,
+`env PYTHONPATH=old python -m bots ...`) names its real program after the assignments: the
+referee makes the assignments itself and starts that program, so that the program, its
+interpreter and the folders the assignments name are what the bot's view shows.
 """
 
 from __future__ import annotations
@@ -27,6 +32,9 @@ SHIM_LINE = re.compile(rb'^exec "(?P<pyenv>[^"]+/libexec/pyenv)" exec "\$program
 PYENV_ROOT_LINE = re.compile(rb'^export PYENV_ROOT="(?P<root>[^"]+)"', re.MULTILINE)
 SHIM_BYTES = 4096  # a shim is a short script; a real interpreter is not read further
 ASK_TIMEOUT = 20.0
+
+
+ASSIGNMENT = re.compile(r"^(?P<name>[A-Za-z_][A-Za-z0-9_]*)=(?P<value>.*)$", re.DOTALL)
 
 
 class ShimError(Exception):
@@ -63,6 +71,22 @@ def unshim(
     environment = dict(env)
     environment["PATH"] = os.pathsep.join([str(real.parent), env.get("PATH", "")])
     return [str(real), *argv[1:]], real, environment
+
+
+def without_env(argv: Sequence[str]) -> tuple[list[str], dict[str, str]]:
+    """`env NAME=VALUE... PROGRAM ARGS` as `PROGRAM ARGS` and its assignments; any other
+    command (env with options of its own, or with no program) unchanged, with none."""
+    if not argv or Path(argv[0]).name != "env":
+        return list(argv), {}
+    assignments: dict[str, str] = {}
+    for index, token in enumerate(argv[1:], start=1):
+        found = ASSIGNMENT.match(token)
+        if found is None:
+            if token.startswith("-") or "=" in token:  # env's own options, odd names: env's job
+                return list(argv), {}
+            return list(argv[index:]), assignments
+        assignments[found["name"]] = found["value"]
+    return list(argv), {}
 
 
 @functools.cache

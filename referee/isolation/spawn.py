@@ -23,9 +23,10 @@ from referee.isolation.confinement import (
     Confinement,
     InfrastructureFailure,
     StartRefused,
+    assigned_directories,
     resolve_executable,
 )
-from referee.isolation.interpreters import ShimError, unshim
+from referee.isolation.interpreters import ShimError, unshim, without_env
 from referee.isolation.launch import PARKED_FDS
 
 REPORT_WAIT = 30.0  # the launcher (and bwrap) start in milliseconds; this is for a loaded machine
@@ -46,7 +47,8 @@ async def start_confined(
     """
     try:
         await confinement.prepare()
-        bot_env = confinement.environment(env)
+        argv, assigned = without_env(argv)
+        bot_env = {**confinement.environment(env), **assigned}
         executable = resolve_executable(argv[0], workdir, bot_env["PATH"])
         try:
             argv, executable, bot_env = await trio.to_thread.run_sync(
@@ -62,6 +64,7 @@ async def start_confined(
             env=bot_env,
             peers=hide,
             confinement=confinement,
+            named=assigned_directories(assigned, workdir),
         )
     except BaseException:
         await confinement.release()
@@ -76,14 +79,16 @@ async def spawn_confined(
     env: Mapping[str, str],
     peers: Sequence[Path],
     confinement: Confinement,
+    named: Sequence[Path] = (),
 ) -> trio.Process:
-    """Start the bot through the launcher; return once its own program is being executed."""
+    """Start the bot through the launcher; return once its own program is being executed.
+    `named`: folders the bot's command named besides `argv` (see `Confinement.command`)."""
     read_fd, write_fd = os.pipe()
     write_fd = clear_of_parked(write_fd)
     control, supervisor_end = socket.socketpair()
     try:
         command = confinement.command(
-            argv, cwd, executable, peers, write_fd, supervisor_end.fileno()
+            argv, cwd, executable, peers, write_fd, supervisor_end.fileno(), named
         )
         process = await _open(command, cwd, env, (write_fd, supervisor_end.fileno()))
     except BaseException:

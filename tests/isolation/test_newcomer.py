@@ -329,6 +329,26 @@ async def test_pip_install_user_libraries_are_found(
     newcomer.assert_nothing_left()
 
 
+async def test_a_bot_run_through_env_with_a_private_pythonpath_plays(
+    newcomer: Arena, private_home: Path
+) -> None:
+    """`env PYTHONPATH=COPY python -m bot` (how an old version of a bot is run from a copy of
+    its code): the program after the assignments and the folders they name are what its view
+    shows, both inside the private home."""
+    library = private_home / "old-copy"
+    library.mkdir(exist_ok=True)
+    (library / "newcomer_copy.py").write_text("ANSWER = 'from the copy'\n")
+    body = "import newcomer_copy\nstart(); hear(); say(newcomer_copy.ANSWER)\n"
+    directory = newcomer.directory()
+    (directory / "bot.py").write_text(PRELUDE.format(moves=MOVES[0::2]) + body)
+    python = private_home / "venv" / "bin" / "python"
+    command = f"env PYTHONPATH={library} {python} bot.py"
+    record = await newcomer.play((command, directory), newcomer.opponent())
+    assert outcome(record) == "from the copy"
+    assert Feature.USERS.value in (record.result.bots[BLUE].isolation or "")  # type: ignore[union-attr]
+    newcomer.assert_nothing_left()
+
+
 def fake_pyenv(home: Path, python: Path) -> Path:
     """A pyenv root in `home` whose `python3` shim runs `python` (pyenv's own shim script, and a
     `pyenv which` that answers like pyenv's)."""
