@@ -8,9 +8,11 @@ code 0 when the trial bot answered, 1 when it did not.
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import os
 import sys
 import time
+from pathlib import Path
 
 import trio
 from rich.console import Console
@@ -37,6 +39,7 @@ WHAT_IT_GIVES = {
     "cgroup": "memory and process limits on the whole tree, exact CPU, kill all",
 }
 TRIAL_BOT = "import sys; print('ready ' + sys.stdin.readline().strip(), flush=True)"
+OWN_PACKAGES = ("bots", "protocols")  # installed beside `referee`, under these generic names
 
 
 def register(parser: argparse.ArgumentParser) -> None:
@@ -64,7 +67,29 @@ def run_doctor(args: argparse.Namespace, out: Console, err: Console) -> int:
         network = "never" if not isolation.settings.network else "allowed"
         out.print(f"bots run as root: never (unless a run allows it); network: {network}")
     out.print(f"default limits per bot: {Limits().summary()}")
-    return trial(isolation, out)
+    shadowed = foreign_packages()
+    for name, where in shadowed:
+        out.print(
+            f"[red]`import {name}` loads {where}, not the referee's own {name} package: "
+            f"another distribution installs a package of that name; uninstall it or use a "
+            f"virtualenv of the referee's own[/red]",
+            highlight=False,
+        )
+    return trial(isolation, out) or (EXIT_TRIAL_FAILED if shadowed else EXIT_OK)
+
+
+def foreign_packages() -> list[tuple[str, Path]]:
+    """The referee's top-level packages with generic names (`bots`, `protocols`) that import
+    from somewhere other than beside `referee` itself: another distribution's package of the
+    same name, earlier on the path, would be run in their place."""
+    home = Path(__file__).resolve().parents[2]  # the folder that holds the `referee` package
+    found = []
+    for name in OWN_PACKAGES:
+        spec = importlib.util.find_spec(name)
+        origin = Path(spec.origin).resolve() if spec and spec.origin else None
+        if origin is None or origin.parent.parent != home:
+            found.append((name, origin.parent if origin else Path("nowhere")))
+    return found
 
 
 def trial(isolation: Isolation, out: Console) -> int:
