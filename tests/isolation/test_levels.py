@@ -360,7 +360,9 @@ def test_what_a_referee_killed_hard_left_is_cleaned_up(cgroup_level: None) -> No
             (path / "cgroup.procs").write_text(str(sleeper.pid))
         scratch = Path(tempfile.gettempdir()) / f"{SCRATCH_PREFIX}{dead_pid()}-abc"
         (scratch / "sub").mkdir(parents=True)
-        assert sweep_stale(driver) == 1
+        # Any referee starting on this machine (another test's, a tournament's) sweeps too, and
+        # may come first: what counts is that this dead referee's cgroup and bots are gone.
+        sweep_stale(driver)
         sweep_stale_scratch.__wrapped__()
         assert sleeper.wait(timeout=10) == -9
         assert not any(path.exists() for path in dirs.values())

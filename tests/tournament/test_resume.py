@@ -102,15 +102,23 @@ def same_games(report: dict[str, Any]) -> list[tuple[Any, ...]]:
     return [(g["number"], g["blue"], g["winner"], g["reason"], g["plies"]) for g in report["games"]]
 
 
+@pytest.fixture(scope="module")
+def uninterrupted(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+    """The results of the tournament run once without interruption, for every test to match."""
+    folder = tmp_path_factory.mktemp("uninterrupted")
+    reference = config(folder, "whole")
+    run_to_end(folder, reference)
+    expected = results(folder, reference)
+    assert expected["counts"]["finished"] == 12
+    return expected
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("sig", [signal.SIGKILL, signal.SIGINT], ids=lambda s: s.name)
 def test_a_killed_tournament_resumes_to_the_same_standings(
-    tmp_path: Path, sig: signal.Signals
+    tmp_path: Path, sig: signal.Signals, uninterrupted: dict[str, Any]
 ) -> None:
-    reference = config(tmp_path, "whole")
-    run_to_end(tmp_path, reference)
-    expected = results(tmp_path, reference)
-    assert expected["counts"]["finished"] == 12
+    expected = uninterrupted
 
     cut = config(tmp_path, "cut")
     code, said = interrupt_after(tmp_path, cut, 4, sig)

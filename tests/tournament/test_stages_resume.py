@@ -87,15 +87,24 @@ def played(report: dict[str, Any]) -> list[tuple[Any, ...]]:
     ]
 
 
+@pytest.fixture(scope="module")
+def uninterrupted(tmp_path_factory: pytest.TempPathFactory) -> tuple[dict[str, Any], str]:
+    """The tournament run once without a kill (its JSON results and course CSV): what every
+    interrupted run must end as, played once for all of them."""
+    folder = tmp_path_factory.mktemp("uninterrupted")
+    whole = course_file(folder, "whole")
+    run_to_end(folder, whole)
+    expected = json.loads(results(folder, whole))
+    assert expected["plan"]["finished"]
+    return expected, results(folder, whole, "course-csv")
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("games", [FIRST_STAGE, FIRST_STAGE + 5], ids=["stage-end", "mid-stage"])
 def test_a_killed_group_stage_tournament_ends_as_an_uninterrupted_one(
-    tmp_path: Path, games: int
+    tmp_path: Path, games: int, uninterrupted: tuple[dict[str, Any], str]
 ) -> None:
-    whole = course_file(tmp_path, "whole")
-    run_to_end(tmp_path, whole)
-    expected = json.loads(results(tmp_path, whole))
-    assert expected["plan"]["finished"]
+    expected, expected_csv = uninterrupted
 
     cut = course_file(tmp_path, "cut")
     assert kill_after(tmp_path, cut, games) == -signal.SIGKILL
@@ -111,4 +120,4 @@ def test_a_killed_group_stage_tournament_ends_as_an_uninterrupted_one(
         assert game["attempts"] == 1 or game["number"] not in before
     assert resumed["plan"] == expected["plan"]  # the same groups, tables, finals and order
     assert resumed["standings"] == expected["standings"]
-    assert results(tmp_path, cut, "course-csv") == results(tmp_path, whole, "course-csv")
+    assert results(tmp_path, cut, "course-csv") == expected_csv
