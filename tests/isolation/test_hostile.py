@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 import socket
 import tracemalloc
+import uuid
 
 import pytest
 import trio
@@ -333,11 +334,12 @@ async def test_disk_filler(
 
 
 async def test_what_a_bot_user_writes_outside_its_space_is_removed(arena: Arena) -> None:
-    hostile = arena.hostile("""
+    name = f"left-by-hostile-{uuid.uuid4().hex}"  # this test's own: others run beside it
+    hostile = arena.hostile(f"""
         start(); hear()
         for root in ("/tmp", "/var/tmp", "/dev/shm"):
             try:
-                with open(os.path.join(root, "left-by-hostile"), "w") as f:
+                with open(os.path.join(root, "{name}"), "w") as f:
                     f.write("x")
             except OSError:
                 pass
@@ -345,7 +347,7 @@ async def test_what_a_bot_user_writes_outside_its_space_is_removed(arena: Arena)
     """)
     await arena.play(hostile, arena.opponent())
     for root in ("/tmp", "/var/tmp", "/dev/shm"):
-        left = os.path.join(root, "left-by-hostile")
+        left = os.path.join(root, name)
         if has(arena.level, Feature.USERS) or has(arena.level, Feature.SANDBOX):
             assert not os.path.exists(left), f"{left} was left"
         elif os.path.exists(left):
