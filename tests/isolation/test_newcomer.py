@@ -324,7 +324,10 @@ async def test_pip_install_user_libraries_are_found(
     body = "import newcomer_library\nstart(); hear(); say(newcomer_library.ANSWER)\n"
     directory = newcomer.directory()
     (directory / "bot.py").write_text(PRELUDE.format(moves=MOVES[0::2]) + body)
-    record = await newcomer.play((f"{sys.executable} bot.py", directory), newcomer.opponent())
+    # The interpreter itself, not a virtualenv's: Python inside a virtualenv ignores the user's
+    # libraries by design (and pip refuses `--user` there), wherever the tests run from.
+    python = Path(sys.base_prefix) / "bin" / f"python{sys.version_info[0]}.{sys.version_info[1]}"
+    record = await newcomer.play((f"{python} bot.py", directory), newcomer.opponent())
     assert outcome(record) == "found"
     newcomer.assert_nothing_left()
 
