@@ -25,6 +25,7 @@ CHROMIUM_ARGS = [
 ]
 
 
+@pytest.hookimpl(optionalhook=True)  # a hook of pytest-xdist: pytest alone runs without it
 def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
     """`-n auto`: one worker more than the machine has cores. Most tests spend their time waiting
     for bot processes, a move's deadline or a server; a worker per core leaves the cores idle
