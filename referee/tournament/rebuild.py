@@ -25,10 +25,11 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from protocols.base import Side
-from referee.records import GameRecord, RecordError, read_chained_record, utc_now
+from referee.records import GameRecord, RecordError, read_chained_record
 from referee.tournament.config import LoadedConfig
 from referee.tournament.formats import is_staged, make_schedule, new_games, plan_for
 from referee.tournament.growth import match_schedule
+from referee.tournament.resume import create_tournament
 from referee.tournament.schedule import ScheduledGame, game_seed
 from referee.tournament.store import (
     RECORDS_DIR,
@@ -36,7 +37,6 @@ from referee.tournament.store import (
     RestoredAttempt,
     Store,
     StoreError,
-    TournamentInfo,
     open_store,
     record_files,
 )
@@ -166,16 +166,7 @@ def _read(path: Path) -> tuple[GameRecord, str | None]:
 
 
 def _create(loaded: LoadedConfig, store: Store, games: list[ScheduledGame], grown: bool) -> None:
-    config = loaded.config
-    info = TournamentInfo(
-        name=config.name,
-        game=config.schedule_key()["game"],
-        config=config.model_dump(mode="json"),
-        schedule_key=config.schedule_key(),
-        created_at=utc_now().isoformat(),
-    )
-    rows = [(g.number, g.round, g.blue, g.orange, g.seed) for g in games]
-    store.create(info, config.player_names, rows, publish=False)
+    create_tournament(loaded, store, games, publish=False)
     if grown:
         store.mark_grown()
 

@@ -32,15 +32,7 @@ def open_tournament(loaded: LoadedConfig) -> tuple[Store, list[ScheduledGame]]:
     store = open_store(loaded.directory)
     try:
         if store.is_new():
-            info = TournamentInfo(
-                name=config.name,
-                game=config.schedule_key()["game"],
-                config=config.model_dump(mode="json"),
-                schedule_key=config.schedule_key(),
-                created_at=utc_now().isoformat(),
-            )
-            rows = [(g.number, g.round, g.blue, g.orange, g.seed) for g in schedule]
-            store.create(info, config.player_names, rows)
+            create_tournament(loaded, store, schedule)
         else:
             _grow_or_check(loaded, store, schedule)
             store.update_config(config.model_dump(mode="json"))
@@ -48,6 +40,23 @@ def open_tournament(loaded: LoadedConfig) -> tuple[Store, list[ScheduledGame]]:
         store.close()
         raise
     return store, schedule
+
+
+def create_tournament(
+    loaded: LoadedConfig, store: Store, games: list[ScheduledGame], *, publish: bool = True
+) -> None:
+    """Write a new store: the tournament's description (its config and schedule key) and the
+    schedule `games` (see `Store.create` for `publish`)."""
+    config = loaded.config
+    info = TournamentInfo(
+        name=config.name,
+        game=config.schedule_key()["game"],
+        config=config.model_dump(mode="json"),
+        schedule_key=config.schedule_key(),
+        created_at=utc_now().isoformat(),
+    )
+    rows = [(g.number, g.round, g.blue, g.orange, g.seed) for g in games]
+    store.create(info, config.player_names, rows, publish=publish)
 
 
 def _grow_or_check(loaded: LoadedConfig, store: Store, schedule: list[ScheduledGame]) -> None:

@@ -77,14 +77,3 @@ def serve_league_in_thread(folder: Path) -> Iterator[str]:
     finally:
         trio.from_thread.run_sync(box["cancel"].cancel, trio_token=box["token"])
         thread.join(30)
-
-
-@pytest.fixture
-def page(browser: Any) -> Iterator[Any]:
-    context = browser.new_context(viewport={"width": 1200, "height": 900})
-    page = context.new_page()
-    errors: list[str] = []
-    page.on("pageerror", lambda error: errors.append(str(error)))
-    yield page
-    context.close()
-    assert not errors, f"JavaScript errors: {errors}"
