@@ -28,8 +28,6 @@ from tests.replay.make_records import GAMES, random_record
 from tests.web.conftest import ROOT, ServerThread, serve_in_thread
 
 SLOW_BOT = Path(__file__).with_name("slow_bot.py")
-PIECES_JS = """els => els.map(e => [e.dataset.square, e.dataset.owner || null,
-    e.dataset.height || null, e.dataset.king || null])"""
 
 
 def expected_pieces(game: str, state: dict[str, Any]) -> set[tuple[Any, ...]]:
@@ -56,23 +54,28 @@ def expected_pieces(game: str, state: dict[str, Any]) -> set[tuple[Any, ...]]:
     }
 
 
-def board_pieces(page: Any) -> set[tuple[Any, ...]]:
-    return {tuple(p) for p in page.eval_on_selector_all("svg.board .piece", PIECES_JS)}
+SNAPSHOT_JS = """board => ({
+    ply: Number(board.dataset.ply),
+    pieces: [...board.querySelectorAll(".piece")].map(e => [e.dataset.square,
+        e.dataset.owner || null, e.dataset.height || null, e.dataset.king || null]),
+    to: [...board.querySelectorAll(".mark-to")].map(e => e.dataset.square),
+})"""
 
 
-def marked(page: Any, kind: str) -> set[str]:
-    return set(
-        page.eval_on_selector_all(
-            f"svg.board .mark-{kind}", "els => els.map(e => e.dataset.square)"
-        )
+def check_frame(page: Any, replay: Replay, ply: int, playing: bool = False) -> None:
+    """The board shows ply `ply` (while `playing`, it or a later one) exactly as the replay has
+    it: its ply, pieces and marks read in one step, so a playing page cannot move on between."""
+    reached = ">=" if playing else "==="
+    page.wait_for_function(
+        f"Number(document.querySelector('svg.board')?.dataset.ply) {reached} {ply}",
+        timeout=30000,
     )
-
-
-def check_frame(page: Any, replay: Replay, ply: int) -> None:
-    page.wait_for_selector(f'svg.board[data-ply="{ply}"]')
-    frame = replay.frames[ply]
-    assert board_pieces(page) == expected_pieces(replay.game, frame.state), f"ply {ply}"
-    assert marked(page, "to") == set(frame.marks["to"]), f"ply {ply}"
+    shown = page.eval_on_selector("svg.board", SNAPSHOT_JS)
+    frame = replay.frames[shown["ply"]]
+    assert shown["ply"] >= ply if playing else shown["ply"] == ply
+    pieces = {tuple(p) for p in shown["pieces"]}
+    assert pieces == expected_pieces(replay.game, frame.state), f"ply {shown['ply']}"
+    assert set(shown["to"]) == set(frame.marks["to"]), f"ply {shown['ply']}"
 
 
 @pytest.fixture(scope="module")
@@ -128,7 +131,7 @@ def test_html_export_plays_back_without_a_server(
     page.goto(target.as_uri() + "#ply=3")
     check_frame(page, replay, 3)
     page.click('button[data-action="play"]')
-    check_frame(page, replay, 4)  # playing steps on by itself
+    check_frame(page, replay, 4, playing=True)  # playing steps on by itself
     assert requests == [target.as_uri()]  # the page itself, nothing fetched from anywhere
     if game == "lielow":
         page.screenshot(path=str(artifacts / "export-lielow.png"), full_page=True)
