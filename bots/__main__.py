@@ -128,7 +128,10 @@ def main(argv: list[str] | None = None) -> int:
     args = parse_args(sys.argv[1:] if argv is None else argv)
     try:
         game = get_game(args.game)
-        options = game.parse_options(json.loads(args.options))
+        raw = json.loads(args.options)
+        # The default options are the game's own (None): validating options is what imports
+        # pydantic, which would cost a bot most of its start.
+        options = game.parse_options(raw) if raw else None
         config = config_from(args, options)
         chooser = factory(args.bot)(game, config)
     except (UnknownGame, ValueError) as exc:

@@ -147,11 +147,12 @@ def perfect_chooser(game: Game[Any, Any, Any], config: BotConfig) -> Chooser:
     if game.name == "l-game":
         return l_game_player(config.seed, dirs)
     if game.name == "alak":
-        size = config.options.size
-        if config.options.variant != "baljeu":
+        options = config.options_for(game)
+        size = options.size
+        if options.variant != "baljeu":
             raise ValueError(
                 "the perfect bot plays Alak under Baljeu's rules only, not the "
-                f"{config.options.variant} variant (use the search bot, or "
+                f"{options.variant} variant (use the search bot, or "
                 "`referee analyse alak --variant traditional` for the solved results)"
             )
         if size > MAX_PERFECT_ALAK:

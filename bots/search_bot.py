@@ -68,8 +68,8 @@ def search_chooser(game: Game[Any, Any, Any], config: BotConfig) -> Chooser:
         return MorrisChooser(config)
     if game.name == "l-game" or (
         game.name == "alak"
-        and config.options.variant == "baljeu"  # the solved tables are of Baljeu's rules
-        and config.options.size <= config.perfect_alak
+        and config.options_for(game).variant == "baljeu"  # the tables are of Baljeu's rules
+        and config.options_for(game).size <= config.perfect_alak
     ):
         return perfect_chooser(game, config)
     return SearchChooser(game, config)

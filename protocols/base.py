@@ -7,13 +7,16 @@ so the referee, the bots, `replay` and the web view can all judge moves with the
 from __future__ import annotations
 
 import abc
+import importlib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 from types import MappingProxyType
-from typing import Annotated, Any, ClassVar, Generic, Protocol, TypeVar
+from typing import TYPE_CHECKING, Any, ClassVar, Generic, Protocol, TypeVar, cast
 
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field
+if TYPE_CHECKING:
+    from protocols.options import GameOptions as GameOptions
+    from protocols.options import RepetitionCount as RepetitionCount
 
 
 class Side(StrEnum):
@@ -144,23 +147,6 @@ class BadSyntax(IllegalMove):
     reason_code: ClassVar[Reason] = Reason.BAD_SYNTAX
 
 
-def _repetition_count(value: int) -> int:
-    if value == 1:
-        raise ValueError("repetition must be 0 (off) or at least 2: the start is occurrence 1")
-    return value
-
-
-# A draw-by-repetition option: the occurrence of a position that draws, or 0 for off. The start
-# position is the first occurrence, so 1 would end every game at once and is refused.
-RepetitionCount = Annotated[int, Field(ge=0), AfterValidator(_repetition_count)]
-
-
-class GameOptions(BaseModel):
-    """Base of every game's options: validated, immutable, recorded in the game record."""
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
-
 class GameState(Protocol):
     """What every game's state offers the generic code."""
 
@@ -173,7 +159,7 @@ class GameState(Protocol):
 
 S = TypeVar("S", bound=GameState)
 M = TypeVar("M")
-Opt = TypeVar("Opt", bound=GameOptions)
+Opt = TypeVar("Opt", bound="GameOptions")
 
 
 class Game(abc.ABC, Generic[S, M, Opt]):
@@ -186,6 +172,8 @@ class Game(abc.ABC, Generic[S, M, Opt]):
     """
 
     name: ClassVar[str]
+    # The game's options model (a `GameOptions`). A built-in game names it with
+    # `options_model_at`, so that only validating options imports pydantic.
     options_model: ClassVar[type[GameOptions]]
     # The game's own endings (`Reason.GAME_ENDING`): code -> what it means, in one line.
     endings: ClassVar[Mapping[str, str]] = MappingProxyType({})
@@ -228,6 +216,35 @@ class Game(abc.ABC, Generic[S, M, Opt]):
         """Validate raw options (from a CLI, a config or a record) into this game's model."""
         model = self.options_model.model_validate(dict(raw or {}))
         return model  # type: ignore[return-value]
+
+
+class _ModelAt:
+    """A class attribute that imports the options model it names when it is first read."""
+
+    def __init__(self, module: str, name: str) -> None:
+        self.module = module
+        self.name = name
+
+    def __get__(self, instance: object, owner: type | None = None) -> type[GameOptions]:
+        model: type[GameOptions] = getattr(importlib.import_module(self.module), self.name)
+        return model
+
+
+def options_model_at(module: str, name: str) -> type[GameOptions]:
+    """`Game.options_model` as the class `name` of `module`, imported on first use.
+
+    Validating options is the only thing that needs pydantic, and importing it is most of what a
+    bot process spends to start; a built-in bot given the default options never reads this.
+    """
+    return cast("type[GameOptions]", _ModelAt(module, name))
+
+
+def __getattr__(name: str) -> Any:
+    """`GameOptions` and `RepetitionCount`, where plug-in games have always imported them from,
+    loaded from `protocols.options` (with pydantic) only when asked for."""
+    if name in ("GameOptions", "RepetitionCount"):
+        return getattr(importlib.import_module("protocols.options"), name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def split_tokens(line: str) -> list[str]:

@@ -22,7 +22,8 @@ import trio
 from pydantic import BaseModel, ConfigDict, Field
 
 from protocols import get_game
-from protocols.base import Game, GameOptions, IllegalMove, Outcome, Reason, Side
+from protocols.base import Game, IllegalMove, Outcome, Reason, Side
+from protocols.options import GameOptions
 from referee.bot import (
     BotExit,
     BotFault,

@@ -15,7 +15,8 @@ import timeit
 from collections.abc import Callable
 from typing import Any
 
-from protocols.alak.rules import BALJEU, GAME, TRADITIONAL, AlakOptions
+from protocols.alak.options import AlakOptions
+from protocols.alak.rules import BALJEU, GAME, TRADITIONAL
 
 
 def line_runner(game: Any, start: Any, plies: int = 40) -> tuple[Callable[[], None], int]:

@@ -13,7 +13,7 @@ from __future__ import annotations
 import time
 
 from bots.solvers.legionnaires import reachable_positions
-from protocols.legionnaires.rules import LegionnairesOptions
+from protocols.legionnaires.options import LegionnairesOptions
 
 # (width, height, White's pawns, Black's pawns, the paper's count)
 PAPER_TABLE = (

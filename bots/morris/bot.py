@@ -18,15 +18,22 @@ from bots.morris import endgame, native
 from bots.morris.engine import Core, MorrisSearch
 from bots.morris.pysearch import CONTEMPT, PythonCore
 from bots.solvers import cache
-from protocols.lasker_morris.rules import GAME, LaskerMorrisState, Move
+from protocols.lasker_morris.rules import (
+    GAME,
+    NO_CAPTURE_LIMIT,
+    REPETITION,
+    LaskerMorrisState,
+    Move,
+)
 
 
 class MorrisChooser:
     """Chooses with `MorrisSearch`; the protocol loop calls `after_move` between moves."""
 
     def __init__(self, config: BotConfig) -> None:
-        options = config.options or GAME.parse_options({})
-        self.limit, self.repetition = options.no_capture_limit, options.repetition
+        options = config.options  # None: the game's defaults, read without loading pydantic
+        self.limit = options.no_capture_limit if options else NO_CAPTURE_LIMIT
+        self.repetition = options.repetition if options else REPETITION
         self.depth = config.depth
         self.dirs = cache.search_dirs(config.cache_dir)
         self.log: TextIO | None = sys.stderr if config.verbose else None

@@ -9,7 +9,8 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from protocols.legionnaires.rules import GAME, Board, LegionnairesOptions, capture_map
+from protocols.legionnaires.options import LegionnairesOptions
+from protocols.legionnaires.rules import GAME, Board, capture_map
 
 
 def bits(mask: int) -> Iterator[int]:

@@ -38,54 +38,34 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cache
-from typing import Any, ClassVar, NamedTuple, overload
-
-from pydantic import Field, field_validator
+from typing import TYPE_CHECKING, Any, ClassVar, NamedTuple, overload
 
 from protocols.base import (
     BadSyntax,
     Game,
-    GameOptions,
     IllegalMove,
     Outcome,
     Reason,
-    RepetitionCount,
     Side,
     Touched,
+    options_model_at,
     split_tokens,
 )
 
+if TYPE_CHECKING:
+    from protocols.alak.options import AlakOptions
+    from protocols.options import GameOptions
+
 MAX_SIZE = 26  # one letter per point
 MIN_TOURNAMENT_SIZE = 5
+# The defaults of `AlakOptions`, which a game given no options plays by.
+SIZE = 11
+REPETITION = 3
+PLY_LIMIT = 200
 STONE_COUNT = "stone-count"  # this game's own ending (`Reason.GAME_ENDING`)
 LETTERS = "abcdefghijklmnopqrstuvwxyz"
 VARIANTS = ("baljeu", "traditional")
 _ORDINALS = {2: "second", 3: "third", 4: "fourth", 5: "fifth"}
-
-
-class AlakOptions(GameOptions):
-    """Settings of an Alak game; `repetition` and `ply_limit` are off when 0."""
-
-    size: int = Field(
-        11, ge=MIN_TOURNAMENT_SIZE, le=MAX_SIZE, description="number of points, a..(5..26)"
-    )
-    variant: str = Field(
-        "baljeu", description="rule variant: 'baljeu' (default) or 'traditional' (Go-like)"
-    )
-    repetition: RepetitionCount = Field(
-        3, description="draw on this occurrence of a state; 0 = off"
-    )
-    ply_limit: int = Field(200, ge=0, description="draw after this many plies; 0 = off")
-
-    @field_validator("variant")
-    @classmethod
-    def _known_variant(cls, value: str) -> str:
-        if value not in VARIANTS:
-            raise ValueError(
-                f"unknown Alak variant {value!r}: 'baljeu' (Baljeu's rules, the default) or "
-                "'traditional' (the Go-like game: no suicide, ko, pass, territory scoring)"
-            )
-        return value
 
 
 @dataclass(frozen=True, slots=True)
@@ -508,19 +488,28 @@ def _traditional_parse(state: TraditionalState, token: str, index: int) -> Move:
 PASS_MOVE = Move(PASS)
 
 
-class BaljeuAlak(Game[AlakState, Move, AlakOptions]):
+def _settings(options: AlakOptions | None) -> tuple[int, int, int]:
+    """(size, repetition, ply_limit) of `options`, or the defaults for a game given none."""
+    if options is None:
+        return SIZE, REPETITION, PLY_LIMIT
+    return options.size, options.repetition, options.ply_limit
+
+
+class BaljeuAlak(Game[AlakState, Move, "AlakOptions"]):
     """Alak with Baljeu's rules alone, no variant to tell apart: `Alak` (the registered game)
     hands Baljeu states to this, and a search on a Baljeu game calls it directly (`BALJEU`)."""
 
     name: ClassVar[str] = "alak"
-    options_model: ClassVar[type[GameOptions]] = AlakOptions
+    options_model: ClassVar[type[GameOptions]] = options_model_at(
+        "protocols.alak.options", "AlakOptions"
+    )
     endings: ClassVar[Mapping[str, str]] = {
         STONE_COUNT: "the player to move cannot place: more stones wins, equal stones draw"
     }
 
     def initial_state(self, options: AlakOptions | None = None) -> AlakState:
-        opts = options or AlakOptions()
-        return start_position(opts.size, repetition=opts.repetition, ply_limit=opts.ply_limit)
+        size, repetition, ply_limit = _settings(options)
+        return start_position(size, repetition=repetition, ply_limit=ply_limit)
 
     def legal_moves(self, state: AlakState) -> Sequence[Move]:
         if self._draw_reached(state):
@@ -628,7 +617,7 @@ class BaljeuAlak(Game[AlakState, Move, AlakOptions]):
         }
 
 
-class Alak(Game[AnyAlakState, Move, AlakOptions]):
+class Alak(Game[AnyAlakState, Move, "AlakOptions"]):
     """Alak on a line of 5..26 points: Baljeu's rules, or the traditional variant.
 
     The variant is fixed per game by the state class `initial_state` returns. Each method tests
@@ -637,7 +626,9 @@ class Alak(Game[AnyAlakState, Move, AlakOptions]):
     """
 
     name: ClassVar[str] = "alak"
-    options_model: ClassVar[type[GameOptions]] = AlakOptions
+    options_model: ClassVar[type[GameOptions]] = options_model_at(
+        "protocols.alak.options", "AlakOptions"
+    )
     endings: ClassVar[Mapping[str, str]] = {
         STONE_COUNT: "the player to move cannot place: more stones wins, equal stones draw",
         SCORE: "two passes in a row (traditional variant): territory + stones + captures, "
@@ -645,10 +636,9 @@ class Alak(Game[AnyAlakState, Move, AlakOptions]):
     }
 
     def initial_state(self, options: AlakOptions | None = None) -> AnyAlakState:
-        opts = options or AlakOptions()
-        if opts.variant == "traditional":
-            return TRADITIONAL.initial_state(opts)
-        return BALJEU.initial_state(opts)
+        if options is not None and options.variant == "traditional":
+            return TRADITIONAL.initial_state(options)
+        return BALJEU.initial_state(options)
 
     def legal_moves(self, state: AnyAlakState) -> Sequence[Move]:
         if isinstance(state, TraditionalState):
@@ -698,17 +688,19 @@ class Alak(Game[AnyAlakState, Move, AlakOptions]):
         return BALJEU.state_json(state)
 
 
-class TraditionalAlak(Game[TraditionalState, Move, AlakOptions]):
+class TraditionalAlak(Game[TraditionalState, Move, "AlakOptions"]):
     """Alak with the traditional rules alone (`TRADITIONAL`): what `Alak` does with a
     `TraditionalState`, and what a search on a traditional game calls directly."""
 
     name: ClassVar[str] = "alak"
-    options_model: ClassVar[type[GameOptions]] = AlakOptions
+    options_model: ClassVar[type[GameOptions]] = options_model_at(
+        "protocols.alak.options", "AlakOptions"
+    )
     endings: ClassVar[Mapping[str, str]] = {SCORE: Alak.endings[SCORE]}
 
     def initial_state(self, options: AlakOptions | None = None) -> TraditionalState:
-        opts = options or AlakOptions(variant="traditional")
-        return traditional_start(opts.size, repetition=opts.repetition, ply_limit=opts.ply_limit)
+        size, repetition, ply_limit = _settings(options)
+        return traditional_start(size, repetition=repetition, ply_limit=ply_limit)
 
     def legal_moves(self, state: TraditionalState) -> Sequence[Move]:
         if state.passes >= 2 or _draw_outcome(state) is not None:

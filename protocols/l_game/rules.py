@@ -26,28 +26,32 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, ClassVar, NamedTuple
-
-from pydantic import Field
+from typing import TYPE_CHECKING, Any, ClassVar, NamedTuple
 
 from protocols.base import (
     BadSyntax,
     Game,
-    GameOptions,
     IllegalMove,
     Outcome,
     Reason,
-    RepetitionCount,
     Side,
     Touched,
+    options_model_at,
     split_tokens,
 )
+
+if TYPE_CHECKING:
+    from protocols.l_game.options import LGameOptions
+    from protocols.options import GameOptions
 
 SIZE = 4
 SQUARES = SIZE * SIZE
 FULL = (1 << SQUARES) - 1
 DIRECTIONS: dict[str, tuple[int, int]] = {"N": (0, -1), "E": (1, 0), "S": (0, 1), "W": (-1, 0)}
 NO_SQUARE = -1  # src/dst of a move that leaves the neutrals alone
+# The draw rules' defaults (`LGameOptions`), which a game given no options plays by.
+REPETITION = 3
+PLY_LIMIT = 100
 
 
 def square(x: int, y: int) -> int:
@@ -117,15 +121,6 @@ def squares_of(mask: int) -> tuple[int, ...]:
     return tuple(s for s in range(SQUARES) if mask >> s & 1)
 
 
-class LGameOptions(GameOptions):
-    """Draw rules of the L game; 0 switches a rule off."""
-
-    repetition: RepetitionCount = Field(
-        default=3, description="draw on this occurrence of a position (0 = off, else >= 2)"
-    )
-    ply_limit: int = Field(default=100, ge=0, description="draw after this many plies (0 = off)")
-
-
 class Move(NamedTuple):
     """Put the mover's L on `placement`, then move the neutral on `src` to `dst` (or -1, -1)."""
 
@@ -181,7 +176,8 @@ def make_state(
     Raises ValueError for unknown names or pieces that overlap. Example:
     `make_state("1 1 E", "4 4 N", [(2, 2), (3, 3)], Side.ORANGE)`.
     """
-    opts = options or LGameOptions()
+    repetition = options.repetition if options else REPETITION
+    ply_limit = options.ply_limit if options else PLY_LIMIT
     if blue not in PLACEMENT_OF_NAME or orange not in PLACEMENT_OF_NAME:
         raise ValueError(f"unknown L placement name in {blue!r}, {orange!r}")
     b, o = PLACEMENT_OF_NAME[blue], PLACEMENT_OF_NAME[orange]
@@ -192,7 +188,7 @@ def make_state(
     if MASKS[b] & MASKS[o] or (MASKS[b] | MASKS[o]) & n:
         raise ValueError("the Ls and the neutrals must not overlap")
     key = position_key(to_move, b, o, n)
-    return LGameState(to_move, ply, b, o, n, (key,), opts.repetition, opts.ply_limit)
+    return LGameState(to_move, ply, b, o, n, (key,), repetition, ply_limit)
 
 
 def _name_tokens(tokens: Sequence[str]) -> int:
@@ -224,11 +220,13 @@ def _describe(sq: int) -> str:
     return f"({x},{y})"
 
 
-class LGame(Game[LGameState, Move, LGameOptions]):
+class LGame(Game[LGameState, Move, "LGameOptions"]):
     """The L game on the wire: `x y D` or `x y D x1 y1 x2 y2`."""
 
     name: ClassVar[str] = "l-game"
-    options_model: ClassVar[type[GameOptions]] = LGameOptions
+    options_model: ClassVar[type[GameOptions]] = options_model_at(
+        "protocols.l_game.options", "LGameOptions"
+    )
 
     def initial_state(self, options: LGameOptions | None = None) -> LGameState:
         return make_state(options=options)

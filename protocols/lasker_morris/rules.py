@@ -38,26 +38,30 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, ClassVar, NamedTuple
-
-from pydantic import Field
+from typing import TYPE_CHECKING, Any, ClassVar, NamedTuple
 
 from protocols.base import (
     BadSyntax,
     Game,
-    GameOptions,
     IllegalMove,
     Outcome,
     Reason,
-    RepetitionCount,
     Side,
     Touched,
+    options_model_at,
     split_tokens,
 )
+
+if TYPE_CHECKING:
+    from protocols.lasker_morris.options import LaskerMorrisOptions
+    from protocols.options import GameOptions
 
 STONES_PER_SIDE = 10
 FLYING_MAX = 3  # a player with this many stones or fewer (board plus hand) may fly
 MIN_STONES = 3  # a player left with fewer loses
+# The draw rules' defaults (`LaskerMorrisOptions`), which a game given no options plays by.
+NO_CAPTURE_LIMIT = 20
+REPETITION = 3
 TOO_FEW_STONES = "too-few-stones"  # this game's own ending (`Reason.GAME_ENDING`)
 NO_REMOVAL = "r0"
 HAND = {Side.BLUE: "h1", Side.ORANGE: "h2"}
@@ -106,21 +110,6 @@ _ADJ_TARGETS: Mapping[str, tuple[_Target, ...]] = {
     p: tuple(t for t in _TARGETS if t[0] in ADJACENT[p]) for p in POINTS
 }
 _ORDINALS = {2: "second", 3: "third", 4: "fourth", 5: "fifth"}
-
-
-class LaskerMorrisOptions(GameOptions):
-    """Settings of a Lasker Morris game; both draw rules are off when 0.
-
-    `repetition: 0` is the course code's behaviour (it never checks repetition); the CLI's
-    `--no-repetition` sets it.
-    """
-
-    no_capture_limit: int = Field(
-        20, ge=0, description="draw after this many consecutive plies without a removal; 0 = off"
-    )
-    repetition: RepetitionCount = Field(
-        3, description="draw on this occurrence of the same position; 0 = off"
-    )
 
 
 class Move(NamedTuple):
@@ -209,11 +198,13 @@ def _completed_mill(own_without_source: int, target: str) -> str:
     return ""
 
 
-class LaskerMorris(Game[LaskerMorrisState, Move, LaskerMorrisOptions]):
+class LaskerMorris(Game[LaskerMorrisState, Move, "LaskerMorrisOptions"]):
     """Lasker Morris as the spec (section 2) and the course referee define it."""
 
     name: ClassVar[str] = "lasker-morris"
-    options_model: ClassVar[type[GameOptions]] = LaskerMorrisOptions
+    options_model: ClassVar[type[GameOptions]] = options_model_at(
+        "protocols.lasker_morris.options", "LaskerMorrisOptions"
+    )
     endings: ClassVar[Mapping[str, str]] = {
         TOO_FEW_STONES: "a player left with fewer than 3 stones (board plus hand) loses"
     }
@@ -243,7 +234,8 @@ class LaskerMorris(Game[LaskerMorrisState, Move, LaskerMorrisOptions]):
 
             GAME.state_from_position(blue=["d1", "d2"], orange=["a4"], blue_hand=8, orange_hand=9)
         """
-        opts = options or LaskerMorrisOptions()
+        no_capture_limit = options.no_capture_limit if options else NO_CAPTURE_LIMIT
+        repetition = options.repetition if options else REPETITION
         masks = {Side.BLUE: _mask_of(blue, Side.BLUE), Side.ORANGE: _mask_of(orange, Side.ORANGE)}
         if masks[Side.BLUE] & masks[Side.ORANGE]:
             both = ", ".join(_names(masks[Side.BLUE] & masks[Side.ORANGE]))
@@ -266,9 +258,9 @@ class LaskerMorris(Game[LaskerMorrisState, Move, LaskerMorrisOptions]):
             blue_hand=blue_hand,
             orange_hand=orange_hand,
             plies_without_removal=plies_without_removal,
-            history=(key,) if opts.repetition else (),
-            no_capture_limit=opts.no_capture_limit,
-            repetition=opts.repetition,
+            history=(key,) if repetition else (),
+            no_capture_limit=no_capture_limit,
+            repetition=repetition,
         )
 
     # --- move generation -------------------------------------------------------------------

@@ -28,24 +28,27 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from functools import cache
-from typing import Any, ClassVar, NamedTuple
-
-from pydantic import Field, field_validator, model_validator
+from typing import TYPE_CHECKING, Any, ClassVar, NamedTuple
 
 from protocols.base import (
     BadSyntax,
     Game,
-    GameOptions,
     IllegalMove,
     Outcome,
     Reason,
     Side,
     Touched,
+    options_model_at,
     split_tokens,
 )
 
+if TYPE_CHECKING:
+    from protocols.legionnaires.options import LegionnairesOptions
+    from protocols.options import GameOptions
+
 MIN_SIZE = 2
 MAX_SIZE = 26  # one file letter per column
+WIDTH = HEIGHT = 8  # the tournament board, the one `DEFAULT_BLUE` and `DEFAULT_ORANGE` fit
 DEFAULT_BLUE = ("a6", "c6", "e6", "g6", "b7", "d7", "f7", "h7", "a8", "c8", "e8", "g8")
 DEFAULT_ORANGE = ("a1", "c1", "e1", "g1", "b2", "d2", "f2", "h2", "a3", "c3", "e3", "g3")
 _DIAGONALS = ((1, 1), (-1, 1), (1, -1), (-1, -1))
@@ -123,55 +126,6 @@ def _ring(width: int, height: int, sq: int) -> int:
     return mask
 
 
-class LegionnairesOptions(GameOptions):
-    """Board size and start position; the defaults are the tournament game (8x8, spec start).
-
-    `blue` and `orange` list each side's pawns (a list, or one string of squares separated by
-    spaces or commas); leave both unset for the standard start, which needs the 8x8 board.
-    """
-
-    width: int = Field(8, ge=MIN_SIZE, le=MAX_SIZE, description="number of files (columns)")
-    height: int = Field(8, ge=MIN_SIZE, le=MAX_SIZE, description="number of ranks (rows)")
-    blue: tuple[str, ...] | None = Field(None, description="blue's pawns (White, moves first)")
-    orange: tuple[str, ...] | None = Field(None, description="orange's pawns (Black)")
-
-    @field_validator("blue", "orange", mode="before")
-    @classmethod
-    def _split_string(cls, value: Any) -> Any:
-        if isinstance(value, str):
-            return tuple(value.replace(",", " ").split())
-        return value
-
-    @model_validator(mode="after")
-    def _check_start(self) -> LegionnairesOptions:
-        if (self.blue is None) != (self.orange is None):
-            raise ValueError("give both blue and orange start squares, or neither")
-        if self.blue is None and (self.width, self.height) != (8, 8):
-            raise ValueError(
-                f"a {self.width}x{self.height} board needs an explicit start (blue and orange)"
-            )
-        board = board_for(self.width, self.height)
-        blue, orange = self.start()
-        for side, squares in ((Side.BLUE, blue), (Side.ORANGE, orange)):
-            if not squares:
-                raise ValueError(f"{side} needs at least one pawn")
-            for name in squares:
-                if name not in board.index:
-                    raise ValueError(f"{side} pawn {name!r} is not a square of {_size(board)}")
-            if len(set(squares)) != len(squares):
-                raise ValueError(f"{side} lists a square twice")
-        shared = sorted(set(blue) & set(orange))
-        if shared:
-            raise ValueError(f"blue and orange both have a pawn on {', '.join(shared)}")
-        return self
-
-    def start(self) -> tuple[tuple[str, ...], tuple[str, ...]]:
-        """The (blue, orange) start squares these options describe."""
-        if self.blue is None or self.orange is None:
-            return DEFAULT_BLUE, DEFAULT_ORANGE
-        return self.blue, self.orange
-
-
 @dataclass(frozen=True, slots=True)
 class LegionnairesState:
     """A position: each colour's pawns as a bitboard, the side to move, and plies played."""
@@ -243,21 +197,22 @@ def _has_move(board: Board, own: int, enemy: int) -> bool:
     return any(_targets(board, src, occupied, enemy) for src in _bits(own))
 
 
-def _size(board: Board) -> str:
+def size_of(board: Board) -> str:
     return f"the {board.width}x{board.height} board (a1..{board.names[-1]})"
 
 
-class Legionnaires(Game[LegionnairesState, Move, LegionnairesOptions]):
+class Legionnaires(Game[LegionnairesState, Move, "LegionnairesOptions"]):
     """The rules of Legionnaires on any board from 2x2 to 26x26."""
 
     name: ClassVar[str] = "legionnaires"
-    options_model: ClassVar[type[GameOptions]] = LegionnairesOptions
+    options_model: ClassVar[type[GameOptions]] = options_model_at(
+        "protocols.legionnaires.options", "LegionnairesOptions"
+    )
 
     def initial_state(self, options: LegionnairesOptions | None = None) -> LegionnairesState:
-        if options is None:
-            options = LegionnairesOptions()
-        board = board_for(options.width, options.height)
-        blue, orange = options.start()
+        # No options: the tournament game, 8x8 from the spec's start.
+        board = board_for(options.width, options.height) if options else board_for(WIDTH, HEIGHT)
+        blue, orange = options.start() if options else (DEFAULT_BLUE, DEFAULT_ORANGE)
         return LegionnairesState(Side.BLUE, 0, _mask(board, blue), _mask(board, orange), board)
 
     def legal_moves(self, state: LegionnairesState) -> Sequence[Move]:
@@ -273,7 +228,7 @@ class Legionnaires(Game[LegionnairesState, Move, LegionnairesOptions]):
             raise BadSyntax(f"expected two squares '<from> <to>', got {len(tokens)} tokens")
         for token in tokens:
             if token not in board.index:
-                raise BadSyntax(f"{token!r} is not a square of {_size(board)}")
+                raise BadSyntax(f"{token!r} is not a square of {size_of(board)}")
         outcome = self.outcome(state)
         if outcome is not None:
             raise IllegalMove(f"the game is over: {outcome.detail}")
@@ -413,6 +368,9 @@ def position(
 
     `position(["a1", "c1"], ["a3", "c3"], to_move=Side.ORANGE, width=3, height=3)`
     """
+    # Deferred: the options model needs pydantic, which playing a game never loads.
+    from protocols.legionnaires.options import LegionnairesOptions
+
     options = LegionnairesOptions(
         width=width, height=height, blue=tuple(blue), orange=tuple(orange)
     )

@@ -56,21 +56,23 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, ClassVar, NamedTuple
-
-from pydantic import Field
+from typing import TYPE_CHECKING, Any, ClassVar, NamedTuple
 
 from protocols.base import (
     BadSyntax,
     Game,
-    GameOptions,
     IllegalMove,
     Outcome,
     Reason,
     Side,
     Touched,
+    options_model_at,
     split_tokens,
 )
+
+if TYPE_CHECKING:
+    from protocols.lielow.options import LielowOptions
+    from protocols.options import GameOptions
 
 SIZE = 8
 MAX_HEIGHT = SIZE  # a stack of height 7 landing on the board grows to 8; height 8 can only leave
@@ -128,17 +130,6 @@ _LINES: dict[Move, str] = {
 _LINES.update({m: f"{SQUARE_NAMES[m.src]} off" for m in _OFF_MOVES})
 
 
-class LielowOptions(GameOptions):
-    """Lielow options: only the safety cap, since the rules themselves have no draws."""
-
-    ply_limit: int = Field(
-        DEFAULT_PLY_LIMIT,
-        ge=0,
-        description="draw when this many plies have been played; 0 = no cap (games end by "
-        "themselves within 960 plies)",
-    )
-
-
 @dataclass(frozen=True, slots=True)
 class LielowState:
     """A position: `board[i]` is +h for a blue stack of height h on square i, -h for orange.
@@ -171,22 +162,24 @@ def _owner(value: int) -> Side:
     return Side.BLUE if value > 0 else Side.ORANGE
 
 
-class Lielow(Game[LielowState, Move, LielowOptions]):
+class Lielow(Game[LielowState, Move, "LielowOptions"]):
     """The Lielow rules and wire format."""
 
     name: ClassVar[str] = "lielow"
-    options_model: ClassVar[type[GameOptions]] = LielowOptions
+    options_model: ClassVar[type[GameOptions]] = options_model_at(
+        "protocols.lielow.options", "LielowOptions"
+    )
     endings: ClassVar[Mapping[str, str]] = {
         KING_LOST: "a player whose king was removed (captured, or moved off the board) loses"
     }
 
     def initial_state(self, options: LielowOptions | None = None) -> LielowState:
-        options = options or LielowOptions()
+        limit = options.ply_limit if options else DEFAULT_PLY_LIMIT
         board = [0] * SIZE**2
         for file in range(SIZE):
             board[1 * SIZE + file] = 1
             board[6 * SIZE + file] = -1
-        return LielowState(tuple(board), Side.BLUE, 0, (-1, -1), None, options.ply_limit)
+        return LielowState(tuple(board), Side.BLUE, 0, (-1, -1), None, limit)
 
     def state_from_stacks(
         self,
@@ -228,7 +221,7 @@ class Lielow(Game[LielowState, Move, LielowOptions]):
                 unique = SQUARE_NAMES[crowns[index]]
                 raise ValueError(f"{side}'s unique tallest stack on {unique} must be its king")
             crowns[index] = at
-        limit = (options or LielowOptions()).ply_limit
+        limit = options.ply_limit if options else DEFAULT_PLY_LIMIT
         return LielowState(tuple(board), Side(to_move), ply, (crowns[0], crowns[1]), None, limit)
 
     def legal_moves(self, state: LielowState) -> Sequence[Move]:

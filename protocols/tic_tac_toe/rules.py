@@ -13,19 +13,23 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from protocols.base import (
     BadSyntax,
     Game,
-    GameOptions,
     IllegalMove,
     Outcome,
     Reason,
     Side,
     Touched,
+    options_model_at,
     split_tokens,
 )
+
+if TYPE_CHECKING:
+    from protocols.options import GameOptions
+    from protocols.tic_tac_toe.options import TicTacToeOptions
 
 COLUMNS = "abc"
 ROWS = "123"
@@ -39,10 +43,6 @@ _LINES = (
     (0, 3, 6), (1, 4, 7), (2, 5, 8),  # columns
     (0, 4, 8), (2, 4, 6),  # diagonals
 )  # fmt: skip
-
-
-class TicTacToeOptions(GameOptions):
-    """Tic-tac-toe has no options; the model exists because every game validates its own."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -61,11 +61,13 @@ class TicTacToeState:
         return None
 
 
-class TicTacToe(Game[TicTacToeState, int, TicTacToeOptions]):
+class TicTacToe(Game[TicTacToeState, int, "TicTacToeOptions"]):
     """Tic-tac-toe; a move is the index of its square in `SQUARES`."""
 
     name: ClassVar[str] = "tic-tac-toe"
-    options_model: ClassVar[type[GameOptions]] = TicTacToeOptions
+    options_model: ClassVar[type[GameOptions]] = options_model_at(
+        "protocols.tic_tac_toe.options", "TicTacToeOptions"
+    )
     endings: ClassVar[Mapping[str, str]] = {
         THREE: "the player who moved last has three marks in a row and wins",
         FULL: "the board is full without three in a row: a draw",

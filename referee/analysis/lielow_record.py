@@ -9,7 +9,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from protocols.base import Reason, Side
-from protocols.lielow.rules import GAME, LielowOptions
+from protocols.lielow.options import LielowOptions
+from protocols.lielow.rules import GAME
 from referee.records import Header, PlayerInfo, Ply, Result, TimeControl, utc_now, write_lines
 
 

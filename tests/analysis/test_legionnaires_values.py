@@ -14,7 +14,8 @@ from rich.console import Console
 
 from bots.solvers.legionnaires import reachable_positions
 from protocols.base import Side
-from protocols.legionnaires.rules import GAME, LegionnairesOptions, LegionnairesState, position
+from protocols.legionnaires.options import LegionnairesOptions
+from protocols.legionnaires.rules import GAME, LegionnairesState, position
 from referee import EXIT_OK, EXIT_USAGE
 from referee.analysis import legionnaires_command
 from referee.analysis.atomic_weight import atomic_weight

@@ -16,7 +16,8 @@ from bots.morris.engine import MorrisSearch
 from bots.morris.pysearch import TABLE_WIN, WIN_BOUND, PythonCore
 from bots.solvers import cache
 from protocols.base import Side
-from protocols.lasker_morris.rules import GAME, POINTS, LaskerMorrisOptions, LaskerMorrisState
+from protocols.lasker_morris.options import LaskerMorrisOptions
+from protocols.lasker_morris.rules import GAME, POINTS, LaskerMorrisState
 
 LIMIT = 20
 NO_REPETITION = LaskerMorrisOptions(no_capture_limit=LIMIT, repetition=0)

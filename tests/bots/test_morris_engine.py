@@ -18,7 +18,8 @@ from bots.morris.evaluation import evaluate
 from bots.morris.pysearch import MATE, PythonCore
 from bots.search_bot import search_chooser
 from protocols.base import Side
-from protocols.lasker_morris.rules import GAME, POINTS, LaskerMorrisOptions, LaskerMorrisState
+from protocols.lasker_morris.options import LaskerMorrisOptions
+from protocols.lasker_morris.rules import GAME, POINTS, LaskerMorrisState
 
 
 def random_states(seed: int, games: int, keep: float) -> list[LaskerMorrisState]:

@@ -12,15 +12,8 @@ from bots.solvers.l_game import Value, arrangements, best_moves, solve
 from protocols.alak.rules import GAME as ALAK
 from protocols.alak.rules import start_position
 from protocols.base import Reason, Side
-from protocols.l_game.rules import (
-    GAME,
-    NAMES,
-    LGameOptions,
-    LGameState,
-    coords,
-    make_state,
-    squares_of,
-)
+from protocols.l_game.options import LGameOptions
+from protocols.l_game.rules import GAME, NAMES, LGameState, coords, make_state, squares_of
 from referee.match import Match, MatchSettings, PlayerSpec, resolve_command
 from tests.scriptbots import script_bot
 

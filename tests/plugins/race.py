@@ -18,8 +18,9 @@ from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from protocols.base import (
-    BadSyntax, Game, GameOptions, IllegalMove, Outcome, Reason, Side, Touched, split_tokens
+    BadSyntax, Game, IllegalMove, Outcome, Reason, Side, Touched, split_tokens
 )
+from protocols.options import GameOptions
 
 TRACK = "abcdefg"
 

@@ -8,14 +8,8 @@ import pytest
 from pydantic import ValidationError
 
 from bots.solvers.alak import Value, solve, state_key
-from protocols.alak.rules import (
-    GAME,
-    AlakOptions,
-    AlakState,
-    pbm_line,
-    position,
-    start_position,
-)
+from protocols.alak.options import AlakOptions
+from protocols.alak.rules import GAME, AlakState, pbm_line, position, start_position
 from protocols.base import BadSyntax, IllegalMove, Outcome, Reason, Side
 
 # pbmserv's repetition example: from XX.XO.O with White (O, orange) to move these 28 plies

@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 
 from protocols import aliases, canonical_name, game_names, get_game
 from protocols.base import BadSyntax, Game, IllegalMove, Outcome, Reason, Side
+from protocols.options import GameOptions, RepetitionCount
 from tests.rules.conformance import conformance_of
 
 GAMES = game_names()
@@ -126,6 +127,28 @@ def test_options_round_trip(name: str, given: dict[str, Any]) -> None:
     dumped = options.model_dump(mode="json")
     assert game.parse_options(dumped) == options
     json.dumps(dumped)
+
+
+@pytest.mark.parametrize("name", GAMES)
+def test_a_game_given_no_options_plays_by_its_default_options(name: str) -> None:
+    """A bot given no options plays by constants of the rules, not by the options model (which
+    would load pydantic): both must describe the same game."""
+    game = get_game(name)
+    assert issubclass(game.options_model, GameOptions)
+    defaults = game.parse_options(None)
+    assert game.initial_state(None) == game.initial_state(defaults)
+    assert game.state_json(game.initial_state(None)) == game.state_json(
+        game.initial_state(defaults)
+    )
+
+
+def test_plug_ins_still_find_the_options_base_where_it_was() -> None:
+    from protocols import base
+
+    assert base.GameOptions is GameOptions
+    assert base.RepetitionCount is RepetitionCount
+    with pytest.raises(AttributeError, match="no attribute 'Nothing'"):
+        base.Nothing  # noqa: B018
 
 
 @pytest.mark.parametrize("name", GAMES)

@@ -21,11 +21,11 @@ from bots.solvers.l_game import (
 )
 from protocols import get_game
 from protocols.base import BadSyntax, IllegalMove, Reason, Side
+from protocols.l_game.options import LGameOptions
 from protocols.l_game.rules import (
     GAME,
     MASKS,
     PLACEMENT_OF_NAME,
-    LGameOptions,
     LGameState,
     Move,
     coords,

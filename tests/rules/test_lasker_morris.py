@@ -17,12 +17,12 @@ from pydantic import ValidationError
 
 from protocols import get_game
 from protocols.base import BadSyntax, IllegalMove, Reason, Side
+from protocols.lasker_morris.options import LaskerMorrisOptions
 from protocols.lasker_morris.rules import (
     ADJACENT,
     GAME,
     MILLS,
     POINTS,
-    LaskerMorrisOptions,
     LaskerMorrisState,
     Move,
     mills_of,

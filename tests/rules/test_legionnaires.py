@@ -13,13 +13,8 @@ from pydantic import ValidationError
 
 from bots.solvers.legionnaires import reachable_positions
 from protocols.base import BadSyntax, IllegalMove, Reason, Side
-from protocols.legionnaires.rules import (
-    GAME,
-    LegionnairesOptions,
-    LegionnairesState,
-    Move,
-    position,
-)
+from protocols.legionnaires.options import LegionnairesOptions
+from protocols.legionnaires.rules import GAME, LegionnairesState, Move, position
 from scripts.perft import perft
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -9,7 +9,8 @@ from pydantic import ValidationError
 
 from protocols import get_game
 from protocols.base import BadSyntax, IllegalMove, Reason, Side
-from protocols.lielow.rules import GAME, LielowOptions, LielowState
+from protocols.lielow.options import LielowOptions
+from protocols.lielow.rules import GAME, LielowState
 from scripts.perft import perft
 
 START = GAME.initial_state()

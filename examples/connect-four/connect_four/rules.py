@@ -17,7 +17,6 @@ from typing import Any, ClassVar
 from protocols.base import (
     BadSyntax,
     Game,
-    GameOptions,
     IllegalMove,
     Outcome,
     Reason,
@@ -25,6 +24,7 @@ from protocols.base import (
     Touched,
     split_tokens,
 )
+from protocols.options import GameOptions
 
 COLUMNS = "abcdefg"
 ROWS = 6
