@@ -43,10 +43,14 @@ def _owned_and_private(path: Path) -> bool:
     return info.st_uid == os.geteuid() and not info.st_mode & (stat.S_IWGRP | stat.S_IWOTH)
 
 
+@functools.cache
+def _digest(sources: tuple[Path, ...]) -> str:
+    return hashlib.sha256(b"".join(source.read_bytes() for source in sources)).hexdigest()[:16]
+
+
 def helper_path() -> Path:
     """Where the helper compiled from the current source lives (it may not exist yet)."""
-    digest = hashlib.sha256(b"".join(source.read_bytes() for source in SOURCES)).hexdigest()[:16]
-    return table_cache_directory() / "helpers" / f"referee-helper-{digest}"
+    return table_cache_directory() / "helpers" / f"referee-helper-{_digest(SOURCES)}"
 
 
 def _compiler() -> str | None:
@@ -86,12 +90,18 @@ def build(target: Path) -> bool:
     return True
 
 
-@functools.cache
 def native_helper() -> Path | None:
     """The compiled helper, built if it is missing; None: use the Python programs."""
     if os.environ.get("REFEREE_NATIVE_HELPER", "1") == "0":
         return None
-    target = helper_path()
+    return helper_at(helper_path())
+
+
+@functools.cache
+def helper_at(target: Path) -> Path | None:
+    """The helper at `target`, built if it is missing; None if it cannot be had there. Looked
+    for once per place: a process that names another cache folder (`REFEREE_CACHE_DIR`) is
+    never handed the helper of the folder it named before, which may be gone."""
     usable = _owned_and_private(target) and _owned_and_private(target.parent)
     if not usable and not build(target):
         return None

@@ -17,7 +17,6 @@ import trio
 
 from protocols.base import Reason, Side
 from referee.bot import open_bot
-from referee.isolation import native
 from referee.isolation.levels import Feature
 from referee.isolation.proctree import process_cpu_seconds
 from referee.match import Match, PlayerSpec
@@ -555,20 +554,15 @@ async def test_an_opponent_folder_holding_the_launcher_hides_only_itself(
     program that starts the bot inside it."""
     opponent = arena.opponent()
     monkeypatch.setenv("REFEREE_CACHE_DIR", str(opponent[1]))
-    forget = getattr(native.native_helper, "cache_clear", lambda: None)  # not with Python's
-    forget()
-    try:
-        hostile = arena.hostile(f"""
-            start(); hear()
-            try:
-                open({str(opponent[1] / "secret")!r}).read()
-                say("secret-read")
-            except OSError:
-                say("secret-blocked")
-        """)
-        record = await arena.play(hostile, opponent)
-    finally:
-        forget()  # the next test must not use a helper in tmp
+    hostile = arena.hostile(f"""
+        start(); hear()
+        try:
+            open({str(opponent[1] / "secret")!r}).read()
+            say("secret-read")
+        except OSError:
+            say("secret-blocked")
+    """)
+    record = await arena.play(hostile, opponent)
     assert verdict(record) == (ORANGE, Reason.BAD_SYNTAX)  # both started: no void
     seen = "blocked" if has(arena.level, Feature.SANDBOX) else "read"
     assert record.result is not None and record.result.loser_line == f"secret-{seen}"
