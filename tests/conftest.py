@@ -8,6 +8,7 @@ from __future__ import annotations
 import os
 import shutil
 import tempfile
+import zlib
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -39,17 +40,33 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     built once, a browser, an uninterrupted reference run) go to one worker, which builds it
     once; every other test goes to whichever worker is free.
 
-    Such groups are the longest pieces of work, so they are handed out first and the many short
-    tests fill the workers up at the end (run in the order collected, a group that came last
-    kept one worker busy alone for half a minute)."""
+    Such groups, and the tests marked slow, are the longest pieces of work, so they are handed
+    out first and the many short tests fill the workers up at the end (run in the order
+    collected, a group that came last kept one worker busy alone for half a minute).
+
+    The other tests are spread evenly over the run, the cases of each test function across all
+    of it: the cases of one test wait alike (a hostile bot's mostly wait out timeouts and
+    graces), and run side by side they left the cores idle for a minute while every worker
+    waited."""
     grouped: set[str] = set()
+    by_test: dict[str, list[pytest.Item]] = {}
     for item in items:
         info = getattr(item, "_fixtureinfo", None)
         definitions = info.name2fixturedefs.values() if info is not None else ()
         if any(d.scope == "module" for defs in definitions for d in defs):
             item.add_marker(pytest.mark.xdist_group(item.nodeid.split("::")[0]))
             grouped.add(item.nodeid)
-    items.sort(key=lambda item: item.nodeid not in grouped)  # stable: the same on every worker
+        by_test.setdefault(item.nodeid.partition("[")[0], []).append(item)
+    # Where each case falls in the run, from 0 to 1: evenly spaced among its test's cases, from
+    # a start drawn from the test's name (a test of one case falls anywhere). A checksum, not
+    # hash(), so that every worker collects the same order.
+    share = {
+        item.nodeid: (index + zlib.crc32(test.encode()) / 2**32) / len(cases)
+        for test, cases in by_test.items()
+        for index, item in enumerate(cases)
+    }
+    first = {item.nodeid for item in items if item.get_closest_marker("slow")} | grouped
+    items.sort(key=lambda item: (item.nodeid not in first, share[item.nodeid]))
 
 
 @pytest.fixture
