@@ -9,7 +9,7 @@ command's exit code.
 from __future__ import annotations
 
 import sys
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from contextlib import AsyncExitStack
 from dataclasses import dataclass
 from functools import partial
@@ -22,6 +22,7 @@ from referee import EXIT_INTERRUPTED, EXIT_OK, EXIT_VOID
 from referee.isolation import Isolation, IsolationUnavailable, choose, describe
 from referee.tournament.config import LoadedConfig
 from referee.tournament.events import Event, TournamentFinished
+from referee.tournament.opening_plan import OpeningPlan
 from referee.tournament.preflight import StartCheck, check_bots
 from referee.tournament.resume import open_tournament, store_problem
 from referee.tournament.runner import PlayGame, Runner, RunState, play_match
@@ -174,7 +175,7 @@ def play_tournament(
 
 
 # The pre-flight check run elsewhere (a cluster's worker): (names, concurrency) -> checks.
-RemoteCheck = Callable[[list[str], int], Awaitable[list[StartCheck]]]
+RemoteCheck = Callable[[list[str], int, Sequence[str]], Awaitable[list[StartCheck]]]
 
 
 async def _bots_start(
@@ -188,19 +189,25 @@ async def _bots_start(
 ) -> bool:
     """Start every bot that still has games once (here, or with `remote`); False if one cannot
     and that stops the run."""
-    waiting = {g.blue for g in store.games() if g.state is not GameState.FINISHED}
-    waiting |= {g.orange for g in store.games() if g.state is not GameState.FINISHED}
+    games = store.games()
+    unfinished = [g for g in games if g.state is not GameState.FINISHED]
+    waiting = {g.blue for g in unfinished} | {g.orange for g in unfinished}
     names = [name for name in loaded.config.player_names if name in waiting]
     if not names:
         return True
     players = [loaded.player_spec(name, 0) for name in names]
+    # The opening of the next game, if the games start from openings: a bot that declared
+    # `position` is checked with the lines a game will send it.
+    plan = OpeningPlan(loaded)
+    opening = plan.opening(unfinished[0].number, games) if plan.enabled else ()
     limit = concurrency or loaded.config.effective_concurrency()
     with err.status(f"starting each of {len(players)} bots once..."):
         if remote is not None:
-            checks = await remote(names, limit)
+            checks = await remote(names, limit, opening)
         else:
             assert isolation is not None  # chosen when the games are played here
-            checks = await check_bots(players, loaded.config.match_settings(), isolation, limit)
+            settings = loaded.config.match_settings()
+            checks = await check_bots(players, settings, isolation, limit, opening)
     broken = [c for c in checks if c.broken]
     unreachable = [c for c in checks if c.unreachable]
     for check in checks:

@@ -19,7 +19,7 @@ import asyncio
 import logging
 import os
 import uuid
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Sequence
 from contextlib import asynccontextmanager, suppress
 from dataclasses import dataclass, field
 from functools import partial
@@ -168,9 +168,14 @@ class ClusterSession:
             await trio.sleep(RECONNECT_POLL)
 
     async def check_bots(
-        self, loaded: LoadedConfig, names: list[str], concurrency: int
+        self,
+        loaded: LoadedConfig,
+        names: list[str],
+        concurrency: int,
+        opening: Sequence[str] = (),
     ) -> list[StartCheck]:
-        """The pre-flight check (`preflight.py`) of the bots `names`, run on a worker."""
+        """The pre-flight check (`preflight.py`) of the bots `names`, run on a worker, as in
+        a game from `opening`."""
         config = loaded.config
         order = CheckOrder(
             game=config.game,
@@ -178,6 +183,7 @@ class ClusterSession:
             settings=config.match_settings().model_dump(mode="json"),
             seats=[self.seats[name] for name in names],
             concurrency=concurrency,
+            opening=list(opening),
         )
         for _ in range(MAX_SHIPPING_ROUNDS):
             key = f"{KEY_PREFIX}-check-{uuid.uuid4().hex[:16]}"

@@ -77,6 +77,7 @@ class CheckOrder(_Model):
     settings: dict[str, Any]  # MatchSettings, as JSON
     seats: list[Seat]
     concurrency: int
+    opening: list[str] = []  # the next game's, if the games start from openings
 
     def digests(self) -> list[str]:
         return sorted({s.digest for s in self.seats if s.digest is not None})

@@ -101,7 +101,7 @@ def check_order(order: CheckOrder, worker: str) -> WorkerReturn:
     try:
         specs = [order.player_spec(seat, _folder(seat, folders)) for seat in order.seats]
         at_once = min(order.concurrency, os.cpu_count() or 1)  # bots starting on one worker
-        checks = trio.run(check_bots, specs, settings, isolation, at_once)
+        checks = trio.run(check_bots, specs, settings, isolation, at_once, order.opening)
     finally:
         for folder in folders:
             remove_folder(folder)

@@ -3,10 +3,15 @@ in its command, a missing library) is named at once instead of silently losing e
 
 Each bot is started exactly as in a game (same isolation, limits and folder), told it plays blue,
 and given the time of a first move (start-up allowance, move limit, grace) to answer with one
-line. What it answers is not judged: a bot that answers, or that is merely slow, can start. A
-bot that cannot be started, exits or closes its output before answering cannot, and the verdict
-says why (with its last words on stderr). A machine that fails to start a bot says nothing
-about the bot: that is reported apart.
+line. In a tournament that starts its games from openings, a bot that has declared the
+`position` extension is told what a game would tell it (docs/protocol.md): the colour on move
+after one of the tournament's openings, `position K` and its moves; told only its colour, it
+would wait for those lines, and the check for the whole first move's time.
+
+What it answers is not judged: a bot that answers, or that is merely slow, can start. A bot that
+cannot be started, exits or closes its output before answering cannot, and the verdict says why
+(with its last words on stderr). A machine that fails to start a bot says nothing about the bot:
+that is reported apart.
 """
 
 from __future__ import annotations
@@ -19,7 +24,7 @@ import trio
 from protocols.base import Reason, Side
 from referee.bot import BotFault, BotInfrastructureError, BotUnreachable
 from referee.isolation import Isolation, ran_as_root_warning
-from referee.match import MatchSettings, PlayerSpec, open_bot_player
+from referee.match import POSITION, MatchSettings, PlayerSpec, open_bot_player
 
 NOT_STARTED = "could not start: "  # said once, by the report: "NAME: cannot start: ..."
 
@@ -44,14 +49,16 @@ async def check_bots(
     settings: MatchSettings,
     isolation: Isolation,
     concurrency: int,
+    opening: Sequence[str] = (),
 ) -> list[StartCheck]:
-    """Start each bot once, `concurrency` at a time; the checks in the players' order."""
+    """Start each bot once, `concurrency` at a time, as in a game from `opening` (none: from
+    the start); the checks in the players' order."""
     limiter = trio.CapacityLimiter(max(1, concurrency))
     found: dict[str, StartCheck] = {}
 
     async def one(player: PlayerSpec) -> None:
         async with limiter:
-            found[player.name] = await check_bot(player, settings, isolation)
+            found[player.name] = await check_bot(player, settings, isolation, opening)
 
     async with trio.open_nursery() as nursery:
         for player in players:
@@ -59,10 +66,20 @@ async def check_bots(
     return [found[p.name] for p in players]
 
 
+def first_lines(player: PlayerSpec, opening: Sequence[str]) -> list[str]:
+    """What a game tells `player` before its first move: its colour, and with an opening (to a
+    bot that declared `position`) the count and the moves, with the colour on move after them
+    (blue after an even count, as the sides alternate in every game)."""
+    if not opening or not player.understands(POSITION):
+        return [Side.BLUE.value]
+    mover = Side.BLUE if len(opening) % 2 == 0 else Side.ORANGE
+    return [mover.value, f"{POSITION} {len(opening)}", *opening]
+
+
 async def check_bot(
-    player: PlayerSpec, settings: MatchSettings, isolation: Isolation
+    player: PlayerSpec, settings: MatchSettings, isolation: Isolation, opening: Sequence[str] = ()
 ) -> StartCheck:
-    """Start one bot as blue and wait for its first line (or its failure)."""
+    """Start one bot as the side on move and wait for its first line (or its failure)."""
     budget = settings.startup_allowance + settings.move_timeout + settings.grace
     trial = settings.model_copy(update={"exit_grace": 0.2, "freeze": False})
     warning = None
@@ -70,7 +87,10 @@ async def check_bot(
         async with open_bot_player(player, player, trial, isolation, lambda bot: None) as bot:
             level, note = bot.isolation_level, bot.isolation_note
             warning = ran_as_root_warning(player.name, isolation, level, note)
-            await bot.ask(Side.BLUE.value, trio.current_time() + budget)
+            *told, asked = first_lines(player, opening)
+            if told:  # one write, as in a game: the bot finds the rest after its colour
+                await bot.send_line("\n".join(told))
+            await bot.ask(asked, trio.current_time() + budget)
     except BotUnreachable as exc:
         return StartCheck(player.name, exc.detail, True, unreachable=True)
     except BotInfrastructureError as exc:
