@@ -196,15 +196,16 @@ async def test_grandchild_that_leaves_the_process_group(arena: Arena) -> None:
 
 async def test_child_that_leaves_the_group_is_frozen_and_killed(arena: Arena) -> None:
     # setpgid(0, 0) alone (no setsid): the child spins while its parent plays on. Whenever blue
-    # is not on move, its whole tree is frozen: the child gets no CPU on orange's time.
+    # is not on move, its whole tree is frozen: the child gets no CPU on orange's time. The
+    # parent leaves after three moves, and the child must still go with the game.
     hostile = arena.hostile("""
         if os.fork() == 0:
             os.setpgid(0, 0)
             while True:
                 pass
         start()
-        while True:
-            turn()
+        turn()
+        turn()
     """)
     slow_orange = arena.opponent(body=SLOW_OPPONENT)
     marks: list[float] = []

@@ -1,5 +1,6 @@
-"""Two hundred hostile games in a row: afterwards the referee holds exactly the file descriptors
-and child processes it held before, and nothing of any bot is left."""
+"""Two hundred hostile games, four at a time as a tournament plays them: afterwards the referee
+holds exactly the file descriptors and child processes it held before, and nothing of any bot is
+left."""
 
 from __future__ import annotations
 
@@ -7,11 +8,13 @@ import os
 from collections.abc import Iterator
 
 import pytest
+import trio
 
 from referee.isolation.levels import IsolationSettings, choose
 from tests.isolation.arena import Arena, bot_python
 
 GAMES = 200
+AT_ONCE = 4  # games played side by side (most of a game's time is spent waiting out a bot)
 # Quick misbehaviours, each ending a game in well under a second.
 HOSTILE = [
     "sys.exit(3)",
@@ -70,10 +73,17 @@ async def test_two_hundred_hostile_games_leave_nothing_behind(strongest: Arena) 
     await arena.play(bots[0], opponent, settings)  # warm-up: lazily opened descriptors
     fds, children = own_fds(), own_children()
     reasons = set()
-    for number in range(GAMES):
-        record = await arena.play(bots[number % len(bots)], opponent, settings)
-        assert record.result is not None and not record.result.void, record.result
-        reasons.add(record.result.reason)
+    numbers = iter(range(GAMES))
+
+    async def play_some() -> None:
+        for number in numbers:  # shared: each game is taken by one of the players below
+            record = await arena.play(bots[number % len(bots)], opponent, settings)
+            assert record.result is not None and not record.result.void, record.result
+            reasons.add(record.result.reason)
+
+    async with trio.open_nursery() as nursery:
+        for _ in range(AT_ONCE):
+            nursery.start_soon(play_some)
     assert own_fds() == fds
     assert own_children() == children == []
     assert len(reasons) >= 5  # the games really ended in different ways
