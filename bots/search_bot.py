@@ -66,10 +66,11 @@ class SearchChooser:
 def search_chooser(game: Game[Any, Any, Any], config: BotConfig) -> Chooser:
     if game.name == "lasker-morris":
         return MorrisChooser(config)
-    if game.name == "l-game" or (
-        game.name == "alak"
-        and config.options_for(game).variant == "baljeu"  # the tables are of Baljeu's rules
-        and config.options_for(game).size <= config.perfect_alak
-    ):
+    if game.name == "l-game":
         return perfect_chooser(game, config)
+    if game.name == "alak":
+        options = config.options_for(game)
+        # The solved tables are of Baljeu's rules, and of boards it solves at start-up.
+        if options.variant == "baljeu" and options.size <= config.perfect_alak:
+            return perfect_chooser(game, config)
     return SearchChooser(game, config)

@@ -174,7 +174,8 @@ def play_tournament(
     return final
 
 
-# The pre-flight check run elsewhere (a cluster's worker): (names, concurrency) -> checks.
+# The pre-flight check run elsewhere (a cluster's worker): (names, concurrency, the next
+# game's opening) -> checks.
 RemoteCheck = Callable[[list[str], int, Sequence[str]], Awaitable[list[StartCheck]]]
 
 
