@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import signal
 import tempfile
 import zlib
 from collections.abc import Iterator
@@ -32,6 +33,14 @@ def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
     for bot processes, a move's deadline or a server; a worker per core leaves the cores idle
     for a third of the run (measured on a 2-core machine)."""
     return (os.cpu_count() or 1) + 1
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """A suite started with SIGINT ignored (in the background of a script, or under nohup)
+    would hand that to every process it starts, and the tests of Ctrl-C would find a referee
+    that cannot be interrupted: each test process takes Ctrl-C as a terminal gives it."""
+    if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
 
 
 @pytest.hookimpl(tryfirst=True)
