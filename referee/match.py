@@ -67,6 +67,14 @@ class OpeningRefused(ValueError):
     """A game with an opening between bots of which one has not declared `position`."""
 
 
+def first_lines(side: Side, opening: Sequence[str]) -> list[str]:
+    """What `side` is told before a game goes on: its colour, then, with an opening,
+    `position K` and the opening's K moves (spec 1.10)."""
+    if not opening:
+        return [side.value]
+    return [side.value, f"{POSITION} {len(opening)}", *opening]
+
+
 def refuse_undeclared(players: Sequence[PlayerSpec], opening: Sequence[str] | None) -> None:
     """Raise `OpeningRefused`, naming the bot, if a game from `opening` cannot be played: a bot
     that has not declared the `position` extension is never sent its lines, and a game is never
@@ -597,21 +605,15 @@ class Match:
             if other is not bot:
                 other.interrupt()
 
-    def _first_lines(self, side: Side) -> list[str]:
-        """What `side` is told before the game goes on: its colour, then, with an opening,
-        `position K` and the opening's K moves (spec 1.10)."""
-        if not self.opening:
-            return [side.value]
-        return [side.value, f"{POSITION} {len(self.opening)}", *self.opening]
-
     async def _turn_loop(self) -> Verdict:
         mover = self.state.to_move  # blue, or whoever is to move after the opening
         try:
             # One write each: a bot reading its colour finds what follows it already there.
-            await self.bots[mover.other].send_line("\n".join(self._first_lines(mover.other)))
+            waiting = first_lines(mover.other, self.opening)
+            await self.bots[mover.other].send_line("\n".join(waiting))
         except BotFault as fault:  # it died while starting, or stopped reading at once
             return await self._fault_verdict(mover.other, fault)
-        *told, to_send = self._first_lines(mover)  # the mover answers the last of its lines
+        *told, to_send = first_lines(mover, self.opening)  # the mover answers the last of its lines
         if told:
             try:
                 await self.bots[mover].send_line("\n".join(told))

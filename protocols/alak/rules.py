@@ -488,6 +488,10 @@ def _traditional_parse(state: TraditionalState, token: str, index: int) -> Move:
 PASS_MOVE = Move(PASS)
 
 
+# The options model of every Alak game, whichever variant it plays.
+OPTIONS_MODEL = options_model_at("protocols.alak.options", "AlakOptions")
+
+
 def _settings(options: AlakOptions | None) -> tuple[int, int, int]:
     """(size, repetition, ply_limit) of `options`, or the defaults for a game given none."""
     if options is None:
@@ -500,9 +504,7 @@ class BaljeuAlak(Game[AlakState, Move, "AlakOptions"]):
     hands Baljeu states to this, and a search on a Baljeu game calls it directly (`BALJEU`)."""
 
     name: ClassVar[str] = "alak"
-    options_model: ClassVar[type[GameOptions]] = options_model_at(
-        "protocols.alak.options", "AlakOptions"
-    )
+    options_model: ClassVar[type[GameOptions]] = OPTIONS_MODEL
     endings: ClassVar[Mapping[str, str]] = {
         STONE_COUNT: "the player to move cannot place: more stones wins, equal stones draw"
     }
@@ -626,9 +628,7 @@ class Alak(Game[AnyAlakState, Move, "AlakOptions"]):
     """
 
     name: ClassVar[str] = "alak"
-    options_model: ClassVar[type[GameOptions]] = options_model_at(
-        "protocols.alak.options", "AlakOptions"
-    )
+    options_model: ClassVar[type[GameOptions]] = OPTIONS_MODEL
     endings: ClassVar[Mapping[str, str]] = {
         STONE_COUNT: "the player to move cannot place: more stones wins, equal stones draw",
         SCORE: "two passes in a row (traditional variant): territory + stones + captures, "
@@ -693,9 +693,7 @@ class TraditionalAlak(Game[TraditionalState, Move, "AlakOptions"]):
     `TraditionalState`, and what a search on a traditional game calls directly."""
 
     name: ClassVar[str] = "alak"
-    options_model: ClassVar[type[GameOptions]] = options_model_at(
-        "protocols.alak.options", "AlakOptions"
-    )
+    options_model: ClassVar[type[GameOptions]] = OPTIONS_MODEL
     endings: ClassVar[Mapping[str, str]] = {SCORE: Alak.endings[SCORE]}
 
     def initial_state(self, options: AlakOptions | None = None) -> TraditionalState:

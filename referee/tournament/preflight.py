@@ -24,7 +24,7 @@ import trio
 from protocols.base import Reason, Side
 from referee.bot import BotFault, BotInfrastructureError, BotUnreachable
 from referee.isolation import Isolation, ran_as_root_warning
-from referee.match import POSITION, MatchSettings, PlayerSpec, open_bot_player
+from referee.match import POSITION, MatchSettings, PlayerSpec, first_lines, open_bot_player
 
 NOT_STARTED = "could not start: "  # said once, by the report: "NAME: cannot start: ..."
 
@@ -66,14 +66,13 @@ async def check_bots(
     return [found[p.name] for p in players]
 
 
-def first_lines(player: PlayerSpec, opening: Sequence[str]) -> list[str]:
-    """What a game tells `player` before its first move: its colour, and with an opening (to a
-    bot that declared `position`) the count and the moves, with the colour on move after them
+def trial_lines(player: PlayerSpec, opening: Sequence[str]) -> list[str]:
+    """What a game tells `player` before its first move, as the side on move: blue from the
+    start, and from an opening (to a bot that declared `position`) the colour on move after it
     (blue after an even count, as the sides alternate in every game)."""
     if not opening or not player.understands(POSITION):
-        return [Side.BLUE.value]
-    mover = Side.BLUE if len(opening) % 2 == 0 else Side.ORANGE
-    return [mover.value, f"{POSITION} {len(opening)}", *opening]
+        return first_lines(Side.BLUE, ())
+    return first_lines(Side.BLUE if len(opening) % 2 == 0 else Side.ORANGE, opening)
 
 
 async def check_bot(
@@ -87,7 +86,7 @@ async def check_bot(
         async with open_bot_player(player, player, trial, isolation, lambda bot: None) as bot:
             level, note = bot.isolation_level, bot.isolation_note
             warning = ran_as_root_warning(player.name, isolation, level, note)
-            *told, asked = first_lines(player, opening)
+            *told, asked = trial_lines(player, opening)
             if told:  # one write, as in a game: the bot finds the rest after its colour
                 await bot.send_line("\n".join(told))
             await bot.ask(asked, trio.current_time() + budget)

@@ -10,7 +10,7 @@ from pathlib import Path
 
 from referee.isolation.levels import IsolationSettings, choose
 from referee.match import MatchSettings, PlayerSpec, resolve_command
-from referee.tournament.preflight import check_bots, first_lines
+from referee.tournament.preflight import check_bots, trial_lines
 
 # Notes every line it is told, reads as a bot that declared `position` must (its colour, then
 # `position K` and K moves) and answers; it notes that it answered.
@@ -46,15 +46,15 @@ def player(tmp_path: Path, name: str, source: str, declared: bool = True) -> Pla
     )
 
 
-def test_the_first_lines_are_those_of_a_game_from_the_opening(tmp_path: Path) -> None:
+def test_the_trial_lines_are_those_of_a_game_from_the_opening(tmp_path: Path) -> None:
     declared = player(tmp_path, "declared", PLAIN)
     plain = player(tmp_path, "plain", PLAIN, declared=False)
     builtin = PlayerSpec(name="b", command=resolve_command("builtin:random", "alak"))
-    assert first_lines(declared, ["c", "e"]) == ["blue", "position 2", "c", "e"]
-    assert first_lines(declared, ["c", "e", "g"]) == ["orange", "position 3", "c", "e", "g"]
-    assert first_lines(declared, []) == ["blue"]
-    assert first_lines(plain, ["c", "e"]) == ["blue"]
-    assert first_lines(builtin, ["c"]) == ["orange", "position 1", "c"]
+    assert trial_lines(declared, ["c", "e"]) == ["blue", "position 2", "c", "e"]
+    assert trial_lines(declared, ["c", "e", "g"]) == ["orange", "position 3", "c", "e", "g"]
+    assert trial_lines(declared, []) == ["blue"]
+    assert trial_lines(plain, ["c", "e"]) == ["blue"]
+    assert trial_lines(builtin, ["c"]) == ["orange", "position 1", "c"]
 
 
 async def test_a_bot_that_declared_position_is_checked_with_an_opening(tmp_path: Path) -> None:
