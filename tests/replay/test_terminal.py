@@ -27,13 +27,17 @@ class Terminal:
         )
         os.close(slave)
         self.seen = ""
+        self.read_up_to = 0  # where the last text waited for ended: the next is looked for after
 
     def wait_for(self, pattern: str, timeout: float = 30) -> str:
+        """The first `pattern` after the last text waited for. Not only in output that comes
+        after this call: a text may arrive in the same screen as the one waited for before it
+        (the last ply and the result are drawn together)."""
         deadline = time.monotonic() + timeout
-        start = len(self.seen)
         while time.monotonic() < deadline:
-            found = re.search(pattern, self.seen[start:])
+            found = re.compile(pattern).search(self.seen, self.read_up_to)
             if found:
+                self.read_up_to = found.end()
                 return found.group(0)
             ready, _, _ = select.select([self.master], [], [], 0.2)
             if ready:
