@@ -43,7 +43,7 @@ from referee.records import RecordError
 from referee.replay import load_replay
 from referee.tournament.config import ConfigError
 from referee.tournament.store import StoreError, StoreView, open_view
-from referee.views.html_export import replay_html
+from referee.web.html_export import replay_html
 
 EXIT_NOT_READY = 1
 T = TypeVar("T")

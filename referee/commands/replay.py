@@ -20,7 +20,7 @@ from referee.commands import EXIT_OK, EXIT_USAGE
 from referee.records import EditedRecord, RecordError
 from referee.replay import Replay, load_replay
 from referee.views.console import has_colour, replay_frame
-from referee.views.html_export import replay_html
+from referee.web.html_export import replay_html
 
 EXIT_MISMATCH = 1
 

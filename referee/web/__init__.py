@@ -3,6 +3,9 @@
 `live.py` turns a match's record lines into pushed events, `archive.py` finds and checks record
 files under the served folders, `app.py` routes requests, `server.py` runs it all, and `static/`
 holds the page, the shared player and one SVG renderer per game (plain JavaScript, no build).
+`html_export.py` copies that player and a game's renderer into one self-contained page, which
+`referee replay --html` and the course's feedback pages write (the league's export shares its
+pieces).
 """
 
 import argparse

@@ -21,7 +21,7 @@ from referee.league.index import LeagueIndex
 from referee.league.queries import GameFilter, Page
 from referee.records import RecordError
 from referee.replay import load_replay
-from referee.views.html_export import json_in_script, static_text
+from referee.web.html_export import json_in_script, static_text
 from referee.web.league_pages import (
     Links,
     bot_page,

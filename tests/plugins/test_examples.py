@@ -21,7 +21,7 @@ from referee.records import GameRecord
 from referee.replay import build_replay
 from referee.verify import verify_record
 from referee.views.boards import draw_board
-from referee.views.html_export import replay_html
+from referee.web.html_export import replay_html
 from referee.web.renderers import all_renderers, renderer_source
 from tests.commandline import referee
 

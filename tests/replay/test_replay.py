@@ -15,7 +15,7 @@ from referee.records import Result
 from referee.replay import FrameBuilder, build_replay, load_replay
 from referee.views.boards import draw_board
 from referee.views.console import replay_frame
-from referee.views.html_export import replay_html
+from referee.web.html_export import replay_html
 from tests.commandline import referee
 from tests.replay.make_records import (
     GAMES,
