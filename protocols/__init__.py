@@ -7,6 +7,7 @@ Every game, built-in or plug-in, is one package of the same shape, registered by
     <game>/
       __init__.py      light: the game's NAME and ALIASES (a built-in game's registry entry)
       rules.py         the Game object, `GAME` (protocols.base)
+      defaults.py      its options' defaults, read by the rules and the options model alike
       options.py       its options model (protocols.options), imported only to validate options
       evaluation.py    the search bots' model of the game (protocols.search)
       board.py         its terminal drawing, as styled text (protocols.drawing)

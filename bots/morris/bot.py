@@ -18,13 +18,8 @@ from bots.morris import endgame, native
 from bots.morris.engine import Core, MorrisSearch
 from bots.morris.pysearch import CONTEMPT, PythonCore
 from bots.solvers import cache
-from protocols.lasker_morris.rules import (
-    GAME,
-    NO_CAPTURE_LIMIT,
-    REPETITION,
-    LaskerMorrisState,
-    Move,
-)
+from protocols.lasker_morris.defaults import NO_CAPTURE_LIMIT, REPETITION
+from protocols.lasker_morris.rules import GAME, LaskerMorrisState, Move
 
 
 class MorrisChooser:

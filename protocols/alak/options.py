@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pydantic import Field, field_validator
 
-from protocols.alak.rules import (
+from protocols.alak.defaults import (
     MAX_SIZE,
     MIN_TOURNAMENT_SIZE,
     PLY_LIMIT,

@@ -40,6 +40,8 @@ from dataclasses import dataclass
 from functools import cache
 from typing import TYPE_CHECKING, Any, ClassVar, NamedTuple, overload
 
+# The defaults of `AlakOptions`, which a game given no options plays by.
+from protocols.alak.defaults import MAX_SIZE, PLY_LIMIT, REPETITION, SIZE
 from protocols.base import (
     BadSyntax,
     Game,
@@ -56,15 +58,8 @@ if TYPE_CHECKING:
     from protocols.alak.options import AlakOptions
     from protocols.options import GameOptions
 
-MAX_SIZE = 26  # one letter per point
-MIN_TOURNAMENT_SIZE = 5
-# The defaults of `AlakOptions`, which a game given no options plays by.
-SIZE = 11
-REPETITION = 3
-PLY_LIMIT = 200
 STONE_COUNT = "stone-count"  # this game's own ending (`Reason.GAME_ENDING`)
 LETTERS = "abcdefghijklmnopqrstuvwxyz"
-VARIANTS = ("baljeu", "traditional")
 _ORDINALS = {2: "second", 3: "third", 4: "fourth", 5: "fifth"}
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pydantic import Field
 
-from protocols.l_game.rules import PLY_LIMIT, REPETITION
+from protocols.l_game.defaults import PLY_LIMIT, REPETITION
 from protocols.options import GameOptions, RepetitionCount
 
 

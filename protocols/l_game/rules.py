@@ -40,6 +40,9 @@ from protocols.base import (
     split_tokens,
 )
 
+# The draw rules' defaults (`LGameOptions`), which a game given no options plays by.
+from protocols.l_game.defaults import PLY_LIMIT, REPETITION
+
 if TYPE_CHECKING:
     from protocols.l_game.options import LGameOptions
     from protocols.options import GameOptions
@@ -49,9 +52,6 @@ SQUARES = SIZE * SIZE
 FULL = (1 << SQUARES) - 1
 DIRECTIONS: dict[str, tuple[int, int]] = {"N": (0, -1), "E": (1, 0), "S": (0, 1), "W": (-1, 0)}
 NO_SQUARE = -1  # src/dst of a move that leaves the neutrals alone
-# The draw rules' defaults (`LGameOptions`), which a game given no options plays by.
-REPETITION = 3
-PLY_LIMIT = 100
 
 
 def square(x: int, y: int) -> int:

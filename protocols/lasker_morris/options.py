@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pydantic import Field
 
-from protocols.lasker_morris.rules import NO_CAPTURE_LIMIT, REPETITION
+from protocols.lasker_morris.defaults import NO_CAPTURE_LIMIT, REPETITION
 from protocols.options import GameOptions, RepetitionCount
 
 

@@ -52,6 +52,9 @@ from protocols.base import (
     split_tokens,
 )
 
+# The draw rules' defaults (`LaskerMorrisOptions`), which a game given no options plays by.
+from protocols.lasker_morris.defaults import NO_CAPTURE_LIMIT, REPETITION
+
 if TYPE_CHECKING:
     from protocols.lasker_morris.options import LaskerMorrisOptions
     from protocols.options import GameOptions
@@ -59,9 +62,6 @@ if TYPE_CHECKING:
 STONES_PER_SIDE = 10
 FLYING_MAX = 3  # a player with this many stones or fewer (board plus hand) may fly
 MIN_STONES = 3  # a player left with fewer loses
-# The draw rules' defaults (`LaskerMorrisOptions`), which a game given no options plays by.
-NO_CAPTURE_LIMIT = 20
-REPETITION = 3
 TOO_FEW_STONES = "too-few-stones"  # this game's own ending (`Reason.GAME_ENDING`)
 NO_REMOVAL = "r0"
 HAND = {Side.BLUE: "h1", Side.ORANGE: "h2"}

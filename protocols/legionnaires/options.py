@@ -8,15 +8,15 @@ from typing import Any
 from pydantic import Field, field_validator, model_validator
 
 from protocols.base import Side
-from protocols.legionnaires.rules import (
+from protocols.legionnaires.defaults import (
     DEFAULT_BLUE,
     DEFAULT_ORANGE,
     HEIGHT,
     MAX_SIZE,
     MIN_SIZE,
     WIDTH,
-    board_for,
-    size_of,
+    board_name,
+    square_names,
 )
 from protocols.options import GameOptions
 
@@ -48,14 +48,15 @@ class LegionnairesOptions(GameOptions):
             raise ValueError(
                 f"a {self.width}x{self.height} board needs an explicit start (blue and orange)"
             )
-        board = board_for(self.width, self.height)
+        on_board = frozenset(square_names(self.width, self.height))
         blue, orange = self.start()
         for side, squares in ((Side.BLUE, blue), (Side.ORANGE, orange)):
             if not squares:
                 raise ValueError(f"{side} needs at least one pawn")
             for name in squares:
-                if name not in board.index:
-                    raise ValueError(f"{side} pawn {name!r} is not a square of {size_of(board)}")
+                if name not in on_board:
+                    board = board_name(self.width, self.height)
+                    raise ValueError(f"{side} pawn {name!r} is not a square of {board}")
             if len(set(squares)) != len(squares):
                 raise ValueError(f"{side} lists a square twice")
         shared = sorted(set(blue) & set(orange))

@@ -42,15 +42,20 @@ from protocols.base import (
     split_tokens,
 )
 
+# The tournament game (`LegionnairesOptions`' defaults), which a game given no options plays.
+from protocols.legionnaires.defaults import (
+    DEFAULT_BLUE,
+    DEFAULT_ORANGE,
+    HEIGHT,
+    WIDTH,
+    board_name,
+    square_names,
+)
+
 if TYPE_CHECKING:
     from protocols.legionnaires.options import LegionnairesOptions
     from protocols.options import GameOptions
 
-MIN_SIZE = 2
-MAX_SIZE = 26  # one file letter per column
-WIDTH = HEIGHT = 8  # the tournament board, the one `DEFAULT_BLUE` and `DEFAULT_ORANGE` fit
-DEFAULT_BLUE = ("a6", "c6", "e6", "g6", "b7", "d7", "f7", "h7", "a8", "c8", "e8", "g8")
-DEFAULT_ORANGE = ("a1", "c1", "e1", "g1", "b2", "d2", "f2", "h2", "a3", "c3", "e3", "g3")
 _DIAGONALS = ((1, 1), (-1, 1), (1, -1), (-1, -1))
 
 
@@ -90,7 +95,7 @@ class Board:
 def board_for(width: int, height: int) -> Board:
     """The (shared, cached) geometry of a width x height board."""
     size = width * height
-    names = tuple(f"{chr(97 + sq % width)}{sq // width + 1}" for sq in range(size))
+    names = square_names(width, height)
     ring = tuple(_ring(width, height, sq) for sq in range(size))
     slides = tuple(
         tuple(tuple((1 << m, ring[m]) for m in ray) for ray in _rays(width, height, sq))
@@ -198,7 +203,7 @@ def _has_move(board: Board, own: int, enemy: int) -> bool:
 
 
 def size_of(board: Board) -> str:
-    return f"the {board.width}x{board.height} board (a1..{board.names[-1]})"
+    return board_name(board.width, board.height)
 
 
 class Legionnaires(Game[LegionnairesState, Move, "LegionnairesOptions"]):

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pydantic import Field
 
-from protocols.lielow.rules import DEFAULT_PLY_LIMIT
+from protocols.lielow.defaults import DEFAULT_PLY_LIMIT
 from protocols.options import GameOptions
 
 

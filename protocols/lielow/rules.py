@@ -70,6 +70,9 @@ from protocols.base import (
     split_tokens,
 )
 
+# The safety cap's default (`LielowOptions`), which a game given no options plays by.
+from protocols.lielow.defaults import DEFAULT_PLY_LIMIT
+
 if TYPE_CHECKING:
     from protocols.lielow.options import LielowOptions
     from protocols.options import GameOptions
@@ -82,7 +85,6 @@ SQUARE_NAMES: tuple[str, ...] = tuple(f"{FILES[i % SIZE]}{i // SIZE + 1}" for i 
 SQUARE_INDEX: dict[str, int] = {name: i for i, name in enumerate(SQUARE_NAMES)}
 # Queen directions as (file step, rank step); this order fixes the order of legal_moves.
 DIRECTIONS = ((0, 1), (1, 1), (1, 0), (1, -1), (0, -1), (-1, -1), (-1, 0), (-1, 1))
-DEFAULT_PLY_LIMIT = 1000
 KING_LOST = "king-lost"  # this game's own ending (`Reason.GAME_ENDING`)
 _SYNTAX = "expected '<from> <to>' or '<from> off', e.g. 'e2 e3' or 'a2 off'"
 

@@ -19,7 +19,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from protocols.legionnaires.rules import MAX_SIZE, Board, board_for, capture_map
+from protocols.legionnaires.defaults import MAX_SIZE
+from protocols.legionnaires.rules import Board, board_for, capture_map
 from referee import EXIT_OK
 from referee.analysis import cgt_notation
 from referee.analysis.atomic_weight import atomic_weight

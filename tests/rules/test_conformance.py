@@ -4,8 +4,11 @@ its rules: tests/rules/conformance.py)."""
 
 from __future__ import annotations
 
+import importlib
 import json
 import random
+import sys
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -131,8 +134,8 @@ def test_options_round_trip(name: str, given: dict[str, Any]) -> None:
 
 @pytest.mark.parametrize("name", GAMES)
 def test_a_game_given_no_options_plays_by_its_default_options(name: str) -> None:
-    """A bot given no options plays by constants of the rules, not by the options model (which
-    would load pydantic): both must describe the same game."""
+    """A bot given no options plays by constants of the rules (a built-in game's `defaults.py`),
+    not by the options model (which would load pydantic): both must describe the same game."""
     game = get_game(name)
     assert issubclass(game.options_model, GameOptions)
     defaults = game.parse_options(None)
@@ -149,6 +152,53 @@ def test_plug_ins_still_find_the_options_base_where_it_was() -> None:
     assert base.RepetitionCount is RepetitionCount
     with pytest.raises(AttributeError, match="no attribute 'Nothing'"):
         base.Nothing  # noqa: B018
+
+
+# A plug-in of the shape the built-in games had before `defaults.py`: its options model imports
+# its defaults from the rules, and the rules name the model with `options_model_at`.
+OLDER_RULES = """
+from protocols.base import options_model_at
+
+LIMIT = 7
+
+
+class Rules:
+    options_model = options_model_at("{package}.options", "OlderOptions")
+"""
+OLDER_OPTIONS = """
+from pydantic import Field
+
+from protocols.options import GameOptions
+from {package}.rules import LIMIT
+
+
+class OlderOptions(GameOptions):
+    limit: int = Field(LIMIT, ge=0)
+"""
+
+
+@pytest.mark.parametrize("first", ["rules", "options"])
+def test_a_plugin_whose_options_import_its_rules_still_loads(
+    first: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The built-in games keep their defaults in `defaults.py`, so that neither module imports
+    the other in a circle; a plug-in written before that still works, whichever it loads first."""
+    package = f"older_shape_{first}"
+    folder = tmp_path / package
+    folder.mkdir()
+    (folder / "__init__.py").write_text("")
+    (folder / "rules.py").write_text(OLDER_RULES.format(package=package))
+    (folder / "options.py").write_text(OLDER_OPTIONS.format(package=package))
+    monkeypatch.syspath_prepend(str(tmp_path))
+    try:
+        importlib.import_module(f"{package}.{first}")
+        rules = importlib.import_module(f"{package}.rules")
+        model = rules.Rules.options_model
+        assert model().limit == 7
+        assert model.model_validate({"limit": 3}).limit == 3
+    finally:
+        for name in [m for m in sys.modules if m.split(".")[0] == package]:
+            del sys.modules[name]
 
 
 @pytest.mark.parametrize("name", GAMES)

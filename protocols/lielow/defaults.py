@@ -1,0 +1,10 @@
+"""The default of a Lielow game's safety cap: what a game given no options plays by
+(`rules.py`) and what the options model offers (`options.py`).
+
+Both import this module, and it imports nothing: the rules name their options model without
+importing it at run time, so the model must not import the rules back (no import circle).
+"""
+
+from __future__ import annotations
+
+DEFAULT_PLY_LIMIT = 1000
