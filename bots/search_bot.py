@@ -17,7 +17,7 @@ from typing import Any, TextIO
 from bots.clock import MoveClock
 from bots.config import BotConfig
 from bots.evaluation import model_for
-from bots.morris.bot import MorrisChooser
+from bots.morris_bot import MorrisChooser
 from bots.perfect_bot import perfect_chooser
 from bots.player import Chooser
 from bots.search.engine import Search

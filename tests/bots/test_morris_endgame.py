@@ -11,9 +11,9 @@ import pytest
 from bots.clock import unlimited
 from bots.config import BotConfig
 from bots.morris import board, endgame, native
-from bots.morris.bot import MorrisChooser
 from bots.morris.engine import MorrisSearch
 from bots.morris.pysearch import TABLE_WIN, WIN_BOUND, PythonCore
+from bots.morris_bot import MorrisChooser
 from bots.solvers import cache
 from protocols.base import Side
 from protocols.lasker_morris.options import LaskerMorrisOptions

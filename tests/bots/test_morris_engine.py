@@ -12,10 +12,10 @@ import pytest
 from bots.clock import unlimited
 from bots.config import BotConfig
 from bots.morris import board, native
-from bots.morris.bot import MorrisChooser
 from bots.morris.engine import MorrisSearch
 from bots.morris.evaluation import evaluate
 from bots.morris.pysearch import MATE, PythonCore
+from bots.morris_bot import MorrisChooser
 from bots.search_bot import search_chooser
 from protocols.base import Side
 from protocols.lasker_morris.options import LaskerMorrisOptions
