@@ -1,7 +1,7 @@
 """The course kit's static HTML pages: the check report, one feedback page per student and the
 staff's index. Each page stands alone (style inline, no script, no network); a student's page
-embeds each game's standalone replay (`referee/web/html_export.py`) from the `games/` folder beside it, so
-the folder works offline from disk.
+embeds each game's standalone replay (`referee/web/html_export.py`) from the `games/` folder
+beside it, so the folder works offline from disk.
 """
 
 from __future__ import annotations
