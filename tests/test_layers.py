@@ -1,19 +1,22 @@
-"""The dependency rule of the architecture, checked by reading the imports of every module.
+"""The dependency rules of docs/architecture.md: the import contracts, and what they cannot say.
 
-The package rule says what `protocols`, `bots` and `referee` may import. Inside `referee/`,
-every module belongs to a layer (`LAYERS`, highest first) and imports only from its own layer or
-the ones below it: no arrow runs back up, counting the imports inside functions and those made
-only for type checking. No two modules import each other, directly or round a circle. An import
-inside a function is there only to defer loading something heavy until it is needed: it says so
-in a comment starting `Deferred:` (on its line, or on the comment lines just above it and the
-imports it stands with), and what it imports is not already loaded when its module is.
+The contracts are import-linter's, in pyproject.toml (`[tool.importlinter]`): the layers of
+`referee/` (no arrow runs back up), no import circle between modules or between the packages of
+one parent, no command module importing another, the core never reaching rich, the views, the
+web or the command line, and the rules and the bots never importing the runtime. They are checked
+here on every import, those inside functions and those for type checking only included, and on
+the packages an import loads on the way (`import a.b.c` runs `a/b/__init__.py` first), which
+`lint-imports` alone does not count.
 
-Besides, the core of the runtime never reaches what renders for people: `bot`, `match`,
-`records`, the tournament runner and the store import neither rich nor `referee.views` nor
-`referee.web`, not even through the modules they import. Command modules never import each
-other. Last, one check that runs code: the command line's parser is built, in a fresh
-interpreter, without loading trio, pydantic, rich or the web stack, which is what makes
-`referee --help` start fast.
+What has no contract form is checked by reading the imports: which third-party libraries each
+package may import (an allow-list) and which files alone import the heavy or optional ones; an
+import inside a function is there only to defer loading something heavy until it is needed: it
+says so in a comment starting `Deferred:` (on its line, or on the comment lines just above it
+and the imports it stands with), and what it imports is not already loaded when its module is;
+nothing in the tree (scripts and examples too) imports the command line; only the `analyse`
+command names the analyses, even in a string. Last, one check that runs code: the command
+line's parser is built, in a fresh interpreter, without loading trio, pydantic, rich or the web
+stack, which is what makes `referee --help` start fast.
 """
 
 from __future__ import annotations
@@ -22,14 +25,21 @@ import ast
 import io
 import sys
 import tokenize
+import tomllib
 from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 
+import grimp
 import pytest
+from importlinter.application import output, use_cases
+from importlinter.application.app_config import settings
+from importlinter.application.ports.building import GraphBuilder
+from importlinter.configuration import configure
 
 ROOT = Path(__file__).resolve().parent.parent
+PYPROJECT = ROOT / "pyproject.toml"
 ALLOWED = {
     "protocols": {"protocols", "pydantic"},
     "bots": {"bots", "protocols", "pydantic"},
@@ -54,44 +64,108 @@ ONLY_UNDER = {
     "bots": ("referee/analysis/",),
 }
 
-# The layers of `referee/`, highest first: a module may import from its own layer and from the
-# layers below it, never from one above. A module belongs to the longest name that contains it
-# (`referee` alone is the package's own `__init__`: its version and exit codes).
-LAYERS: list[tuple[str, ...]] = [
-    # The command line; `arguments` holds what several commands read from it alike.
-    ("referee.__main__", "referee.cli", "referee.commands", "referee.arguments"),
-    # What a command runs (a tournament or match session with its live views, web and cluster),
-    # and the offline analyses that only `referee analyse` runs.
-    ("referee.app", "referee.analysis"),
-    ("referee.course",),
-    ("referee.views", "referee.web"),
-    # Ratings across tournaments and matches: reads their stores and records; its dashboard
-    # (web) and tables (views) read it.
-    ("referee.league",),
-    ("referee.cluster",),
-    ("referee.tournament",),
-    ("referee.stats",),
-    ("referee.match",),
-    ("referee.bot",),
-    ("referee.isolation",),
-    # Records and what is read from them (verify, replay frames, openings), and two leaves:
-    # a bot's content hash, and where the built-in bots' tables are kept.
-    (
-        "referee.records",
-        "referee.verify",
-        "referee.replay",
-        "referee.openings",
-        "referee.bot_content",
-        "referee.builtin_tables",
-    ),
-    ("referee",),
-]
+# The layers of `referee/` are the contract `layers` in pyproject.toml: a new module needs a
+# line there.
 
 # Programs started by path, not imported (the bot's supervisor and launcher): what each step
 # imports is kept to what it needs, as their own docstrings say, and they import the file beside
 # them by its bare name.
 RUN_BY_PATH = {"referee/isolation/launch.py", "referee/isolation/supervise.py"}
 DEFERRED = "deferred:"
+
+
+def packages_loaded_with(target: str, importer: str) -> list[str]:
+    """The packages whose `__init__` importing `target` runs first (those that do not hold
+    `importer` itself: they are loaded already), the project's root packages aside."""
+    parts = target.split(".")
+    parents = [".".join(parts[:k]) for k in range(2, len(parts))]
+    return [p for p in parents if p != importer and not importer.startswith(p + ".")]
+
+
+class WithPackagesLoaded(GraphBuilder):
+    """The graph of import-linter's own builder (grimp), plus one arrow from an importer to each
+    package its imports load on the way: `referee.tournament.runner` importing
+    `referee.tournament.formats.base` also runs `referee/tournament/formats/__init__.py`, and a
+    circle or an upward arrow through that counts like any other. Built once per process (the
+    contracts are checked on copies of it)."""
+
+    def build(
+        self,
+        root_package_names: list[str],
+        cache_dir: str | None,
+        include_external_packages: bool = False,
+        exclude_type_checking_imports: bool = False,
+    ) -> grimp.ImportGraph:
+        return project_graph(
+            tuple(root_package_names), include_external_packages, exclude_type_checking_imports
+        )
+
+
+@cache
+def project_graph(
+    roots: tuple[str, ...], include_external_packages: bool, exclude_type_checking_imports: bool
+) -> grimp.ImportGraph:
+    graph = grimp.build_graph(
+        *roots,
+        include_external_packages=include_external_packages,
+        exclude_type_checking_imports=exclude_type_checking_imports,
+        cache_dir=None,  # no cache folder written into the tree by a test
+    )
+    ours = [m for m in sorted(graph.modules) if m.split(".")[0] in roots]
+    for importer in ours:
+        for imported in sorted(graph.find_modules_directly_imported_by(importer)):
+            if imported.split(".")[0] not in roots:
+                continue
+            first = graph.get_import_details(importer=importer, imported=imported)[0]
+            for package in packages_loaded_with(imported, importer):
+                graph.add_import(
+                    importer=importer,
+                    imported=package,
+                    line_number=first["line_number"],
+                    line_contents=f"{first['line_contents']}  # loads {package}",
+                )
+    return graph
+
+
+def contract_ids() -> list[str]:
+    contracts = tomllib.loads(PYPROJECT.read_text())["tool"]["importlinter"]["contracts"]
+    return [contract["id"] for contract in contracts]
+
+
+@pytest.mark.parametrize("contract_id", contract_ids())
+def test_the_import_contract_is_kept(contract_id: str) -> None:
+    configure()  # import-linter's settings, as its command sets them
+    settings.configure(GRAPH_BUILDER=WithPackagesLoaded())
+    with output.console.capture() as captured:
+        kept = use_cases.lint_imports(
+            str(PYPROJECT),
+            limit_to_contracts=(contract_id,),
+            cache_dir=None,
+            is_debug_mode=True,  # an error in the configuration raises
+            no_logo=True,
+        )
+    assert kept, captured.get()
+
+
+def test_loading_a_package_on_the_way_is_an_import_of_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`a` imports `sub.x`, which runs `sub/__init__.py`, which imports `a`: a circle that no
+    import statement shows alone."""
+    root = "layers_loaded_on_the_way"
+    (tmp_path / root / "sub").mkdir(parents=True)
+    (tmp_path / root / "__init__.py").write_text("")
+    (tmp_path / root / "a.py").write_text(f"from {root}.sub import x\n")
+    (tmp_path / root / "sub" / "__init__.py").write_text(f"from {root} import a\n")
+    (tmp_path / root / "sub" / "x.py").write_text("")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    graph = project_graph((root,), False, False)
+    assert graph.direct_import_exists(importer=f"{root}.a", imported=f"{root}.sub")
+    assert graph.direct_import_exists(importer=f"{root}.sub", imported=f"{root}.a")
+    # Inside its own package a module's import loads nothing new.
+    assert not graph.direct_import_exists(importer=f"{root}.sub", imported=f"{root}.sub")
+    assert packages_loaded_with("referee.web.app", "referee.web.server") == []
+    assert packages_loaded_with("referee.records", "referee.bot") == []
 
 
 @cache
@@ -133,16 +207,6 @@ def test_nothing_imports_the_cli() -> None:
         assert "referee.cli" not in source, f"{path.relative_to(ROOT)} imports the CLI"
         if "commands" not in path.parts:
             assert "referee.commands" not in source, f"{path.relative_to(ROOT)} imports a command"
-
-
-CORE = [
-    "referee.bot",
-    "referee.match",
-    "referee.records",
-    "referee.tournament.runner",
-    "referee.tournament.store",
-]
-PRESENTATION = ("rich", "referee.views", "referee.web", "referee.commands", "referee.cli")
 
 
 def module_name(path: Path) -> str:
@@ -227,154 +291,6 @@ def owner(name: str) -> str | None:
 
 
 @cache
-def imported_modules(path: Path) -> frozenset[str]:
-    """Every module `path` imports, by full dotted name (`from a import b` gives a and a.b)."""
-    names: set[str] = set()
-    for node in ast.walk(syntax(path)):
-        if isinstance(node, ast.Import):
-            names |= {alias.name for alias in node.names}
-        elif isinstance(node, ast.ImportFrom):
-            base = _from_module(node, path)
-            names.add(base)
-            names |= {f"{base}.{alias.name}" for alias in node.names}
-    return frozenset(names)
-
-
-@cache
-def referee_modules() -> dict[str, Path]:
-    return {name: path for name, path in project_modules().items() if name.startswith("referee")}
-
-
-def reachable_imports(start: str) -> dict[str, str]:
-    """Every module imported from `start`, directly or through project modules, with the
-    project module that imports it."""
-    modules = referee_modules()
-    seen: dict[str, str] = {}
-    todo = [start]
-    while todo:
-        current = todo.pop()
-        for name in imported_modules(modules[current]):
-            if name in seen:
-                continue
-            seen[name] = current
-            if name in modules:
-                todo.append(name)
-    return seen
-
-
-def is_presentation(name: str) -> bool:
-    return any(name == p or name.startswith(p + ".") for p in PRESENTATION)
-
-
-@pytest.mark.parametrize("core", CORE)
-def test_the_core_never_reaches_views_web_or_rich(core: str) -> None:
-    reached = reachable_imports(core)
-    bad = sorted(
-        f"{name} (imported by {by})" for name, by in reached.items() if is_presentation(name)
-    )
-    assert not bad, f"{core} reaches {bad}"
-
-
-def layer_of(module: str) -> int | None:
-    """The index of the module's layer in `LAYERS` (0 is the highest), None if it has none."""
-    best: tuple[int, int] | None = None  # (length of the matching name, layer)
-    for index, names in enumerate(LAYERS):
-        for name in names:
-            contains = module == name or (name != "referee" and module.startswith(name + "."))
-            if contains and (best is None or len(name) > best[0]):
-                best = (len(name), index)
-    return None if best is None else best[1]
-
-
-def packages_loaded_with(target: str, importer: str) -> list[str]:
-    """The packages whose `__init__` importing `target` runs first (those that do not hold
-    `importer` itself: they are loaded already), the project's root aside."""
-    parts = target.split(".")
-    parents = [".".join(parts[:k]) for k in range(2, len(parts))]
-    return [p for p in parents if not importer.startswith(p + ".")]
-
-
-def project_arrows() -> Iterator[tuple[str, str, Import]]:
-    """(importer, imported, the import) for every import between two modules of `referee/`,
-    counting the packages an import loads on the way (`a.b.c` loads `a.b` first)."""
-    modules = referee_modules()
-    for name, path in modules.items():
-        for imported in imports_of(path):
-            target = owner(imported.module)
-            if target is None or not target.startswith("referee"):
-                continue
-            for module in [*packages_loaded_with(target, name), target]:
-                if module != name and module in modules:
-                    yield name, module, imported
-
-
-def test_every_module_has_a_layer() -> None:
-    missing = sorted(name for name in referee_modules() if layer_of(name) is None)
-    assert not missing, f"modules in no layer (add them to LAYERS): {missing}"
-
-
-def test_no_import_runs_back_up_the_layers() -> None:
-    upward = set()
-    for importer, target, imported in project_arrows():
-        low, high = layer_of(importer), layer_of(target)
-        if low is not None and high is not None and high < low:
-            where = f"{referee_modules()[importer].relative_to(ROOT)}:{imported.line}"
-            upward.add(f"{where}: {importer} imports {target}, a layer above it")
-    assert not upward, "\n".join(sorted(upward))
-
-
-def import_cycles(arrows: dict[str, set[str]]) -> list[list[str]]:
-    """The strongly connected components of more than one module (Tarjan's algorithm)."""
-    index: dict[str, int] = {}
-    low: dict[str, int] = {}
-    stack: list[str] = []
-    on_stack: set[str] = set()
-    cycles: list[list[str]] = []
-
-    def connect(node: str) -> None:
-        index[node] = low[node] = len(index)
-        stack.append(node)
-        on_stack.add(node)
-        for nxt in sorted(arrows.get(node, ())):
-            if nxt not in index:
-                connect(nxt)
-                low[node] = min(low[node], low[nxt])
-            elif nxt in on_stack:
-                low[node] = min(low[node], index[nxt])
-        if low[node] == index[node]:
-            component = []
-            while True:
-                member = stack.pop()
-                on_stack.discard(member)
-                component.append(member)
-                if member == node:
-                    break
-            if len(component) > 1:
-                cycles.append(sorted(component))
-
-    for node in sorted(arrows):
-        if node not in index:
-            connect(node)
-    return cycles
-
-
-def test_import_cycles_are_found() -> None:
-    arrows = {"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}
-    assert import_cycles(arrows) == [["a", "b", "c"]]
-    assert import_cycles({"a": {"b"}, "b": set()}) == []
-
-
-def test_no_import_cycle_between_modules() -> None:
-    """Counting the imports inside functions and those for type checking: a circle held
-    together by a function-local import is still a circle."""
-    arrows: dict[str, set[str]] = {}
-    for importer, target, _ in project_arrows():
-        arrows.setdefault(importer, set()).add(target)
-    cycles = import_cycles(arrows)
-    assert not cycles, "import cycles: " + "; ".join(" <-> ".join(c) for c in cycles)
-
-
-@cache
 def comments_by_line(path: Path) -> dict[int, str]:
     tokens = tokenize.generate_tokens(io.StringIO(path.read_text()).readline)
     return {t.start[0]: t.string.lstrip("#").strip() for t in tokens if t.type == tokenize.COMMENT}
@@ -427,6 +343,11 @@ def loaded_on_import(module: str) -> frozenset[str]:
     return frozenset(loaded)
 
 
+@cache
+def referee_modules() -> dict[str, Path]:
+    return {name: path for name, path in project_modules().items() if name.startswith("referee")}
+
+
 def deferred_imports() -> Iterator[tuple[Path, str, Import]]:
     for name, path in referee_modules().items():
         if path.relative_to(ROOT).as_posix() in RUN_BY_PATH:
@@ -461,17 +382,6 @@ def test_function_local_imports_defer_something() -> None:
     assert not pointless, "imports in functions of what is loaded anyway:\n" + "\n".join(
         sorted(pointless)
     )
-
-
-def test_command_modules_never_import_each_other() -> None:
-    commands = ROOT / "referee" / "commands"
-    names = {p.stem for p in commands.glob("*.py") if p.stem != "__init__"}
-    for path in sorted(commands.glob("*.py")):
-        if path.stem == "__init__":
-            continue
-        others = {f"referee.commands.{n}" for n in names} - {f"referee.commands.{path.stem}"}
-        found = sorted(imported_modules(path) & others)
-        assert not found, f"{path.relative_to(ROOT)} imports the command modules {found}"
 
 
 HEAVY = ("trio", "pydantic", "rich", "hypercorn", "starlette")
