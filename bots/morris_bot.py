@@ -60,7 +60,8 @@ class MorrisChooser:
                 file=self.log,
                 flush=True,
             )
-        return result.move
+        move: Move = result.move  # the generic search result holds any game's move
+        return move
 
     def after_move(self) -> None:
         self.search.housekeeping()

@@ -26,9 +26,9 @@ from bots.config import MAX_PERFECT_ALAK, BotConfig
 from bots.player import Chooser
 from bots.solvers import cache
 from bots.solvers.alak import Solution, children, state_key
-from bots.solvers.alak import Value as AlakValue
 from bots.solvers.alak import solve as solve_alak
 from bots.solvers.l_game import Table, Value, arrangement, best_moves, index, solve
+from bots.solvers.retrograde import Value as AlakValue
 from protocols.alak.rules import AlakState, rules_for
 from protocols.alak.rules import Move as AlakMove
 from protocols.base import Game

@@ -19,6 +19,7 @@ from __future__ import annotations
 import ctypes
 import functools
 from array import array
+from collections.abc import Callable
 from dataclasses import dataclass
 from math import comb
 
@@ -47,7 +48,7 @@ def _square_maps() -> list[dict[str, str]]:
     def name(x: int, y: int) -> str:
         return f"{'abcdefg'[x]}{y + 1}"
 
-    turns = [
+    turns: list[Callable[[int, int], tuple[int, int]]] = [
         lambda x, y: (x, y),
         lambda x, y: (6 - x, y),
         lambda x, y: (x, 6 - y),

@@ -178,7 +178,9 @@ def load(path: Path) -> ctypes.CDLL | None:
 
 def _buffer(code: str, values: object) -> ctypes.Array[ctypes.c_char]:
     data = array(code, values)  # type: ignore[call-overload]
-    return (ctypes.c_char * (len(data) * data.itemsize)).from_buffer_copy(data.tobytes())
+    buffer: ctypes.Array[ctypes.c_char]
+    buffer = (ctypes.c_char * (len(data) * data.itemsize)).from_buffer_copy(data.tobytes())
+    return buffer
 
 
 def _declare(lib: ctypes.CDLL) -> None:
@@ -217,7 +219,7 @@ class NativeCore:
         handle = library.morris_new(limit, repetition, table_bits, flat.buffer_info()[0], contempt)
         if not handle:
             raise MemoryError("the search core could not allocate its table")
-        self.handle = ctypes.c_void_p(handle)
+        self.handle: ctypes.c_void_p | None = ctypes.c_void_p(handle)  # None once freed
         self.endgame: object = None  # kept alive while the core points into it
 
     def __del__(self) -> None:

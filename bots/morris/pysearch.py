@@ -28,6 +28,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from bots.morris.board import (
+    FLYING_MAX,
     FULL,
     MILL_RESTS,
     MIN_STONES,
@@ -41,7 +42,7 @@ from bots.morris.board import (
     repetition_key,
     zobrist,
 )
-from bots.morris.evaluation import FLYING_MAX, WEIGHTS, closable, evaluate
+from bots.morris.evaluation import WEIGHTS, closable, evaluate
 
 MATE = 30_000  # a win now; a win in n plies scores MATE - n
 TABLE_WIN = 20_000  # a win the endgame tables prove: TABLE_WIN - ply - distance
