@@ -73,7 +73,7 @@ def main() -> int:
     players = {row[0]: k for k, row in enumerate(ours)}
     kinds = {game: k for k, game in enumerate(sorted({row[1] for row in ours}))}
     outcome = {"blue": FIRST_WINS, "draw": DRAW, "orange": SECOND_WINS}
-    rows = [(players[b], players[o], kinds[g], outcome[res]) for b, o, g, res, _, _ in games]
+    rows = [(players[g.blue], players[g.orange], kinds[g.game], outcome[g.result]) for g in games]
     theta = independent_fit(rows, len(players), len(kinds), prior_sd)
     outside = 0
     print(f"{len(rows)} games, {len(players)} versions, {len(kinds)} games kinds")

@@ -144,6 +144,41 @@ class RatingRow:
     los_next: float | None
 
 
+@dataclass(frozen=True, slots=True)
+class RatedGame:
+    """One rated game, as the fit reads it."""
+
+    blue: int  # the version ids of its players
+    orange: int
+    game: str
+    result: str  # blue, orange or draw
+    finished_at: str  # ISO 8601
+    source: str  # the path of the source it was read from
+
+
+@dataclass(frozen=True, slots=True)
+class KindRow:
+    """What the fit found for one game (Alak, Lielow...): its first-move advantage and draw
+    margin, in Elo, from its number of games."""
+
+    game: str
+    advantage: float
+    draw_elo: float
+    games: int
+
+
+@dataclass(frozen=True, slots=True)
+class HistoryRow:
+    """A version's rating after one period of the history (step 1 is the first), from the games
+    it had played by then."""
+
+    version: int
+    step: int
+    period: str  # a source's path, a week (2024-W07) or a month (2024-02)
+    rating: float
+    games: int
+
+
 class LeagueIndex:
     """The index of a league's folder, open for reading (`writer` False) or writing."""
 
@@ -250,19 +285,20 @@ class LeagueIndex:
 
     # -- what the fit reads and writes ----------------------------------------------------
 
-    def rated_games(self) -> list[tuple[int, int, str, str, str, str]]:
-        """(blue, orange, game, result, finished_at, source path) of every rated game."""
-        return self.db.execute(
+    def rated_games(self) -> list[RatedGame]:
+        """Every rated game, source by source in the config's order, by time in each."""
+        rows = self.db.execute(
             "SELECT blue, orange, games.game, result, finished_at, sources.path"
             " FROM games JOIN sources ON games.source = sources.id"
             " WHERE rated = 1 ORDER BY sources.position, finished_at"
         ).fetchall()
+        return [RatedGame(*row) for row in rows]
 
     def save_ratings(
         self,
         ratings: list[RatingRow],
-        kinds: list[tuple[str, float, float, int]],
-        history: list[tuple[int, int, str, float, int]],
+        kinds: list[KindRow],
+        history: list[HistoryRow],
         meta: dict[str, str],
     ) -> None:
         """Replace the ratings (and their history), in one transaction."""
@@ -276,8 +312,14 @@ class LeagueIndex:
                     for r in ratings
                 ],
             )
-            self.db.executemany("INSERT INTO kinds VALUES (?, ?, ?, ?)", kinds)
-            self.db.executemany("INSERT INTO history VALUES (?, ?, ?, ?, ?)", history)
+            self.db.executemany(
+                "INSERT INTO kinds VALUES (?, ?, ?, ?)",
+                [(k.game, k.advantage, k.draw_elo, k.games) for k in kinds],
+            )
+            self.db.executemany(
+                "INSERT INTO history VALUES (?, ?, ?, ?, ?)",
+                [(h.version, h.step, h.period, h.rating, h.games) for h in history],
+            )
             self.db.executemany("INSERT OR REPLACE INTO meta VALUES (?, ?)", meta.items())
 
     def meta(self) -> dict[str, str]:

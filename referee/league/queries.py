@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from referee.league.index import LeagueIndex
+from referee.league.index import HistoryRow, KindRow, LeagueIndex
 
 PAGE_SIZE = 50
 MAX_CROSSTABLE = 64
@@ -127,14 +127,15 @@ def find_bot(index: LeagueIndex, game: str, name: str) -> int | None:
     return None if row is None else int(row[0])
 
 
-def history(index: LeagueIndex, bot: int) -> list[tuple[int, int, str, float, int]]:
-    """(version, step, period, rating, games) of a bot's versions, by step."""
-    return index.db.execute(
+def history(index: LeagueIndex, bot: int) -> list[HistoryRow]:
+    """The rating history of a bot's versions, by step."""
+    rows = index.db.execute(
         "SELECT history.version, step, period, rating, games FROM history"
         " JOIN versions ON versions.id = history.version WHERE versions.bot = ?"
         " ORDER BY step, history.version",
         (bot,),
     ).fetchall()
+    return [HistoryRow(*row) for row in rows]
 
 
 @dataclass(frozen=True, slots=True)
@@ -336,6 +337,9 @@ def sources(index: LeagueIndex) -> list[SourceRow]:
     return [SourceRow(*row) for row in rows]
 
 
-def kinds(index: LeagueIndex) -> list[tuple[str, float, float, int]]:
-    """(game, first-move advantage, draw margin, games) of the last fit."""
-    return index.db.execute("SELECT * FROM kinds ORDER BY game").fetchall()
+def kinds(index: LeagueIndex) -> list[KindRow]:
+    """What the last fit found for each game."""
+    rows = index.db.execute(
+        "SELECT game, advantage, draw_elo, games FROM kinds ORDER BY game"
+    ).fetchall()
+    return [KindRow(*row) for row in rows]

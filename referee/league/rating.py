@@ -16,7 +16,7 @@ from datetime import datetime
 import numpy as np
 
 from referee.league.config import FitSettings
-from referee.league.index import LeagueIndex, RatingRow
+from referee.league.index import HistoryRow, KindRow, LeagueIndex, RatedGame, RatingRow
 from referee.records import utc_now
 from referee.stats.elo_fit import (
     DRAW,
@@ -53,7 +53,7 @@ class _Data:
     versions: list[int]  # player index -> version id
     kinds: list[str]
     periods: list[str]  # per game: its period of the history
-    rows: list[tuple[int, int, str, str, str, str]]
+    rows: list[RatedGame]
 
 
 def _data(index: LeagueIndex, history: str) -> _Data:
@@ -62,11 +62,12 @@ def _data(index: LeagueIndex, history: str) -> _Data:
     kinds: dict[str, int] = {}
     table = []
     periods = []
-    for blue, orange, game, result, finished_at, source in rows:
-        first = versions.setdefault(blue, len(versions))
-        second = versions.setdefault(orange, len(versions))
-        table.append((first, second, kinds.setdefault(game, len(kinds)), _OUTCOME[result]))
-        periods.append(period_of(history, finished_at, source))
+    for row in rows:
+        first = versions.setdefault(row.blue, len(versions))
+        second = versions.setdefault(row.orange, len(versions))
+        kind = kinds.setdefault(row.game, len(kinds))
+        table.append((first, second, kind, _OUTCOME[row.result]))
+        periods.append(period_of(history, row.finished_at, row.source))
     games = Games.of(table, len(versions), max(1, len(kinds)))
     return _Data(games, list(versions), list(kinds), periods, rows)
 
@@ -107,7 +108,7 @@ def rate_league(
         "fit": _describe(full, settings, sample),
     }
     index.save_ratings(ratings, kinds, history, meta)
-    steps = len({h[1] for h in history})
+    steps = len({h.step for h in history})
     resamples = 0 if sample is None else len(sample.samples)
     return RatedLeague(len(games), games.players, full, data.kinds, resamples, steps)
 
@@ -157,17 +158,17 @@ def _rating_rows(data: _Data, full: Fit, sample: Bootstrap | None, level: float)
     return rows
 
 
-def _kind_rows(data: _Data, full: Fit) -> list[tuple[str, float, float, int]]:
+def _kind_rows(data: _Data, full: Fit) -> list[KindRow]:
     per_kind = np.bincount(data.games.kind, minlength=len(data.kinds))
     return [
-        (name, float(full.advantage[k]), float(full.draw_elo[k]), int(per_kind[k]))
+        KindRow(name, float(full.advantage[k]), float(full.draw_elo[k]), int(per_kind[k]))
         for k, name in enumerate(data.kinds)
     ]
 
 
 def _history(
     data: _Data, settings: FitSettings, progress: Callable[[str, int, int], None]
-) -> list[tuple[int, int, str, float, int]]:
+) -> list[HistoryRow]:
     """Each version's rating after each period, from the games up to its end."""
     order = list(dict.fromkeys(data.periods))  # sources in the config's order
     if settings.history != "source":
@@ -175,7 +176,7 @@ def _history(
     rank = {period: step for step, period in enumerate(order)}
     step_of_game = np.array([rank[p] for p in data.periods], dtype=np.int64)
     games, base = data.games, tally(data.games)
-    rows: list[tuple[int, int, str, float, int]] = []
+    rows: list[HistoryRow] = []
     start: Floats | None = None
     for step, period in enumerate(order):
         upto = step_of_game <= step
@@ -188,7 +189,7 @@ def _history(
             games.second[upto], minlength=games.players
         )
         rows += [
-            (data.versions[p], step + 1, period, float(found.ratings[p]), int(played[p]))
+            HistoryRow(data.versions[p], step + 1, period, float(found.ratings[p]), int(played[p]))
             for p in np.flatnonzero(played)
         ]
         progress("history", step + 1, len(order))

@@ -173,8 +173,10 @@ def league_routes(folder: Path, config: LeagueConfig) -> list[Route]:
 def _notes(index: LeagueIndex) -> list[str]:
     meta = index.meta()
     notes = [f"{meta.get('rated_games', '0')} rated games", meta.get("fit", "not rated yet")]
-    for game, advantage, draw_elo, _games in queries.kinds(index):
-        notes.append(f"{game}: first move {advantage:+.0f} Elo, draw margin {draw_elo:.0f}")
+    for kind in queries.kinds(index):
+        notes.append(
+            f"{kind.game}: first move {kind.advantage:+.0f} Elo, draw margin {kind.draw_elo:.0f}"
+        )
     if "rated_at" in meta:
         notes.append(f"rated {meta['rated_at'][:16]}")
     return notes

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from html import escape
 from urllib.parse import urlencode
 
+from referee.league.index import HistoryRow
 from referee.league.queries import (
     Crosstable,
     GameFilter,
@@ -184,7 +185,7 @@ def _board_form(games: Sequence[str], game: str | None, search: str | None, ever
 
 def bot_page(
     versions: Sequence[VersionRow],
-    history: Sequence[tuple[int, int, str, float, int]],
+    history: Sequence[HistoryRow],
     opponents: Sequence[OpponentRow],
     faults: Sequence[tuple[str, int]],
     games: Page,
@@ -241,13 +242,11 @@ def _opponents(opponents: Sequence[OpponentRow], links: Links) -> str:
     return f"<table>{''.join(lines)}</table>"
 
 
-def history_chart(
-    versions: Sequence[VersionRow], history: Sequence[tuple[int, int, str, float, int]]
-) -> str:
+def history_chart(versions: Sequence[VersionRow], history: Sequence[HistoryRow]) -> str:
     """Each version's rating after each step, as lines in an SVG."""
-    steps = sorted({h[1] for h in history})
-    periods = {h[1]: h[2] for h in history}
-    ratings = [h[3] for h in history]
+    steps = sorted({h.step for h in history})
+    periods = {h.step: h.period for h in history}
+    ratings = [h.rating for h in history]
     low, high = min(ratings) - 20, max(ratings) + 20
     width, height, pad = 640, 200, 40
 
@@ -260,7 +259,7 @@ def history_chart(
     colours = ["#1a4d8f", "#d2691e", "#2e8b57", "#8b008b", "#b8860b", "#555"]
     lines = []
     for k, version in enumerate(versions):
-        points = [(x(h[1]), y(h[3])) for h in history if h[0] == version.version]
+        points = [(x(h.step), y(h.rating)) for h in history if h.version == version.version]
         if not points:
             continue
         colour = colours[k % len(colours)]

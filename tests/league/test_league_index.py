@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from referee.league import queries
 from referee.league.config import FitSettings, LeagueError, load_league, save_league
 from referee.league.discovery import sync, tournament_folders
 from referee.league.index import open_index
@@ -139,6 +140,34 @@ def test_rating_writes_one_table_per_game_with_intervals(league: Path) -> None:
     ratings = [r.rating for r in board.rows]
     assert ratings == sorted(ratings, reverse=True)
     assert all(0 <= r.los_next <= 1 for r in board.rows[:-1])
+
+
+def test_the_fit_reads_and_writes_rows_by_name(rated: Path) -> None:
+    """The games the fit reads, each game's parameters and each version's rating history are
+    rows with named fields, from the index to the dashboard (history by source: one step per
+    tournament)."""
+    index = open_index(rated, writer=False)
+    try:
+        played = index.rated_games()
+        kinds = queries.kinds(index)
+        bot = find_bot(index, kinds[0].game, "bot-000")
+        assert bot is not None
+        versions = {v.version for v in bot_versions(index, bot)}
+        history = queries.history(index, bot)
+    finally:
+        index.close()
+    assert len(played) == PLAN.games
+    assert {g.result for g in played} <= {"blue", "orange", "draw"}
+    assert len({g.source for g in played}) == PLAN.tournaments
+    assert all(g.blue != g.orange and g.finished_at for g in played)
+    assert sum(k.games for k in kinds) == PLAN.games
+    assert all(k.draw_elo > 0 for k in kinds)
+    assert {h.step for h in history} == set(range(1, PLAN.tournaments + 1))
+    assert {h.version for h in history} == versions
+    assert all(h.games > 0 for h in history)
+    assert {h.period for h in history} == {g.source for g in played}
+    latest = max(history, key=lambda h: h.step)
+    assert latest.games == max(h.games for h in history if h.version == latest.version)
 
 
 def test_folders_of_tournaments_are_found_below_a_folder(sources: list[Path]) -> None:
