@@ -18,7 +18,7 @@ import os
 from collections.abc import Mapping
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Annotated, Any, Literal, Self, TextIO
+from typing import Annotated, Any, Literal, NamedTuple, Self, TextIO
 
 from pydantic import (
     BaseModel,
@@ -309,13 +309,20 @@ def write_lines(path: Path, lines: list[Header | Ply | Result]) -> None:
 def read_record(path: str | os.PathLike[str]) -> GameRecord:
     """Read and validate a record file; raise `RecordError` naming the line and field (and
     `EditedRecord` where its hash chain breaks, before anything else is judged)."""
-    return read_chained_record(path)[0]
+    return read_chained_record(path).record
 
 
-def read_chained_record(path: str | os.PathLike[str]) -> tuple[GameRecord, str | None]:
-    """`read_record`, with the hash of the file's last line (None: a record without a chain).
+class ChainedRecord(NamedTuple):
+    """A record as read from its file, with the hash of the file's last line (None: a record
+    without a chain). The hash belongs to the file, not to the game: a record as a match
+    returns it has none."""
 
-    The hash belongs to the file, not to the game: a record as a match returns it has none."""
+    record: GameRecord
+    chain: str | None
+
+
+def read_chained_record(path: str | os.PathLike[str]) -> ChainedRecord:
+    """`read_record`, with the hash of the file's last line."""
     path = Path(path)  # a str is as good as a Path
     lines = _json_lines(path)
     chain = check_chain(path, lines)
@@ -341,7 +348,7 @@ def read_chained_record(path: str | os.PathLike[str]) -> tuple[GameRecord, str |
             result = line
     if header is None:
         raise RecordError(f"{path}: empty record (no header line)")
-    return GameRecord(header=header, plies=plies, result=result), chain
+    return ChainedRecord(GameRecord(header=header, plies=plies, result=result), chain)
 
 
 def _json_lines(path: Path) -> list[tuple[int, dict[str, Any]]]:

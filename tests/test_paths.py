@@ -17,7 +17,7 @@ def test_records_stores_and_configs_open_from_a_str(tmp_path: Path) -> None:
     record = tmp_path / "game.jsonl"
     random_record(record, "alak", seed=3)
     assert read_record(str(record)) == read_record(record)
-    assert read_chained_record(str(record))[1] is not None
+    assert read_chained_record(str(record)).chain is not None
     assert load_replay(str(record)).plies == read_record(record).plies
     open_store(str(tmp_path / "cup")).close()
     with pytest.raises(StoreError, match=r"tournament\.sqlite"):  # a str, read as a path

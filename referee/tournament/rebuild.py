@@ -25,7 +25,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from protocols.base import Side
-from referee.records import GameRecord, RecordError, read_chained_record
+from referee.records import ChainedRecord, RecordError, read_chained_record
 from referee.tournament.config import LoadedConfig
 from referee.tournament.formats import is_staged, make_schedule, new_games, plan_for
 from referee.tournament.growth import match_schedule
@@ -128,7 +128,7 @@ def _schedule(loaded: LoadedConfig, attempts: Attempts) -> list[ScheduledGame]:
 
 def _scheduled_as(path: Path, number: int) -> ScheduledGame:
     """The game a record says was played (its round unknown: 0)."""
-    header = _read(path)[0].header
+    header = _read(path).record.header
     blue, orange = header.players[Side.BLUE].name, header.players[Side.ORANGE].name
     return ScheduledGame(number, 0, blue, orange, header.seed if header.seed is not None else -1)
 
@@ -156,7 +156,7 @@ def _not_this_game(
     )
 
 
-def _read(path: Path) -> tuple[GameRecord, str | None]:
+def _read(path: Path) -> ChainedRecord:
     try:
         return read_chained_record(path)
     except RecordError as exc:

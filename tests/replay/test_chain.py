@@ -36,7 +36,7 @@ from tests.replay.tamper import (
 
 
 def chain_of(path: Path) -> str | None:
-    return read_chained_record(path)[1]
+    return read_chained_record(path).chain
 
 
 @pytest.fixture
