@@ -554,7 +554,7 @@ class Match:
             if isinstance(failure := failures.get(side), BotInfrastructureError):
                 return Verdict(None, Reason.INFRASTRUCTURE, f"{side}: {failure.detail}")
         failed = [(side, e) for side in Side if isinstance(e := failures.get(side), BotStartError)]
-        return self._start_failure_verdict(failed) if failed else None
+        return await self._start_failure_verdict(failed) if failed else None
 
     async def _hold(
         self,
@@ -578,26 +578,35 @@ class Match:
         finally:
             opened.set()
 
-    def _start_failure_verdict(self, failed: list[tuple[Side, BotStartError]]) -> Verdict:
+    async def _start_failure_verdict(self, failed: list[tuple[Side, BotStartError]]) -> Verdict:
+        """Both could not be started, or one could not and the other was: the other wins
+        unless it fails before moving too (exits at once, a script that is not there), for a
+        program that started and died at once never started playing either."""
         if len(failed) == 2:
             return neither_started(dict(failed))
         side, exc = failed[0]
+        if (theirs := await self._start_failure_of(side.other)) is not None:
+            return neither_started({side: exc, side.other: theirs})
         return Verdict(side.other, Reason.CRASH, f"{side}: {exc.detail}")
 
     async def _fault_verdict(self, side: Side, fault: BotFault) -> Verdict:
         """`side` loses for `fault`, unless no move was played yet and the opponent could not
-        start either: which of two dead programs the referee notices first is chance, so the
-        opponent is given `START_FAILURE_WAIT` for its own failure to show."""
+        start either."""
         if self.plies or fault.reason not in START_FAILURES:
             return fault_verdict(side, fault)
-        opponent = self.bots[side.other]
-        with trio.move_on_after(START_FAILURE_WAIT):
-            while opponent.fault is None:
-                await trio.sleep(START_FAILURE_POLL)
-        theirs = opponent.fault
-        if theirs is None or theirs.reason not in START_FAILURES:
+        if (theirs := await self._start_failure_of(side.other)) is None:
             return fault_verdict(side, fault)
         return neither_started({side: fault, side.other: theirs})
+
+    async def _start_failure_of(self, side: Side) -> BotFault | None:
+        """`side`'s own failure to start, if it shows within `START_FAILURE_WAIT`: which of two
+        dead programs the referee notices first is chance. None: it is still there."""
+        bot = self.bots[side]
+        with trio.move_on_after(START_FAILURE_WAIT):
+            while bot.fault is None:
+                await trio.sleep(START_FAILURE_POLL)
+        fault = bot.fault
+        return fault if fault is not None and fault.reason in START_FAILURES else None
 
     def _on_idle_fault(self, bot: Player) -> None:
         # The bot that is not on move did something wrong: stop waiting for the mover.

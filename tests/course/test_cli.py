@@ -176,6 +176,21 @@ def test_an_empty_player_command_is_a_usage_error(tmp_path: Path) -> None:
     assert done.stdout == "" and not (tmp_path / "referee-games").exists()
 
 
+def test_a_folder_against_a_missing_script_is_no_winner(tmp_path: Path) -> None:
+    # One command is a folder (it cannot be started at all), the other an interpreter that
+    # exits with code 2 before moving, its script not there: neither started playing.
+    (tmp_path / "somedir").mkdir()
+    missing = f"{sys.executable} nothere2.py"
+    for seed in ("1", "2"):  # either colour for each
+        done = referee("play", "alak", "-p1", "./somedir", "-p2", missing, "--seed", seed,
+                       "--isolation", "basic+root", cwd=tmp_path)  # fmt: skip
+        assert done.returncode == 0, done.stderr
+        assert done.stdout.strip() == "Game over! No winner!"
+        said = " ".join(done.stderr.split())
+        assert "No winner (both lose) by crash: neither player could start" in said
+        assert "'./somedir' is a directory" in said and "exited with code 2" in said
+
+
 def test_two_bots_that_cannot_start_say_so_with_no_winner(tmp_path: Path) -> None:
     dead = "sh -c 'exit 127'"
     done = referee("play", "lasker-morris", "-p1", dead, "-p2", dead, "--isolation", "basic+root",
