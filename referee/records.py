@@ -121,6 +121,23 @@ class BotReport(_Model):
 _LEGACY_ENDINGS = frozenset({"too-few-stones", "king-lost", "stone-count"})
 
 
+# A finished game's result in one word, as every view, event and report names it.
+ResultLabel = Literal["blue", "orange", "draw", "double-forfeit", "void"]
+# How people read "double-forfeit": no winner, and both lose (neither bot started playing).
+DOUBLE_FORFEIT = "double forfeit"
+
+
+def result_label(winner: Side | None, reason: Reason) -> ResultLabel:
+    """The winner's colour; `void` for a game the referee or the machine failed; for a game
+    without a winner ended by a bot's fault (neither bot started playing) `double-forfeit`,
+    which is a loss for both and never a draw; else `draw`."""
+    if winner is not None:
+        return "blue" if winner is Side.BLUE else "orange"
+    if reason.voids_game:
+        return "void"
+    return "double-forfeit" if reason.is_bot_fault else "draw"
+
+
 class Result(_Model):
     type: Literal["result"] = "result"
     winner: Side | None
@@ -179,6 +196,11 @@ class Result(_Model):
     def why(self) -> str:
         """What ended the game as people read it ("by king-lost", "by timeout")."""
         return why_ended(self.reason, self.ending)
+
+    @property
+    def label(self) -> ResultLabel:
+        """The result in one word (`result_label`)."""
+        return result_label(self.winner, self.reason)
 
 
 RecordLine = Annotated[Header | Ply | Result, Field(discriminator="type")]

@@ -161,8 +161,9 @@ def games_table(report: CheckReport) -> Table:
         elif result.void:
             outcome, how = "void", result.why
         else:
+            # A double forfeit (neither bot started playing) is lost, never a draw.
             outcome = (
-                "draw" if result.winner is None else "won" if result.winner is g.colour else "lost"
+                "draw" if result.label == "draw" else "won" if result.winner is g.colour else "lost"
             )
             how = result.why
         style = "green" if g.clean else "red"

@@ -17,6 +17,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from protocols.base import Reason
+from referee.records import ResultLabel, result_label
 from referee.stats.ratings import Rating, fit_ratings
 from referee.tournament.config import TournamentConfig
 from referee.tournament.events import StandingLine
@@ -63,6 +64,9 @@ class GameLine(_Model):
     blue: str
     orange: str
     state: GameState
+    # The result in one word once the game is finished or void (a double forfeit is a loss
+    # for both, never a draw); None before.
+    result: ResultLabel | None
     winner: str | None
     reason: Reason | None
     ending: str | None  # the game's own ending, when reason is game-ending
@@ -169,6 +173,7 @@ def _game_line(view: StoreView, row: GameRow) -> GameLine:
         blue=row.blue,
         orange=row.orange,
         state=row.state,
+        result=_label(row),
         winner=row.winner_name,
         reason=row.reason,
         ending=row.ending,
@@ -177,6 +182,12 @@ def _game_line(view: StoreView, row: GameRow) -> GameLine:
         attempts=row.attempts,
         record=str(path.resolve()) if path else None,
     )
+
+
+def _label(row: GameRow) -> ResultLabel | None:
+    if row.state not in (GameState.FINISHED, GameState.VOID) or row.reason is None:
+        return None
+    return result_label(row.winner, row.reason)
 
 
 def to_csv(rows: Sequence[BaseModel]) -> str:
@@ -232,12 +243,12 @@ def course_csv(report: Report) -> str:
         if game.state not in (GameState.FINISHED, GameState.VOID):
             continue
         slot = slots.get(game.number)
-        draw = game.state is GameState.FINISHED and game.winner is None
+        draw = game.result == "draw"
         error = ""
         if game.state is GameState.VOID:
             error = f"void: {_why(game)}"
-        elif draw and game.reason is not None and game.reason.is_bot_fault:
-            draw, error = False, f"both players: {_why(game)}"
+        elif game.result == "double-forfeit":
+            error = f"both players: {_why(game)}"
         rows.append({
             "Round": slot.stage if slot else "",
             "Group": slot.group if slot else "",

@@ -36,7 +36,6 @@ from referee.tournament.events import (
     Event,
     GameFinished,
     GameStarted,
-    ResultLabel,
     StandingLine,
     TournamentFinished,
     TournamentStarted,
@@ -400,15 +399,12 @@ def finished_event(
     winner = None
     if result.winner is not None:
         winner = game.blue if result.winner is Side.BLUE else game.orange
-    label: ResultLabel = "void" if result.void else "draw"
-    if not result.void and result.winner is not None:
-        label = "blue" if result.winner is Side.BLUE else "orange"
     return GameFinished(
         number=game.number,
         attempt=running.attempt,
         blue=game.blue,
         orange=game.orange,
-        result=label,
+        result=result.label,
         winner=winner,
         reason=result.reason,
         ending=result.ending,

@@ -17,6 +17,7 @@ from rich.table import Table
 from rich.text import Text
 
 from protocols.base import Reason, why_ended
+from referee.records import DOUBLE_FORFEIT
 from referee.tournament.events import GameFinished
 from referee.tournament.formats.base import GroupTable, Plan, Stage, SwissRoundTable, Tie
 from referee.tournament.report import (
@@ -29,7 +30,15 @@ from referee.tournament.report import (
 )
 from referee.tournament.standings import Standing, ordered_faults
 
-RESULT_STYLE = {"blue": "bold blue", "orange": "bold dark_orange", "draw": "bold", "void": "red"}
+RESULT_STYLE = {
+    "blue": "bold blue",
+    "orange": "bold dark_orange",
+    "draw": "bold",
+    "double-forfeit": "red",
+    "void": "red",
+}
+# A game without a winner as the tables name it: a double forfeit is a loss for both.
+NO_WINNER = {"draw": "draw", "double-forfeit": DOUBLE_FORFEIT}
 
 
 def standings_table(standings: Sequence[Standing | StandingRow], limit: int = 0) -> Table:
@@ -97,7 +106,7 @@ def games_table(games: Iterable[GameLine], directory: str) -> Table:
     for header in ("#", "blue", "orange", "state", "result", "reason", "plies", "record"):
         table.add_column(header, justify="right" if header in ("#", "plies") else "left")
     for g in games:
-        result = g.winner or ("draw" if g.state == "finished" else "")
+        result = g.winner or NO_WINNER.get(g.result or "", "")
         table.add_row(
             str(g.number), g.blue, g.orange, g.state.value, result,
             why_ended(g.reason, g.ending) if g.reason else "", str(g.plies or ""),
@@ -118,7 +127,7 @@ def finished_table(events: Iterable[GameFinished]) -> Table:
     for header in ("#", "blue", "orange", "result", "reason", "plies"):
         table.add_column(header, justify="right" if header in ("#", "plies") else "left")
     for e in events:
-        result = e.winner or e.result
+        result = e.winner or NO_WINNER.get(e.result, e.result)
         if e.result == "void":
             result = "void, replayed later" if e.replay else "void"
         table.add_row(

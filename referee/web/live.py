@@ -130,7 +130,8 @@ class LiveMatch:
             self._progressed()
         else:
             self.result = line
-            self.subscribers.publish(sse("result", {"result": line.model_dump(mode="json")}))
+            result = {"result": line.model_dump(mode="json"), "outcome": line.label}
+            self.subscribers.publish(sse("result", result))
             self._changed()
 
     def _changed(self) -> None:
@@ -161,6 +162,7 @@ class LiveMatch:
             if self.header
             else [],
             "result": self.result.model_dump(mode="json") if self.result else None,
+            "outcome": self.result.label if self.result else None,
             "problems": list(self.problems),
             "accepted_at": list(self.accepted_at),
             "server_time": now_ms(),
@@ -179,6 +181,7 @@ class LiveMatch:
             "players": players,
             "plies": len(self.plies),
             "finished": result is not None,
+            "result": result.label if result else None,
             "winner": result.winner.value if result and result.winner else None,
             "reason": result.reason.value if result else None,
             "ending": result.ending if result else None,

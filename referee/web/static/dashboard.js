@@ -16,10 +16,13 @@
   function side(name, colour) { const s = document.createElement("span"); s.className = "side-" + colour; s.textContent = name || "?"; return s; }
   /* What ended a game as people read it: the game's own ending (king-lost) or the reason. */
   function why(game) { return game.ending || game.reason; }
-  function outcome(game, unfinished) {
-    if (!game.finished) return unfinished;
-    return (game.winner ? game.winner + " wins" : "draw") + " by " + why(game);
+  /* A result without a winner in words, from the server's one word for it (`result`): a double
+     forfeit (neither bot started playing) is a loss for both, never a draw. */
+  const NO_WINNER = { draw: "draw", "double-forfeit": "double forfeit", void: "void" };
+  function result(game) {
+    return (game.winner ? game.winner + " wins" : NO_WINNER[game.result] || "draw") + " by " + why(game);
   }
+  function outcome(game, unfinished) { return game.finished ? result(game) : unfinished; }
   /* Every bot fault of a player, "4 out-of-turn, 1 timeout" (the server orders them, most
      frequent first); a count never wraps apart from its reason. */
   function faults(counts) {
@@ -155,8 +158,7 @@
       cell(row, g.number, "num");
       cell(row, side(g.blue, "blue"));
       cell(row, side(g.orange, "orange"));
-      const result = g.state === "void" ? "void (" + g.reason + ")" : (g.winner ? g.winner + " wins" : "draw") + " by " + why(g);
-      cell(row, result);
+      cell(row, g.state === "void" ? "void (" + g.reason + ")" : result(g));
       cell(row, g.plies, "num");
       cell(row, g.record_id ? link("/replay/" + g.record_id, "replay") : "");
     }, "no game finished yet"));

@@ -252,7 +252,11 @@
       if (box.hidden) return;
       if (!result) box.append("unfinished game (no result line)");
       else if (result.void) box.append("VOID by " + result.reason);
-      else if (!result.winner) box.append("Draw by " + Referee.why(result));
+      else if (!result.winner) {
+        // Neither bot started playing: both lose, as the terminal says; never a draw.
+        const forfeit = this.data.outcome === "double-forfeit";
+        box.append((forfeit ? "No winner (both lose)" : "Draw") + " by " + Referee.why(result));
+      }
       else box.append(sideSpan(result.winner, result.winner + " (" + this.data.header.players[result.winner].name + ")"), " wins by " + Referee.why(result));
       if (result && result.detail) box.append(element("div", "detail", result.detail));
       if (result && result.loser_line !== null && result.loser_line !== undefined) {
@@ -304,8 +308,9 @@
       }
     }
 
-    finish(result) {
+    finish(result, outcome) {
       this.data.result = result;
+      if (outcome !== undefined) this.data.outcome = outcome;
       this.liveBadge.classList.add("off");
       this.liveBadge.textContent = "FINISHED";
       this.updateThinking();
