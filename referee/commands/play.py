@@ -290,6 +290,7 @@ def report_play(
                 s.value: p.model_dump(mode="json") for s, p in record.header.players.items()
             },
             **result.model_dump(mode="json", exclude={"type"}),
+            "result": result.label,  # in one word: blue, orange, draw, double-forfeit, void
         }
         out.out(json.dumps(payload), highlight=False)
     else:

@@ -35,11 +35,16 @@ def wrapped(text: Text) -> Text:
 
 
 def course_result_line(result: Result) -> str:
-    """The course referee's last line, which scripts parse."""
-    if result.winner is None:
-        # A bot fault without a winner: neither bot could start, and both lose.
-        return "Game over! No winner!" if result.reason.is_bot_fault else "Game over! Draw!"
-    return f"Game over! Winner: {result.winner.value}"
+    """The course referee's last line, which scripts parse. A void game (the referee or the
+    machine failed) has no result at all: its line says so and why, never "Draw"."""
+    label = result.label
+    if label == "void":
+        return f"Game over! Void by {result.why}: {' '.join(result.detail.split())}"
+    if label == "double-forfeit":  # neither bot started playing, and both lose
+        return "Game over! No winner!"
+    if label == "draw":
+        return "Game over! Draw!"
+    return f"Game over! Winner: {label}"
 
 
 def verdict_text(record: GameRecord) -> Text:

@@ -9,11 +9,16 @@ import signal
 import subprocess
 import sys
 import time
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from protocols.base import Reason, Side
+from referee.bot import BotInfrastructureError
+from referee.cli import main
 from referee.records import read_record
 from referee.verify import verify_record
 from tests.commandline import referee
@@ -189,6 +194,57 @@ def test_a_folder_against_a_missing_script_is_no_winner(tmp_path: Path) -> None:
         said = " ".join(done.stderr.split())
         assert "No winner (both lose) by crash: neither player could start" in said
         assert "'./somedir' is a directory" in said and "exited with code 2" in said
+
+
+MACHINE_FAILED = "cannot start a process (fork: Resource temporarily unavailable)"
+
+
+@asynccontextmanager
+async def machine_fails(*args: Any, **kwargs: Any) -> AsyncIterator[Any]:
+    """`open_bot` on a machine that cannot start another process: nobody's fault."""
+    raise BotInfrastructureError(MACHINE_FAILED)
+    yield  # an async generator, as `open_bot` is
+
+
+@pytest.mark.parametrize("as_json", [False, True])
+def test_a_void_game_says_so_and_why_and_exits_3(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    as_json: bool,
+) -> None:
+    monkeypatch.setattr("referee.match.open_bot", machine_fails)
+    record = tmp_path / "game.jsonl"
+    argv = [
+        "play",
+        "alak",
+        "-p1",
+        "builtin:random",
+        "-p2",
+        "builtin:random",
+        "--seed",
+        "1",
+        "--no-random-assignment",
+        "--record",
+        str(record),
+        "--isolation",
+        "basic+root",
+    ]
+    code = main([*argv, "--json"] if as_json else argv)  # fmt: skip
+    said = capsys.readouterr()
+    assert code == 3, said.err
+    if as_json:
+        result = json.loads(said.out)
+        assert (result["result"], result["void"], result["winner"]) == ("void", True, None)
+        assert result["reason"] == "infrastructure"
+        assert result["detail"] == f"blue: {MACHINE_FAILED}"
+    else:
+        assert said.out.strip().splitlines()[-1] == (
+            f"Game over! Void by infrastructure: blue: {MACHINE_FAILED}"
+        )
+        assert "Draw" not in said.out
+    written = read_record(record).result
+    assert written is not None and written.void and written.reason is Reason.INFRASTRUCTURE
 
 
 def test_two_bots_that_cannot_start_say_so_with_no_winner(tmp_path: Path) -> None:
