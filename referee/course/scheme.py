@@ -222,7 +222,8 @@ points = 20.0
 [baselines]
 random = 20.0
 
-# Grades: the first step (from the top) whose `min` the points reach.
+# Grades: the first step (from the top) whose `min` the points reach. The lowest step also takes
+# every total below its `min` (faults can make points negative): every student gets a grade.
 [[grades]]
 min = 80.0
 grade = "A"
@@ -233,7 +234,7 @@ grade = "B"
 min = 40.0
 grade = "C"
 [[grades]]
-min = 0.0
+min = 0.0             # and below
 grade = "F"
 """
 

@@ -16,9 +16,9 @@ from referee.app.config import load_config
 from referee.course.check import run_check
 from referee.course.collect import collect, load_collected
 from referee.course.feedback import build_feedback
-from referee.course.grades import compute_grades
+from referee.course.grades import compute_grades, grade_of
 from referee.course.pages import student_page
-from referee.course.scheme import Course, load_scheme
+from referee.course.scheme import Course, load_scheme, write_skeleton
 from referee.isolation import IsolationSettings
 from referee.match import MatchSettings
 from referee.tournament.store import GameRow, GameState, TournamentInfo
@@ -71,6 +71,35 @@ def test_a_students_page_counts_its_rank_as_the_grades_do(tmp_path: Path) -> Non
     pages = {s.student: student_page(feedback, s) for s in feedback.students}
     assert "<p>rank 1 of 3 students (2 of 4 with the built-in bots), 4 points" in pages["ann"]
     assert "<p>rank 3 of 3 students (4 of 4 with the built-in bots), 0 points" in pages["cat"]
+
+
+class FaultyView(PaperView):
+    """`PaperView` with twelve more games that cat loses by a crash against the built-in bot:
+    24 points of faults, more than its rank band gives (its points are negative)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        for number in range(len(self.rows) + 1, len(self.rows) + 13):
+            self.rows.append(GameRow(number, 1, "cat", "builtin-random", number,
+                                     GameState.FINISHED, 1, 0, Side.ORANGE, Reason.CRASH,
+                                     None, "exited with code 1", 0, None, None, None))  # fmt: skip
+
+
+def test_the_default_scheme_grades_every_student_negative_points_included(
+    tmp_path: Path,
+) -> None:
+    write_skeleton(tmp_path, "cup", "alak")
+    scheme = load_scheme(tmp_path / "grading.toml")  # the scheme `course new` writes
+    view: Any = FaultyView()
+    lines = {line.student: line for line in compute_grades(view, scheme, absent=["dan"])}
+    assert lines["cat"].points < 0 and lines["cat"].faults == 12
+    assert lines["cat"].grade == "F"
+    assert (lines["dan"].points, lines["dan"].grade) == (0, "F")  # never played
+    assert all(line.grade for line in lines.values())
+    # Each step from its `min` up; below the lowest step's `min`, still the lowest grade.
+    steps = [(80, "A"), (79.99, "B"), (60, "B"), (59.99, "C"), (40, "C"), (39.99, "F"),
+             (0, "F"), (-0.01, "F"), (-1000, "F")]  # fmt: skip
+    assert [(points, grade_of(scheme, points)) for points, _ in steps] == steps
 
 
 def one_student(tmp_path: Path, files: dict[str, str]) -> Course:
