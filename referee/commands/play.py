@@ -289,6 +289,9 @@ def report_play(
             "players": {
                 s.value: p.model_dump(mode="json") for s, p in record.header.players.items()
             },
+            # The moves played before the bots took over (None: the game started at the start);
+            # `plies` counts the bots' moves after them.
+            "opening": record.header.opening,
             **result.model_dump(mode="json", exclude={"type"}),
             "result": result.label,  # in one word: blue, orange, draw, double-forfeit, void
         }
