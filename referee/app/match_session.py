@@ -62,7 +62,7 @@ def resume(directory: Path, loaded: LoadedConfig, tally: Tally, err: Console) ->
             view.close()
     except StoreError:
         return  # a new match (an unreadable store is reported when the games start)
-    refusal = resume_refusal(info.schedule_key, loaded.config.schedule_key(), directory)
+    refusal = resume_refusal(info.schedule_key, loaded.schedule_key(), directory)
     if refusal is not None:
         raise ValueError(refusal)
     played = any(row.state is GameState.FINISHED for row in rows)

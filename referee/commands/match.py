@@ -29,6 +29,7 @@ from referee.app.match_session import MatchRequest, open_match, tally_event
 from referee.app.tournament_session import play_tournament
 from referee.arguments import parse_clock, parse_option_values
 from referee.match import TimeSettings
+from referee.openings import OpeningError, load_book
 from referee.records import describe_validation_error
 from referee.stats.head_to_head import Tally, summary_fields
 from referee.stats.sprt import parse_sprt, typical_games
@@ -97,7 +98,9 @@ def register(parser: argparse.ArgumentParser) -> None:
     )  # fmt: skip
     openings.add_argument(
         "--book-start", type=int, default=1, metavar="N",
-        help="the book's line the first pair takes, with --book-order sequential (1)",
+        help="with --book-order sequential, the first pair takes the first opening on line N "
+        "of the book's file or after it (lines are counted as the book's errors count them, "
+        "comments and blank lines included) (1)",
     )  # fmt: skip
     statistics = parser.add_argument_group("the statistics")
     statistics.add_argument(
@@ -175,10 +178,10 @@ def read_request(args: argparse.Namespace, err: Console) -> MatchRequest:
         players=((first, args.player1), (second, args.player2)),
         games=games,
         seed=args.seed,
-        options=game_options(game, args.option),
+        options=(options := game_options(game, args.option)),
         time_control=time_control(args),
         isolation=args.isolation,
-        openings=openings_table(args),
+        openings=openings_table(args, game, options),
         position_capable=frozenset(capable),
     )
     sprt = parse_sprt(args.sprt) if args.sprt is not None else None
@@ -194,8 +197,10 @@ def read_request(args: argparse.Namespace, err: Console) -> MatchRequest:
     return MatchRequest(spec, directory, sprt, "trinomial" if args.trinomial else "pentanomial")
 
 
-def openings_table(args: argparse.Namespace) -> dict[str, Any]:
-    """The match's `[openings]` entries from its options (empty: games from the start)."""
+def openings_table(args: argparse.Namespace, game: str, options: dict[str, Any]) -> dict[str, Any]:
+    """The match's `[openings]` entries from its options (empty: games from the start); a book
+    that cannot be read, or a --book-start past its last opening, is a ValueError naming the
+    option."""
     if args.opening_plies < 0:
         raise ValueError("--opening-plies cannot be negative")
     if args.book_start < 1:
@@ -203,8 +208,17 @@ def openings_table(args: argparse.Namespace) -> dict[str, Any]:
     if args.opening_plies and args.openings is not None:
         raise ValueError("give --opening-plies or --openings, not both")
     if args.openings is not None:
-        book = args.openings.absolute()
-        return {"book": str(book), "order": args.book_order, "start": args.book_start}
+        path = args.openings.absolute()
+        try:
+            book = load_book(path, game, options)
+        except (OSError, OpeningError) as exc:
+            raise ValueError(f"--openings: {exc}") from None
+        if args.book_order == "sequential":
+            try:
+                book.first_from_line(args.book_start)
+            except OpeningError as exc:
+                raise ValueError(f"--book-start {args.book_start}: {exc}") from None
+        return {"book": str(path), "order": args.book_order, "start": args.book_start}
     return {"plies": args.opening_plies} if args.opening_plies else {}
 
 

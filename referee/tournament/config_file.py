@@ -19,7 +19,7 @@ from pydantic import ValidationError
 
 from protocols import UnknownGame, get_game
 from referee.match import BUILTIN_PREFIX, POSITION, MatchSettings, TimeSettings
-from referee.openings import OpeningError, load_openings
+from referee.openings import Book, OpeningError, load_book
 from referee.stats.ratings import fit_ratings
 from referee.tournament.config import (
     ADDRESS_CHECK,
@@ -114,11 +114,14 @@ def check_openings(config: TournamentConfig, base_dir: Path) -> list[tuple[Loc, 
     if settings.plies and settings.book is not None:
         problems.append((("openings", "plies"), "give either plies or a book, not both"))
     if settings.book is not None:
-        book = settings.book if settings.book.is_absolute() else base_dir / settings.book
+        path = settings.book if settings.book.is_absolute() else base_dir / settings.book
         try:
-            load_openings(book, config.game, config.game_options)
+            book = load_book(path, config.game, config.game_options)
         except (OSError, OpeningError) as exc:
             problems.append((("openings", "book"), str(exc)))
+        else:
+            if settings.order == "sequential":
+                problems += _check_start(book, settings.start)
     for i, player in enumerate(config.players):
         builtin = player.command.strip().startswith(BUILTIN_PREFIX)
         if POSITION not in player.capabilities and not builtin:
@@ -132,6 +135,15 @@ def check_openings(config: TournamentConfig, base_dir: Path) -> list[tuple[Loc, 
                 )
             )
     return problems
+
+
+def _check_start(book: Book, start: int) -> list[tuple[Loc, str]]:
+    """`start`, a line of the book's file: one with an opening on it or after it."""
+    try:
+        book.first_from_line(start)
+    except OpeningError as exc:
+        return [(("openings", "start"), str(exc))]
+    return []
 
 
 def _check_format(config: TournamentConfig) -> list[tuple[Loc, str]]:

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from referee.match import BUILTIN_PREFIX
+from referee.tournament.config import book_change, comparable_key
 
 CONFIG_NAME = "match.toml"
 DEFAULT_ROOT = Path("referee-matches")
@@ -174,12 +175,18 @@ def resume_refusal(
     """Why the match stored in `directory` (its schedule key) cannot be resumed by a command
     asking for `wanted`, in the command's words; None when it can (the same match, or the same
     with more games)."""
+    wanted = comparable_key(stored, dict(wanted))
     changed = [key for key in wanted if stored.get(key) != wanted[key]]
+    games = "games_per_pairing"
+    if games in changed and wanted[games] > stored.get(games, math.inf):
+        changed.remove(games)  # more games: the runner adds them
     if not changed:
         return None
-    games = "games_per_pairing"
-    if changed == [games] and wanted[games] > stored.get(games, math.inf):
-        return None  # more games: the runner adds them
+    if changed == ["openings"] and (book := book_change(stored, wanted)) is not None:
+        return (
+            f"the match in {directory} cannot be resumed: {book}. Put the old book back to "
+            "resume it, or give another --dir to start a new match."
+        )
     differences = "; ".join(_difference(key, stored.get(key), wanted[key]) for key in changed)
     return (
         f"the match in {directory} was started with other settings: {differences}. Run it with "
