@@ -309,6 +309,7 @@ class Confinement:
                 self.cgroup = self.isolation.cgroups.create()
                 memory = self.limits.memory_mb
                 self.cgroup.set_limits(memory * MB if memory else None, self.limits.processes)
+                self.cgroup.restrict_to(self.uid)  # no other bot reads its counters
             if not self.sandboxed:
                 self.scratch = make_scratch(self.limits.tmp_mb, self.uid)
             elif os.geteuid() == 0:
@@ -418,6 +419,7 @@ class Confinement:
             tmp_mb=self.limits.tmp_mb,
             switch_user=self.uid is not None,
             network=self.isolation.settings.network,
+            cgroups=self.cgroup.views() if self.cgroup is not None else (),
         )
         sandbox = sandbox_argv(self._sandbox_program(), view)
         helper = native.native_helper()

@@ -1,0 +1,111 @@
+"""What a bot sees of the file system, and what the referee writes where a bot could reach: its
+/sys shows no cgroup but its own, a path in /dev or /proc that its command names is the view's
+own, a link planted where a referee keeps scratch folders is never followed, and a folder open
+to everyone is not the bot's to write in.
+
+Each hostile bot plays at the default level (the bots' Python a virtualenv in a 0700 home) and at
+`users+cgroup` (what a root machine without a compiler and without bubblewrap gets), with
+bubblewrap hidden and present, with the compiled helper and the Python programs.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from protocols.base import Reason, Side
+from referee.isolation.levels import Feature
+from tests.isolation import test_newcomer
+from tests.isolation.arena import Arena, bot_python, skip_unless_available
+
+pytestmark = pytest.mark.skipif(
+    os.geteuid() != 0, reason="users and namespaces of their own need a root referee"
+)
+ORANGE = Side.ORANGE
+TOKEN = f"fileview-{os.getpid()}"  # what this test's bots leave in shared folders is named so
+# The newcomer's machine: a virtualenv in a 0700 home, bubblewrap hidden or present.
+private_home = test_newcomer.private_home
+sandbox_program = test_newcomer.sandbox_program
+
+
+@pytest.fixture(params=["auto", "users+cgroup"])
+def stage(
+    request: pytest.FixtureRequest, private_home: Path, sandbox_program: str, helper: str
+) -> Iterator[Arena]:
+    """An arena at the default level (the private home's virtualenv Python) or at
+    `users+cgroup` (a Python the bots' users can run: the home's is out of their reach)."""
+    level: str = request.param
+    skip_unless_available(level)
+    if level == "auto" and helper == "python" and sandbox_program != "bubblewrap":
+        pytest.skip("no sandbox program: the default level is users+cgroup, played as such")
+    home_python = private_home / "venv" / "bin" / "python"
+    python = str(home_python) if level == "auto" else bot_python(level)
+    arena = Arena(level, python, sandbox_program)
+    try:
+        yield arena
+    finally:
+        arena.cleanup()
+
+
+def said(record: object) -> str:
+    """The line a hostile bot wrote instead of a move (what its probes found)."""
+    result = record.result  # type: ignore[attr-defined]
+    assert (result.winner, result.reason) == (ORANGE, Reason.BAD_SYNTAX), result
+    return str(result.loser_line)
+
+
+def sandboxed(arena: Arena, record: object) -> bool:
+    isolation = record.result.bots[Side.BLUE].isolation  # type: ignore[attr-defined]
+    return Feature.SANDBOX.value in (isolation or "").split("+")
+
+
+async def test_a_bot_reads_no_cgroup_but_its_own(stage: Arena) -> None:
+    # Its opponent's cgroup would give away the opponent's CPU time move by move; the machine's
+    # cgroups, what else runs here. The bot walks /sys/fs/cgroup and reads every cgroup it can.
+    hostile = stage.hostile(f"""
+        def cgroups():
+            mine = others = referees = 0
+            for root, dirs, files in os.walk("/sys/fs/cgroup"):
+                try:
+                    with open(os.path.join(root, "cgroup.procs")) as f:
+                        procs = f.read().split()
+                except OSError:
+                    continue
+                if str(os.getpid()) in procs:
+                    mine += 1
+                else:
+                    others += 1
+                    referees += os.path.basename(root).startswith("referee-{os.getpid()}-")
+            return f"mine-{{min(mine, 1)}}-others-{{min(others, 1)}}-referees-{{referees}}"
+        start(); hear()
+        say(cgroups())
+    """)
+    record = await stage.play(hostile, stage.opponent())
+    found = said(record)
+    # Its own (the JVM reads its limits there); in the sandbox nothing else at all; without
+    # it, the machine's cgroups are in sight but no other bot's.
+    expected_others = 0 if sandboxed(stage, record) else 1
+    assert found == f"mine-1-others-{expected_others}-referees-0"
+    stage.assert_nothing_left()
+
+
+async def test_a_path_in_dev_or_proc_named_in_the_command_is_the_views_own(stage: Arena) -> None:
+    # `--log /dev/null` is bound like /dev/null itself (the view has it); naming /proc/cpuinfo
+    # does not bring the machine's /proc, with every process of the machine, into the view.
+    command, folder = stage.hostile("""
+        start(); hear()
+        log = sys.argv[sys.argv.index("--log") + 1]
+        with open(log, "w") as f:
+            f.write("logged")
+        processes = sum(name.isdigit() for name in os.listdir("/proc"))
+        say(f"logged-{log}-processes-{'few' if processes < 10 else 'many'}")
+    """)
+    command += " --log /dev/null --cpus /proc/cpuinfo"
+    record = await stage.play((command, folder), stage.opponent())
+    assert record.result is not None and not record.result.void, record.result.detail
+    seen = "few" if sandboxed(stage, record) else "many"
+    assert said(record) == f"logged-/dev/null-processes-{seen}"
+    stage.assert_nothing_left()
