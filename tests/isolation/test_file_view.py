@@ -10,6 +10,7 @@ bubblewrap hidden and present, with the compiled helper and the Python programs.
 
 from __future__ import annotations
 
+import ctypes
 import os
 from collections.abc import Iterator
 from pathlib import Path
@@ -17,7 +18,9 @@ from pathlib import Path
 import pytest
 
 from protocols.base import Reason, Side
+from referee.isolation import scratch
 from referee.isolation.levels import Feature
+from referee.records import Header, Ply, Result
 from tests.isolation import test_newcomer
 from tests.isolation.arena import Arena, bot_python, skip_unless_available
 
@@ -108,4 +111,71 @@ async def test_a_path_in_dev_or_proc_named_in_the_command_is_the_views_own(stage
     assert record.result is not None and not record.result.void, record.result.detail
     seen = "few" if sandboxed(stage, record) else "many"
     assert said(record) == f"logged-/dev/null-processes-{seen}"
+    stage.assert_nothing_left()
+
+
+def dead_pid() -> int:
+    """The pid of a process that has just ended (a referee that died)."""
+    pid = os.fork()
+    if pid == 0:
+        os._exit(0)
+    os.waitpid(pid, 0)
+    return pid
+
+
+@pytest.fixture
+def mount_point(tmp_path: Path) -> Iterator[Path]:
+    """A tmpfs of this test's own, holding one file: what a planted link points at."""
+    target = tmp_path / "mounted"
+    target.mkdir()
+    libc = ctypes.CDLL(None, use_errno=True)
+    assert libc.mount(b"tmpfs", bytes(target), b"tmpfs", 0, b"size=1m") == 0
+    (target / "kept").write_text("kept")
+    try:
+        yield target
+    finally:
+        libc.umount2(bytes(target), 2)
+
+
+async def test_a_link_planted_like_a_dead_referees_scratch_is_never_followed(
+    stage: Arena, mount_point: Path
+) -> None:
+    # The bot plants, where referees keep their bots' scratch folders, links named like a dead
+    # referee's (in the layout of this version and of the one before) that lead to a mount
+    # point. A referee starting meanwhile sweeps what dead referees left: it must unmount
+    # nothing but what a referee mounted, and follow no link.
+    dead = dead_pid()
+    base = scratch.tempfile.gettempdir()
+    names = [f"referee-bot-{dead}-{TOKEN}", f"referee-scratch-{dead}-{TOKEN}"]
+    hostile = stage.hostile(f"""
+        planted = 0
+        for name in {names!r}:
+            try:
+                os.symlink({str(mount_point)!r}, os.path.join({base!r}, name))
+                planted += 1
+            except OSError:
+                pass
+        try:  # a folder of its own named like a referee's, a scratch-like link inside
+            folder = os.path.join({base!r}, "referee-scratch-{dead}-{TOKEN}-dir")
+            os.mkdir(folder)
+            os.symlink({str(mount_point)!r}, os.path.join(folder, "referee-bot-{TOKEN}"))
+            planted += 1
+        except OSError:
+            pass
+        start(); hear()
+        say(f"planted-{{planted}}")
+    """)
+    swept: list[int] = []
+
+    def sweep_when_planted(line: Header | Ply | Result) -> None:
+        if isinstance(line, Ply) and not swept:  # the bot has planted: another referee starts
+            scratch.sweep_stale_scratch.__wrapped__()
+            swept.append(line.ply)
+
+    record = await stage.play(hostile, stage.opponent("orange"), listener=sweep_when_planted)
+    assert swept and said(record).startswith("planted-")
+    assert os.path.ismount(mount_point), "a referee unmounted what a bot's link pointed at"
+    assert (mount_point / "kept").read_text() == "kept"
+    left = [name for name in os.listdir(base) if TOKEN in name]
+    assert left == [], f"left in {base}: {left}"
     stage.assert_nothing_left()
