@@ -18,6 +18,7 @@ from pydantic import ValidationError
 
 from protocols import GAME_HELP, UnknownGame, canonical_name, get_game
 from referee.arguments import parse_clock, parse_option_values
+from referee.bot import unwrap_single
 from referee.commands import EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE, EXIT_VOID
 from referee.isolation import (
     Isolation,
@@ -37,6 +38,7 @@ from referee.match import (
     player_cwd,
     resolve_command,
 )
+from referee.nofollow import PlantedLink
 from referee.openings import OpeningError, canonical_opening
 from referee.records import GameRecord, Header, Ply, Result, describe_validation_error
 from referee.web import DEFAULT_HOST, check_port
@@ -238,6 +240,9 @@ def run_play(args: argparse.Namespace, out: Console, err: Console) -> int:
     except KeyboardInterrupt:
         err.print(f"[red]interrupted; the record so far is in {record_path}[/red]")
         return EXIT_INTERRUPTED
+    except PlantedLink as exc:  # raised before any bot starts
+        err.print(f"referee: cannot write the record: {exc}", markup=False, highlight=False)
+        return EXIT_USAGE
     return report_play(args, out, err, match, record, record_path)
 
 
@@ -335,6 +340,11 @@ def run_visual(
         )
     except (ValueError, WebServerError) as exc:
         err.print(f"[red]referee: {exc}; choose another with --port[/red]", highlight=False)
+        return EXIT_USAGE
+    except BaseExceptionGroup as group:  # the record refused, from inside the view's nursery
+        if not isinstance(planted := unwrap_single(group), PlantedLink):
+            raise
+        err.print(f"referee: cannot write the record: {planted}", markup=False, highlight=False)
         return EXIT_USAGE
     if watched.record is None:
         err.print(f"[red]interrupted; the record so far is in {record_path}[/red]")

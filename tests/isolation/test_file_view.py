@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import ctypes
 import os
+import subprocess
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -179,3 +181,30 @@ async def test_a_link_planted_like_a_dead_referees_scratch_is_never_followed(
     left = [name for name in os.listdir(base) if TOKEN in name]
     assert left == [], f"left in {base}: {left}"
     stage.assert_nothing_left()
+
+
+@pytest.mark.parametrize("record", ["default", "chosen"])
+def test_play_follows_no_link_planted_where_it_writes_its_record(
+    tmp_path: Path, record: str
+) -> None:
+    # Another user of the machine (or a bot of an earlier game) planted, in a folder everyone
+    # may write to, a `referee-games` link and a link named like the record asked for. The root
+    # referee refuses to play rather than write where they lead.
+    folder = tmp_path / "shared"
+    folder.mkdir()
+    folder.chmod(0o1777)
+    target = tmp_path / "target"
+    target.mkdir()
+    for name, leads_to in (("referee-games", target), ("chosen.jsonl", target / "record")):
+        (folder / name).symlink_to(leads_to)
+        os.lchown(folder / name, 65534, 65534)  # planted by another user: nobody
+    chosen = ["--record", "chosen.jsonl"] if record == "chosen" else []
+    done = subprocess.run(
+        [sys.executable, "-m", "referee", "play", "tic-tac-toe", "-p1", "builtin:random",
+         "-p2", "builtin:random", *chosen],
+        cwd=folder, capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    assert done.returncode == 2, done.stdout + done.stderr
+    said = " ".join(done.stderr.split())
+    assert "link" in said and ("referee-games" in said or "chosen.jsonl" in said), said
+    assert os.listdir(target) == []
