@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import random
 from datetime import datetime
 from pathlib import Path
@@ -100,7 +101,9 @@ def add_play_arguments(parser: argparse.ArgumentParser) -> None:
         default="auto",
         metavar="LEVEL",
         help="how bots are contained: auto (the strongest this machine offers; default), basic, "
-        "or features joined by + (sandbox, users, cgroup); see `referee doctor`",
+        "or features joined by + (sandbox, users, cgroup); see `referee doctor`. Bots get your "
+        "environment; their folder stays writable where the referee is not root (a root "
+        "referee's bots run as users of their own, and their folder is read-only to them)",
     )
     parser.add_argument(
         "--opening",
@@ -162,6 +165,18 @@ def register(play: argparse.ArgumentParser) -> None:
     play.set_defaults(run=run_play, exit_at_once=True)
 
 
+def play_isolation(level: str, network: bool) -> IsolationSettings:
+    """The isolation `referee play` gives its bots: as under the course referee, the caller's
+    environment (its virtualenv, PYTHONPATH, libraries installed with --user), and where the
+    referee is not root, their folder writable (they run as the caller's own user, who may write
+    beside their files anyway). A root referee's bots run as users of their own, and their
+    folder is read-only to them, whatever its permissions: a folder every user may write to
+    would let a bot plant links there for the next root referee, or fill the disk."""
+    return IsolationSettings(
+        level=level, writable_dir=os.geteuid() != 0, environment="caller", network=network
+    )
+
+
 def default_record_path(game: str) -> Path:
     stamp = datetime.now().strftime("%Y%m%d-%H%M%S")
     return DEFAULT_RECORD_DIR / f"{game}-{stamp}-{random.randrange(16**6):06x}.jsonl"
@@ -185,14 +200,7 @@ def run_play(args: argparse.Namespace, out: Console, err: Console) -> int:
             freeze=args.freeze,
             clock_total=args.clock[0] if args.clock else None,
             clock_increment=args.clock[1] if args.clock else 0.0,
-            # As under the course referee: bots write beside their own files, and get the
-            # caller's environment (its virtualenv, PYTHONPATH, libraries installed with --user).
-            isolation=IsolationSettings(
-                level=args.isolation,
-                writable_dir=True,
-                environment="caller",
-                network=args.allow_network,
-            ),
+            isolation=play_isolation(args.isolation, args.allow_network),
         )
         isolation = choose(settings.isolation)
         err.print(describe(isolation), markup=False, highlight=False)

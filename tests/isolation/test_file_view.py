@@ -21,7 +21,7 @@ import pytest
 
 from protocols.base import Reason, Side
 from referee.isolation import scratch
-from referee.isolation.levels import Feature
+from referee.isolation.levels import Feature, IsolationSettings
 from referee.records import Header, Ply, Result
 from tests.isolation import test_newcomer
 from tests.isolation.arena import Arena, bot_python, skip_unless_available
@@ -180,6 +180,45 @@ async def test_a_link_planted_like_a_dead_referees_scratch_is_never_followed(
     assert (mount_point / "kept").read_text() == "kept"
     left = [name for name in os.listdir(base) if TOKEN in name]
     assert left == [], f"left in {base}: {left}"
+    stage.assert_nothing_left()
+
+
+async def test_a_folder_open_to_everyone_is_not_the_bots_to_write_in(
+    stage: Arena, tmp_path: Path
+) -> None:
+    # A bot's folder writable by every user (1777): under `referee play`'s own settings its bot
+    # neither plants a `referee-games` link there for the next root referee to follow, nor
+    # fills the disk with files of its own.
+    from referee.commands.play import play_isolation  # the settings `referee play` gives bots
+
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    command, folder = stage.hostile(f"""
+        def attempt(make):
+            try:
+                make()
+                return "done"
+            except OSError:
+                return "blocked"
+        def fill():
+            with open("fill", "wb") as f:
+                f.write(b"x" * (1 << 20))
+        start(); hear()
+        link = attempt(lambda: os.symlink({str(elsewhere)!r}, "referee-games"))
+        say(f"link-{{link}}-fill-{{attempt(fill)}}")
+    """)
+    folder.chmod(0o1777)
+    base = stage.settings()
+    asked = play_isolation(stage.level, network=False)
+    isolation = asked.model_copy(
+        update={"allow_root": base.isolation.allow_root, "sandbox_program": stage.sandbox_program}
+    )
+    assert isinstance(isolation, IsolationSettings)
+    record = await stage.play(
+        (command, folder), stage.opponent(), base.model_copy(update={"isolation": isolation})
+    )
+    assert said(record) == "link-blocked-fill-blocked"
+    assert sorted(os.listdir(folder)) == ["hostile.py", "secret"]
     stage.assert_nothing_left()
 
 
