@@ -12,14 +12,17 @@ from __future__ import annotations
 
 import ctypes
 import os
+import shutil
 import subprocess
 import sys
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+import trio
 
 from protocols.base import Reason, Side
+from referee.bot import open_bot
 from referee.isolation import scratch
 from referee.isolation.levels import Feature, IsolationSettings
 from referee.records import Header, Ply, Result
@@ -247,3 +250,32 @@ def test_play_follows_no_link_planted_where_it_writes_its_record(
     said = " ".join(done.stderr.split())
     assert "link" in said and ("referee-games" in said or "chosen.jsonl" in said), said
     assert os.listdir(target) == []
+
+
+JAVA_LIMIT = """
+public class Limit {
+    public static void main(String[] args) throws Exception {
+        new java.io.BufferedReader(new java.io.InputStreamReader(System.in)).readLine();
+        System.out.println("heap " + Runtime.getRuntime().maxMemory() / (1024 * 1024));
+    }
+}
+"""
+
+
+async def test_a_java_bot_still_finds_its_memory_limit(stage: Arena) -> None:
+    # The JVM sizes its heap by the memory limit it reads in its cgroups (all of memory, cpu,
+    # cpuacct and cpuset under v1): with /sys showing only the bot's own, it must still find it.
+    if shutil.which("javac") is None:
+        pytest.skip("no javac here (Debian package default-jdk-headless)")
+    folder = stage.directory()
+    (folder / "Limit.java").write_text(JAVA_LIMIT)
+    subprocess.run(["javac", "Limit.java"], cwd=folder, check=True)
+    (folder / "Limit.class").chmod(0o644)
+    limits = stage.settings().limits
+    async with open_bot(
+        f"java -cp {folder} Limit", cwd=folder, isolation=stage.isolation(), limits=limits
+    ) as bot:
+        answer = await bot.ask("blue", trio.current_time() + 60)
+    assert answer.startswith("heap "), bot.stderr.text()
+    assert int(answer.split()[1]) <= limits.memory_mb, answer  # not a share of the machine's
+    stage.assert_nothing_left()
