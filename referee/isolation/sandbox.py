@@ -162,15 +162,17 @@ def _system(names: tuple[str, ...]) -> System:
 def _sys(view: View) -> list[str]:
     """Its own /sys: a small empty tmpfs holding the processor list and its own cgroups."""
     argv = ["--perms", "0755", "--size", str(HIDDEN_SIZE), "--tmpfs", "/sys"]
-    made = {Path("/sys")}
+    made = {"/sys"}
     shown = [(path, path) for path in SYS_SHOWN] + list(view.cgroups)
     for source, dest in shown:
-        for parent in reversed(dest.parents):
-            if parent not in made and Path("/sys") in parent.parents:
+        parts = str(dest).split("/")  # as text: pathlib's parents cost more than the rest
+        for depth in range(3, len(parts)):
+            parent = "/".join(parts[:depth])
+            if parent not in made:
                 made.add(parent)
-                argv += ["--perms", "0755", "--dir", str(parent)]
+                argv += ["--perms", "0755", "--dir", parent]
         argv += ["--ro-bind-try" if source in SYS_SHOWN else "--ro-bind", str(source), str(dest)]
-        made.add(dest)
+        made.add(str(dest))
     for link, target in _cgroup_links(tuple(dest for _, dest in view.cgroups)):
         argv += ["--symlink", target, str(link)]
     return argv
