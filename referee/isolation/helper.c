@@ -48,7 +48,7 @@ int readonly_folders(const char *const *folders, int count, const char **failed)
 #define KILL_ROUNDS_LIMIT_NS (10LL * 1000 * 1000 * 1000) /* a tree that will not die: left */
 #define MAX_THAW 16
 #define MAX_CGROUPS 16
-#define MAX_READONLY 16
+#define MAX_READONLY 64
 #define MAX_RLIMITS 32
 #define MAX_TREE 65536
 

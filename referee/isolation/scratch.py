@@ -81,6 +81,8 @@ def private_folder() -> Path:
 def _remove_private() -> None:
     """At exit: the private folder goes too, once its bots' scratch folders are gone."""
     for path in _private:
+        if not path.name.startswith(f"{PRIVATE_PREFIX}{os.getpid()}-"):
+            continue  # a forked child's exit: the folder is its parent's
         try:
             path.rmdir()
         except OSError:
