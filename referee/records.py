@@ -32,6 +32,7 @@ from pydantic import (
 )
 
 from protocols.base import Outcome, Reason, Side, why_ended
+from referee.nofollow import create_file
 
 SCHEMA_VERSION = 2  # 2: every line carries its `chain`
 
@@ -299,8 +300,9 @@ class RecordWriter:
     def __init__(self, path: Path) -> None:
         self.path = path
         self.chain = GENESIS
-        path.parent.mkdir(parents=True, exist_ok=True)
-        self._file: TextIO | None = path.open("w", encoding="utf-8")
+        # Never through a link planted in a folder others may write to (a bot's own folder):
+        # `PlantedLink` names it, and nothing is written (referee/nofollow.py).
+        self._file: TextIO | None = os.fdopen(create_file(path), "w", encoding="utf-8")
 
     def write(self, line: Header | Ply | Result) -> None:
         if self._file is None:

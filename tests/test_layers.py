@@ -74,10 +74,12 @@ LAYERS: list[tuple[str, ...]] = [
     ("referee.match",),
     ("referee.bot",),
     ("referee.isolation",),
-    # Records and what is read from them (verify, replay frames, openings), and two leaves:
-    # a bot's content hash, and where the built-in bots' tables are kept.
+    # Records and what is read from them (verify, replay frames, openings), and three leaves:
+    # a bot's content hash, where the built-in bots' tables are kept, and how the referee
+    # creates its files without following planted links.
     (
         "referee.records",
+        "referee.nofollow",
         "referee.verify",
         "referee.replay",
         "referee.openings",

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import random
 from datetime import datetime
 from pathlib import Path
@@ -18,6 +19,7 @@ from pydantic import ValidationError
 
 from protocols import GAME_HELP, UnknownGame, canonical_name, get_game
 from referee.arguments import parse_clock, parse_option_values
+from referee.bot import unwrap_single
 from referee.commands import EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE, EXIT_VOID
 from referee.isolation import (
     Isolation,
@@ -37,6 +39,7 @@ from referee.match import (
     player_cwd,
     resolve_command,
 )
+from referee.nofollow import PlantedLink
 from referee.openings import OpeningError, canonical_opening
 from referee.records import GameRecord, Header, Ply, Result, describe_validation_error
 from referee.web import DEFAULT_HOST, check_port
@@ -98,7 +101,9 @@ def add_play_arguments(parser: argparse.ArgumentParser) -> None:
         default="auto",
         metavar="LEVEL",
         help="how bots are contained: auto (the strongest this machine offers; default), basic, "
-        "or features joined by + (sandbox, users, cgroup); see `referee doctor`",
+        "or features joined by + (sandbox, users, cgroup); see `referee doctor`. Bots get your "
+        "environment; their folder stays writable where the referee is not root (a root "
+        "referee's bots run as users of their own, and their folder is read-only to them)",
     )
     parser.add_argument(
         "--opening",
@@ -160,6 +165,18 @@ def register(play: argparse.ArgumentParser) -> None:
     play.set_defaults(run=run_play, exit_at_once=True)
 
 
+def play_isolation(level: str, network: bool) -> IsolationSettings:
+    """The isolation `referee play` gives its bots: as under the course referee, the caller's
+    environment (its virtualenv, PYTHONPATH, libraries installed with --user), and where the
+    referee is not root, their folder writable (they run as the caller's own user, who may write
+    beside their files anyway). A root referee's bots run as users of their own, and their
+    folder is read-only to them, whatever its permissions: a folder every user may write to
+    would let a bot plant links there for the next root referee, or fill the disk."""
+    return IsolationSettings(
+        level=level, writable_dir=os.geteuid() != 0, environment="caller", network=network
+    )
+
+
 def default_record_path(game: str) -> Path:
     stamp = datetime.now().strftime("%Y%m%d-%H%M%S")
     return DEFAULT_RECORD_DIR / f"{game}-{stamp}-{random.randrange(16**6):06x}.jsonl"
@@ -183,14 +200,7 @@ def run_play(args: argparse.Namespace, out: Console, err: Console) -> int:
             freeze=args.freeze,
             clock_total=args.clock[0] if args.clock else None,
             clock_increment=args.clock[1] if args.clock else 0.0,
-            # As under the course referee: bots write beside their own files, and get the
-            # caller's environment (its virtualenv, PYTHONPATH, libraries installed with --user).
-            isolation=IsolationSettings(
-                level=args.isolation,
-                writable_dir=True,
-                environment="caller",
-                network=args.allow_network,
-            ),
+            isolation=play_isolation(args.isolation, args.allow_network),
         )
         isolation = choose(settings.isolation)
         err.print(describe(isolation), markup=False, highlight=False)
@@ -238,6 +248,9 @@ def run_play(args: argparse.Namespace, out: Console, err: Console) -> int:
     except KeyboardInterrupt:
         err.print(f"[red]interrupted; the record so far is in {record_path}[/red]")
         return EXIT_INTERRUPTED
+    except PlantedLink as exc:  # raised before any bot starts
+        err.print(f"referee: cannot write the record: {exc}", markup=False, highlight=False)
+        return EXIT_USAGE
     return report_play(args, out, err, match, record, record_path)
 
 
@@ -339,6 +352,11 @@ def run_visual(
         )
     except (ValueError, WebServerError) as exc:
         err.print(f"[red]referee: {exc}; choose another with --port[/red]", highlight=False)
+        return EXIT_USAGE
+    except BaseExceptionGroup as group:  # the record refused, from inside the view's nursery
+        if not isinstance(planted := unwrap_single(group), PlantedLink):
+            raise
+        err.print(f"referee: cannot write the record: {planted}", markup=False, highlight=False)
         return EXIT_USAGE
     if watched.record is None:
         err.print(f"[red]interrupted; the record so far is in {record_path}[/red]")

@@ -32,6 +32,7 @@ from referee.isolation.bot_users import (
     acquire_slot,
     kill_user,
     unreachable_reason,
+    writable_by,
 )
 from referee.isolation.cgroups import Cgroup, CgroupError
 from referee.isolation.freezer import Freezer
@@ -309,6 +310,7 @@ class Confinement:
                 self.cgroup = self.isolation.cgroups.create()
                 memory = self.limits.memory_mb
                 self.cgroup.set_limits(memory * MB if memory else None, self.limits.processes)
+                self.cgroup.restrict_to(self.uid)  # no other bot reads its counters
             if not self.sandboxed:
                 self.scratch = make_scratch(self.limits.tmp_mb, self.uid)
             elif os.geteuid() == 0:
@@ -406,6 +408,7 @@ class Confinement:
             # Where the referee is root, every bot gets a network namespace of its own.
             cut = os.geteuid() == 0 and not self.isolation.settings.network
             spec.update(uid=self.uid, stage="only", network="none" if cut else None)
+            spec["readonly"] = self._readonly_folders([cwd, *named_directories(argv, cwd), *named])
             return [str(fd), *options_of(spec), *argv]
         view = View(
             cwd=cwd,
@@ -418,6 +421,7 @@ class Confinement:
             tmp_mb=self.limits.tmp_mb,
             switch_user=self.uid is not None,
             network=self.isolation.settings.network,
+            cgroups=self.cgroup.views() if self.cgroup is not None else (),
         )
         sandbox = sandbox_argv(self._sandbox_program(), view)
         helper = native.native_helper()
@@ -428,6 +432,15 @@ class Confinement:
         inner = options_of({"stage": "inner", "uid": self.uid})
         spec["stage"] = "outer"
         return [str(fd), *options_of(spec), *sandbox, *inner_launcher, *inner, *argv]
+
+    def _readonly_folders(self, folders: Sequence[Path]) -> list[str]:
+        """Without the sandbox: the bot's own folders that its user could write (open to every
+        user), made read-only to it unless the run lets bots write their folder
+        (`writable_dir`): so that it plants nothing there for the referee (a link where the
+        next records go) and fills no disk beyond its bounded scratch folder."""
+        if self.uid is None or self.isolation.settings.writable_dir:
+            return []
+        return [str(path) for path in _unique(folders) if writable_by(path, self.uid)]
 
     def _sandbox_program(self) -> list[str]:
         """The program that makes the sandbox: the compiled helper, or bwrap."""

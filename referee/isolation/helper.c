@@ -42,11 +42,13 @@
    namespace of its own for a bot that runs without them. */
 int sandbox_main(char **args);
 int private_network(const char **failed);
+int readonly_folders(const char *const *folders, int count, const char **failed);
 
 #define EXIT_LAUNCH_FAILED 127
 #define KILL_ROUNDS_LIMIT_NS (10LL * 1000 * 1000 * 1000) /* a tree that will not die: left */
 #define MAX_THAW 16
 #define MAX_CGROUPS 16
+#define MAX_READONLY 64
 #define MAX_RLIMITS 32
 #define MAX_TREE 65536
 
@@ -69,6 +71,8 @@ struct launch_spec {
     int no_network; /* --network none: a network namespace of its own (root only) */
     const char *cgroups[MAX_CGROUPS];
     int cgroup_count;
+    const char *readonly[MAX_READONLY]; /* --readonly: read-only in a mount namespace (root) */
+    int readonly_count;
     struct rlimit_option rlimits[MAX_RLIMITS];
     int rlimit_count;
     char **argv;
@@ -160,6 +164,9 @@ static void parse_launch(char **args, struct launch_spec *spec) {
         if (strcmp(option, "--cgroup") == 0) {
             if (spec->cgroup_count == MAX_CGROUPS) usage("too many --cgroup");
             spec->cgroups[spec->cgroup_count++] = value;
+        } else if (strcmp(option, "--readonly") == 0) {
+            if (spec->readonly_count == MAX_READONLY) usage("too many --readonly");
+            spec->readonly[spec->readonly_count++] = value;
         } else if (strcmp(option, "--uid") == 0) {
             if (!parse_int(value, &spec->uid)) usage("bad --uid");
             spec->has_uid = 1;
@@ -284,6 +291,11 @@ static void launch(int status_fd, const struct launch_spec *spec) {
     set_limits(status_fd, spec);
     const char *failed;
     if (spec->no_network && private_network(&failed) != 0) {
+        snprintf(message, sizeof message, "%s: %s", failed, strerror(errno));
+        fail(status_fd, "infra", message);
+    }
+    if (spec->readonly_count &&
+        readonly_folders(spec->readonly, spec->readonly_count, &failed) != 0) {
         snprintf(message, sizeof message, "%s: %s", failed, strerror(errno));
         fail(status_fd, "infra", message);
     }

@@ -9,7 +9,9 @@ multi-threaded parent can deadlock.
 
 In order, each step before the next: join the bot's cgroups, set the resource limits, take a
 network namespace of its own (`--network none`, where the referee is root and runs no sandbox),
-set a private umask, drop to the bot's user, then exec ARGV. Failures are written as one line to
+make folders read-only in a mount namespace of its own (`--readonly`: a bot's folders that its
+user could otherwise write, without a sandbox), set a private umask, drop to the bot's user,
+then exec ARGV. Failures are written as one line to
 STATUS_FD (`infra: ...` for a failure of the machine, `start: ...` for a program that cannot be
 executed) and the launcher exits with 127. Without a sandbox the parent reads STATUS_FD up to its
 end, which comes with the successful exec (the descriptor is close-on-exec). In front of the
@@ -24,7 +26,8 @@ puts /dev/null in their place; the inner launcher moves them back.
 
 The options, each at most once unless said: `--stage only|outer|inner` (default `only`),
 `--uid N`, `--gid N`, `--network none`, `--cgroup PROCS_FILE` (repeated: one per hierarchy),
-`--rlimit NAME SOFT HARD` (repeated; HARD `-` is the same as SOFT).
+`--readonly FOLDER` (repeated), `--rlimit NAME SOFT HARD` (repeated; HARD `-` is the same as
+SOFT).
 """
 
 from __future__ import annotations
@@ -110,6 +113,35 @@ def private_network(status_fd: int) -> None:
         fail(status_fd, "infra", f"cannot bring the loopback up: {exc.strerror or exc}")
 
 
+CLONE_NEWNS = 0x00020000
+MS_RDONLY, MS_REMOUNT, MS_BIND, MS_REC, MS_SLAVE = 1, 32, 4096, 16384, 1 << 19
+# What a read-only remount must keep of the mount (statvfs's ST_* flags are the MS_* ones).
+KEPT_FLAGS = 2 | 4 | 8 | 1024 | 2048 | 4096  # nosuid, nodev, noexec, noatime, nodiratime, relatime
+
+
+def readonly_folders(status_fd: int, folders: list[str]) -> None:
+    """A mount namespace of its own (receiving the machine's mounts and unmounts, giving none
+    back) in which each of `folders` is a read-only bind of itself: the bot cannot write there,
+    whatever the folder's permissions. Through ctypes, imported only here."""
+    import ctypes
+
+    libc = ctypes.CDLL(None, use_errno=True)
+
+    def check(done: int, what: str) -> None:
+        if done != 0:
+            fail(status_fd, "infra", f"{what}: {os.strerror(ctypes.get_errno())}")
+
+    check(libc.unshare(CLONE_NEWNS), "cannot make a mount namespace")
+    check(libc.mount(None, b"/", None, MS_REC | MS_SLAVE, None), "cannot make the mounts private")
+    for folder in folders:
+        path = os.fsencode(folder)
+        check(libc.mount(path, path, None, MS_BIND | MS_REC, None), f"cannot bind {folder}")
+        flags = MS_REMOUNT | MS_BIND | MS_RDONLY | (os.statvfs(path).f_flag & KEPT_FLAGS)
+        check(libc.mount(None, path, None, flags, None), f"cannot make {folder} read-only")
+    # The working folder was entered before: entered again, it is the read-only mount on top.
+    os.chdir(os.getcwd())
+
+
 def drop_privileges(status_fd: int, uid: int | None, gid: int | None) -> None:
     if uid is None:
         return
@@ -168,6 +200,8 @@ def run(status_fd: int, spec: dict[str, Any], argv: list[str]) -> NoReturn:
     set_limits(status_fd, spec.get("rlimits", []))
     if spec.get("network") == "none":
         private_network(status_fd)
+    if spec.get("readonly"):
+        readonly_folders(status_fd, spec["readonly"])
     if stage != "outer":
         os.umask(0o077)  # what the bot writes is its own (bwrap sets its own modes)
     drop_privileges(status_fd, spec.get("uid"), spec.get("gid"))
@@ -187,7 +221,7 @@ def run(status_fd: int, spec: dict[str, Any], argv: list[str]) -> NoReturn:
 
 def parse_options(args: list[str]) -> tuple[dict[str, Any], list[str]]:
     """The options before `--` as a spec (see the module docstring), and what follows it."""
-    spec: dict[str, Any] = {"cgroup_procs": [], "rlimits": []}
+    spec: dict[str, Any] = {"cgroup_procs": [], "rlimits": [], "readonly": []}
     at = 0
     while args[at] != "--":
         option = args[at]
@@ -199,6 +233,8 @@ def parse_options(args: list[str]) -> tuple[dict[str, Any], list[str]]:
         value = args[at + 1]
         if option == "--cgroup":
             spec["cgroup_procs"].append(value)
+        elif option == "--readonly":
+            spec["readonly"].append(value)
         elif option in ("--uid", "--gid"):
             spec[option[2:]] = int(value)
         elif option in ("--stage", "--network"):
@@ -218,6 +254,8 @@ def options_of(spec: dict[str, Any]) -> list[str]:
             args += [f"--{name}", str(spec[name])]
     for path in spec.get("cgroup_procs", []):
         args += ["--cgroup", path]
+    for path in spec.get("readonly", []):
+        args += ["--readonly", path]
     for name, soft, hard in spec.get("rlimits", []):
         args += ["--rlimit", name, str(soft), "-" if hard is None else str(hard)]
     return [*args, "--"]

@@ -71,7 +71,10 @@ class IsolationSettings(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
 
     level: str = Field(AUTO, description="auto, basic, or features joined by '+'")
-    writable_dir: bool = Field(False, description="sandbox: the bot may write its own directory")
+    # False: a bot's own folders are read-only to it, in the sandbox and, for a bot with a user
+    # of its own, without it too (whatever their permissions); True: writable as far as their
+    # permissions let the bot's user write.
+    writable_dir: bool = Field(False, description="the bot may write its own directory")
     # The environment a bot starts with. `minimal`: PATH, HOME and TMPDIR of its own, LANG and
     # Python's unbuffered output, plus the variables named in `pass_variables`. `caller`: the
     # referee's own environment, as the course referee gives it (HOME and TMPDIR stay the

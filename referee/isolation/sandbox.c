@@ -19,8 +19,10 @@
  * referee passes paths with every symbolic link resolved, so a path means the same on both sides.
  *
  * Options (each operation in the order given; --perms and --size apply to the next one):
- *   --unshare-pid --unshare-net --unshare-ipc --unshare-uts   new namespaces (a mount namespace
- *                                always); the network namespace's loopback is brought up
+ *   --unshare-pid --unshare-net --unshare-ipc --unshare-uts --unshare-cgroup   new namespaces (a
+ *                                mount namespace always); the network namespace's loopback is
+ *                                brought up; the cgroup namespace is rooted at the cgroups this
+ *                                process is in (the bot's own, joined by the launcher before)
  *   --die-with-parent            the sandbox dies when the process that started it does
  *   --cap-drop ALL, --cap-add CAP_NAME   the capabilities COMMAND is executed with (as root)
  *   --ro-bind SRC DEST, --ro-bind-try SRC DEST, --bind SRC DEST   bind mounts (recursive)
@@ -139,6 +141,8 @@ static void parse(char **args, struct plan *plan) {
             plan->namespaces |= CLONE_NEWIPC;
         } else if (strcmp(option, "--unshare-uts") == 0) {
             plan->namespaces |= CLONE_NEWUTS;
+        } else if (strcmp(option, "--unshare-cgroup") == 0) {
+            plan->namespaces |= CLONE_NEWCGROUP;
         } else if (strcmp(option, "--die-with-parent") == 0) {
             plan->die_with_parent = 1;
         } else if (!value) {
@@ -446,6 +450,39 @@ int private_network(const char **failed) {
         return -1;
     }
     close(sock);
+    return 0;
+}
+
+/* A mount namespace of its own for this process (receiving the machine's mounts and unmounts,
+   giving none back) in which each of `folders` is a read-only bind of itself: the launcher's
+   `--readonly`, for a bot without a sandbox whose user could write its folder. 0, or -1 with
+   errno set and `*failed` saying which step failed. */
+int readonly_folders(const char *const *folders, int count, const char **failed) {
+    if (unshare(CLONE_NEWNS) != 0) {
+        *failed = "cannot make a mount namespace";
+        return -1;
+    }
+    if (mount(NULL, "/", NULL, MS_REC | MS_SLAVE, NULL) != 0) {
+        *failed = "cannot make the mounts private";
+        return -1;
+    }
+    for (int i = 0; i < count; i++) {
+        if (mount(folders[i], folders[i], NULL, MS_BIND | MS_REC, NULL) != 0) {
+            *failed = "cannot bind a folder to make it read-only";
+            return -1;
+        }
+        unsigned long flags = MS_REMOUNT | MS_BIND | MS_RDONLY | kept_flags(folders[i]);
+        if (mount(NULL, folders[i], NULL, flags, NULL) != 0) {
+            *failed = "cannot make a folder read-only";
+            return -1;
+        }
+    }
+    /* The working folder was entered before: entered again, it is the read-only mount on top. */
+    char here[PATH_MAX];
+    if (!getcwd(here, sizeof here) || chdir(here) != 0) {
+        *failed = "cannot enter the working folder again";
+        return -1;
+    }
     return 0;
 }
 

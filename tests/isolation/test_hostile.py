@@ -455,7 +455,7 @@ async def test_reaching_the_opponent_and_the_referee(arena: Arena) -> None:
             return "blocked"
         start(); hear()
         program = probe([{str(opponent[1] / "secret")!r}])
-        homes = probe(glob.glob("/tmp/referee-bot-*/secret"))
+        homes = probe(glob.glob("/tmp/referee-scratch-*/referee-bot-*/secret"))
         say(f"dir-{{program}}-home-{{homes}}-pipe-{{pipe()}}-referee-{{signal_referee()}}"
             f"-opponent-{{signal_opponent()}}")
     """)

@@ -1,0 +1,281 @@
+"""What a bot sees of the file system, and what the referee writes where a bot could reach: its
+/sys shows no cgroup but its own, a path in /dev or /proc that its command names is the view's
+own, a link planted where a referee keeps scratch folders is never followed, and a folder open
+to everyone is not the bot's to write in.
+
+Each hostile bot plays at the default level (the bots' Python a virtualenv in a 0700 home) and at
+`users+cgroup` (what a root machine without a compiler and without bubblewrap gets), with
+bubblewrap hidden and present, with the compiled helper and the Python programs.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import os
+import shutil
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+import trio
+
+from protocols.base import Reason, Side
+from referee.bot import open_bot
+from referee.isolation import scratch
+from referee.isolation.levels import Feature, IsolationSettings
+from referee.records import Header, Ply, Result
+from tests.isolation import test_newcomer
+from tests.isolation.arena import Arena, bot_python, skip_unless_available
+
+pytestmark = pytest.mark.skipif(
+    os.geteuid() != 0, reason="users and namespaces of their own need a root referee"
+)
+ORANGE = Side.ORANGE
+TOKEN = f"fileview-{os.getpid()}"  # what this test's bots leave in shared folders is named so
+# The newcomer's machine: a virtualenv in a 0700 home, bubblewrap hidden or present.
+private_home = test_newcomer.private_home
+sandbox_program = test_newcomer.sandbox_program
+
+
+@pytest.fixture(params=["auto", "users+cgroup"])
+def stage(
+    request: pytest.FixtureRequest, private_home: Path, sandbox_program: str, helper: str
+) -> Iterator[Arena]:
+    """An arena at the default level (the private home's virtualenv Python) or at
+    `users+cgroup` (a Python the bots' users can run: the home's is out of their reach)."""
+    level: str = request.param
+    skip_unless_available(level)
+    if level == "auto" and helper == "python" and sandbox_program != "bubblewrap":
+        pytest.skip("no sandbox program: the default level is users+cgroup, played as such")
+    home_python = private_home / "venv" / "bin" / "python"
+    python = str(home_python) if level == "auto" else bot_python(level)
+    arena = Arena(level, python, sandbox_program)
+    try:
+        yield arena
+    finally:
+        arena.cleanup()
+
+
+def said(record: object) -> str:
+    """The line a hostile bot wrote instead of a move (what its probes found)."""
+    result = record.result  # type: ignore[attr-defined]
+    assert (result.winner, result.reason) == (ORANGE, Reason.BAD_SYNTAX), result
+    return str(result.loser_line)
+
+
+def sandboxed(arena: Arena, record: object) -> bool:
+    isolation = record.result.bots[Side.BLUE].isolation  # type: ignore[attr-defined]
+    return Feature.SANDBOX.value in (isolation or "").split("+")
+
+
+async def test_a_bot_reads_no_cgroup_but_its_own(stage: Arena) -> None:
+    # Its opponent's cgroup would give away the opponent's CPU time move by move; the machine's
+    # cgroups, what else runs here. The bot walks /sys/fs/cgroup and reads every cgroup it can.
+    hostile = stage.hostile(f"""
+        def cgroups():
+            mine = others = referees = 0
+            for root, dirs, files in os.walk("/sys/fs/cgroup"):
+                try:
+                    with open(os.path.join(root, "cgroup.procs")) as f:
+                        procs = f.read().split()
+                except OSError:
+                    continue
+                if str(os.getpid()) in procs:
+                    mine += 1
+                else:
+                    others += 1
+                    referees += os.path.basename(root).startswith("referee-{os.getpid()}-")
+            return f"mine-{{min(mine, 1)}}-others-{{min(others, 1)}}-referees-{{referees}}"
+        start(); hear()
+        say(cgroups())
+    """)
+    record = await stage.play(hostile, stage.opponent())
+    found = said(record)
+    # Its own (the JVM reads its limits there); in the sandbox nothing else at all; without
+    # it, the machine's cgroups are in sight but no other bot's.
+    expected_others = 0 if sandboxed(stage, record) else 1
+    assert found == f"mine-1-others-{expected_others}-referees-0"
+    stage.assert_nothing_left()
+
+
+async def test_a_path_in_dev_or_proc_named_in_the_command_is_the_views_own(stage: Arena) -> None:
+    # `--log /dev/null` is bound like /dev/null itself (the view has it); naming /proc/cpuinfo
+    # does not bring the machine's /proc, with every process of the machine, into the view.
+    command, folder = stage.hostile("""
+        start(); hear()
+        log = sys.argv[sys.argv.index("--log") + 1]
+        with open(log, "w") as f:
+            f.write("logged")
+        processes = sum(name.isdigit() for name in os.listdir("/proc"))
+        say(f"logged-{log}-processes-{'few' if processes < 10 else 'many'}")
+    """)
+    command += " --log /dev/null --cpus /proc/cpuinfo"
+    record = await stage.play((command, folder), stage.opponent())
+    assert record.result is not None and not record.result.void, record.result.detail
+    seen = "few" if sandboxed(stage, record) else "many"
+    assert said(record) == f"logged-/dev/null-processes-{seen}"
+    stage.assert_nothing_left()
+
+
+def dead_pid() -> int:
+    """The pid of a process that has just ended (a referee that died)."""
+    pid = os.fork()
+    if pid == 0:
+        os._exit(0)
+    os.waitpid(pid, 0)
+    return pid
+
+
+@pytest.fixture
+def mount_point(tmp_path: Path) -> Iterator[Path]:
+    """A tmpfs of this test's own, holding one file: what a planted link points at."""
+    target = tmp_path / "mounted"
+    target.mkdir()
+    libc = ctypes.CDLL(None, use_errno=True)
+    assert libc.mount(b"tmpfs", bytes(target), b"tmpfs", 0, b"size=1m") == 0
+    (target / "kept").write_text("kept")
+    try:
+        yield target
+    finally:
+        libc.umount2(bytes(target), 2)
+
+
+async def test_a_link_planted_like_a_dead_referees_scratch_is_never_followed(
+    stage: Arena, mount_point: Path
+) -> None:
+    # The bot plants, where referees keep their bots' scratch folders, links named like a dead
+    # referee's (in the layout of this version and of the one before) that lead to a mount
+    # point. A referee starting meanwhile sweeps what dead referees left: it must unmount
+    # nothing but what a referee mounted, and follow no link.
+    dead = dead_pid()
+    base = scratch.tempfile.gettempdir()
+    names = [f"referee-bot-{dead}-{TOKEN}", f"referee-scratch-{dead}-{TOKEN}"]
+    hostile = stage.hostile(f"""
+        planted = 0
+        for name in {names!r}:
+            try:
+                os.symlink({str(mount_point)!r}, os.path.join({base!r}, name))
+                planted += 1
+            except OSError:
+                pass
+        try:  # a folder of its own named like a referee's, a scratch-like link inside
+            folder = os.path.join({base!r}, "referee-scratch-{dead}-{TOKEN}-dir")
+            os.mkdir(folder)
+            os.symlink({str(mount_point)!r}, os.path.join(folder, "referee-bot-{TOKEN}"))
+            planted += 1
+        except OSError:
+            pass
+        start(); hear()
+        say(f"planted-{{planted}}")
+    """)
+    swept: list[int] = []
+
+    def sweep_when_planted(line: Header | Ply | Result) -> None:
+        if isinstance(line, Ply) and not swept:  # the bot has planted: another referee starts
+            scratch.sweep_stale_scratch.__wrapped__()
+            swept.append(line.ply)
+
+    record = await stage.play(hostile, stage.opponent("orange"), listener=sweep_when_planted)
+    assert swept and said(record).startswith("planted-")
+    assert os.path.ismount(mount_point), "a referee unmounted what a bot's link pointed at"
+    assert (mount_point / "kept").read_text() == "kept"
+    left = [name for name in os.listdir(base) if TOKEN in name]
+    assert left == [], f"left in {base}: {left}"
+    stage.assert_nothing_left()
+
+
+async def test_a_folder_open_to_everyone_is_not_the_bots_to_write_in(
+    stage: Arena, tmp_path: Path
+) -> None:
+    # A bot's folder writable by every user (1777): under `referee play`'s own settings its bot
+    # neither plants a `referee-games` link there for the next root referee to follow, nor
+    # fills the disk with files of its own.
+    from referee.commands.play import play_isolation  # the settings `referee play` gives bots
+
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    command, folder = stage.hostile(f"""
+        def attempt(make):
+            try:
+                make()
+                return "done"
+            except OSError:
+                return "blocked"
+        def fill():
+            with open("fill", "wb") as f:
+                f.write(b"x" * (1 << 20))
+        start(); hear()
+        link = attempt(lambda: os.symlink({str(elsewhere)!r}, "referee-games"))
+        say(f"link-{{link}}-fill-{{attempt(fill)}}")
+    """)
+    folder.chmod(0o1777)
+    base = stage.settings()
+    asked = play_isolation(stage.level, network=False)
+    isolation = asked.model_copy(
+        update={"allow_root": base.isolation.allow_root, "sandbox_program": stage.sandbox_program}
+    )
+    assert isinstance(isolation, IsolationSettings)
+    record = await stage.play(
+        (command, folder), stage.opponent(), base.model_copy(update={"isolation": isolation})
+    )
+    assert said(record) == "link-blocked-fill-blocked"
+    assert sorted(os.listdir(folder)) == ["hostile.py", "secret"]
+    stage.assert_nothing_left()
+
+
+@pytest.mark.parametrize("record", ["default", "chosen"])
+def test_play_follows_no_link_planted_where_it_writes_its_record(
+    tmp_path: Path, record: str
+) -> None:
+    # Another user of the machine (or a bot of an earlier game) planted, in a folder everyone
+    # may write to, a `referee-games` link and a link named like the record asked for. The root
+    # referee refuses to play rather than write where they lead.
+    folder = tmp_path / "shared"
+    folder.mkdir()
+    folder.chmod(0o1777)
+    target = tmp_path / "target"
+    target.mkdir()
+    for name, leads_to in (("referee-games", target), ("chosen.jsonl", target / "record")):
+        (folder / name).symlink_to(leads_to)
+        os.lchown(folder / name, 65534, 65534)  # planted by another user: nobody
+    chosen = ["--record", "chosen.jsonl"] if record == "chosen" else []
+    done = subprocess.run(
+        [sys.executable, "-m", "referee", "play", "tic-tac-toe", "-p1", "builtin:random",
+         "-p2", "builtin:random", *chosen],
+        cwd=folder, capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    assert done.returncode == 2, done.stdout + done.stderr
+    said = " ".join(done.stderr.split())
+    assert "link" in said and ("referee-games" in said or "chosen.jsonl" in said), said
+    assert os.listdir(target) == []
+
+
+JAVA_LIMIT = """
+public class Limit {
+    public static void main(String[] args) throws Exception {
+        new java.io.BufferedReader(new java.io.InputStreamReader(System.in)).readLine();
+        System.out.println("heap " + Runtime.getRuntime().maxMemory() / (1024 * 1024));
+    }
+}
+"""
+
+
+async def test_a_java_bot_still_finds_its_memory_limit(stage: Arena) -> None:
+    # The JVM sizes its heap by the memory limit it reads in its cgroups (all of memory, cpu,
+    # cpuacct and cpuset under v1): with /sys showing only the bot's own, it must still find it.
+    if shutil.which("javac") is None:
+        pytest.skip("no javac here (Debian package default-jdk-headless)")
+    folder = stage.directory()
+    (folder / "Limit.java").write_text(JAVA_LIMIT)
+    subprocess.run(["javac", "Limit.java"], cwd=folder, check=True)
+    (folder / "Limit.class").chmod(0o644)
+    limits = stage.settings().limits
+    async with open_bot(
+        f"java -cp {folder} Limit", cwd=folder, isolation=stage.isolation(), limits=limits
+    ) as bot:
+        answer = await bot.ask("blue", trio.current_time() + 60)
+    assert answer.startswith("heap "), bot.stderr.text()
+    assert int(answer.split()[1]) <= limits.memory_mb, answer  # not a share of the machine's
+    stage.assert_nothing_left()
