@@ -40,13 +40,13 @@ def percent(probability: float) -> str:
 
 def elo_lines(estimate: Estimate) -> list[str]:
     """The Elo difference and normalised Elo with their 95% intervals; after a sweep, the
-    bound that holds ("at least +N")."""
+    interval's one end (the estimate itself is infinite)."""
     unit = "pair" if estimate.model == "pentanomial" else "game"
     basis = f"from {estimate.samples} {unit}{'s' if estimate.samples != 1 else ''}"
     if math.isinf(estimate.elo_high) and math.isfinite(estimate.elo_low):
-        elo = f"at least {signed(estimate.elo_low)} (95% confidence; every {unit} won)"
+        elo = f"every {unit} won, 95% interval [{signed(estimate.elo_low)}, no upper end]"
     elif math.isinf(estimate.elo_low) and math.isfinite(estimate.elo_high):
-        elo = f"at most {signed(estimate.elo_high)} (95% confidence; every {unit} lost)"
+        elo = f"every {unit} lost, 95% interval [no lower end, {signed(estimate.elo_high)}]"
     else:
         elo = (
             f"{signed(estimate.elo)}, 95% interval "

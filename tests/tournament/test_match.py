@@ -136,17 +136,18 @@ def test_conclusions_in_plain_words() -> None:
     assert conclusion(tally.stats(), sprt, "v2", "v1").startswith("no decision yet")
 
 
-def test_a_sweep_reads_as_a_lower_bound() -> None:
+def test_a_sweep_reads_as_an_interval_with_one_end() -> None:
     tally = Tally("v2", "v1", None, dict.fromkeys(range(1, 31), 1.0))
     lines = summary_lines(tally.stats(), tally)
     assert "v2 vs v1: 30 games, v2 +30 =0 -0 (100.0%)" in lines
     assert (
-        "Elo difference (from 15 pairs): at least +262.2 (95% confidence; every pair won)" in lines
+        "Elo difference (from 15 pairs): every pair won, 95% interval [+345.8, no upper end]"
+        in lines
     )
     assert "inf" not in "\n".join(lines)
     fields = summary_fields(tally, "m")
     assert fields["elo"] is None and fields["elo_high"] is None
-    assert fields["elo_low"] == pytest.approx(262.2, abs=0.05)
+    assert fields["elo_low"] == pytest.approx(345.8, abs=0.05)
     json.dumps(fields, allow_nan=False)  # valid JSON: no Infinity
 
 
@@ -267,7 +268,7 @@ def test_a_thirty_game_sweep_prints_a_finite_lower_bound(tmp_path: Path) -> None
     assert done.returncode == 0, done.stderr
     assert "greedy vs loser: 30 games, greedy +30 =0 -0 (100.0%)" in done.stdout
     assert (
-        "Elo difference (from 15 pairs): at least +262.2 (95% confidence; every pair won)"
+        "Elo difference (from 15 pairs): every pair won, 95% interval [+345.8, no upper end]"
         in done.stdout
     )
     assert "inf" not in done.stdout
