@@ -137,6 +137,7 @@ def run_match(args: argparse.Namespace, out: Console, err: Console) -> int:
         quiet=args.quiet,
         events=args.events,
         stop_when=tally.decided,
+        could_stop=tally.could_decide,
         watch=partial(tally_event, tally),
         display=lambda console, state: MatchDisplay(console, state, tally),
     )

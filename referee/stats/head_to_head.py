@@ -61,6 +61,17 @@ class Tally:
             return False
         return sprt_decision(self.scores, self.sprt, self.model) is not None
 
+    def could_decide(self, number: int) -> bool:
+        """Whether game `number`, not counted yet, could make the SPRT decide, whatever its
+        result (the runner's `could_stop`: only then does the next game wait for it). The first
+        game of a pair never can, for a pair counts once both its games are in."""
+        if self.sprt is None:
+            return False
+        return any(
+            sprt_decision({**self.scores, number: score}, self.sprt, self.model) is not None
+            for score in (0.0, 0.5, 1.0)
+        )
+
 
 def conclusion(stats: MatchStats, sprt: Sprt, first: str, second: str) -> str:
     """The SPRT's decision in plain words."""

@@ -136,6 +136,16 @@ def test_conclusions_in_plain_words() -> None:
     assert conclusion(tally.stats(), sprt, "v2", "v1").startswith("no decision yet")
 
 
+def test_only_a_game_that_could_decide_the_sprt_holds_up_the_next() -> None:
+    sprt = Sprt(0, 200, 0.1, 0.1)  # 6 won pairs decide, 5 do not
+    tally = Tally("v2", "v1", sprt, dict.fromkeys(range(1, 11), 1.0))
+    assert tally.could_decide(12) is False  # game 11, the first of its pair, is not in yet
+    tally.add(11, "v2")
+    assert tally.could_decide(12) is True
+    assert tally.could_decide(13) is False  # a pair's first game never decides
+    assert Tally("v2", "v1", None).could_decide(2) is False  # no SPRT, no stop
+
+
 def test_a_sweep_reads_as_an_interval_with_one_end() -> None:
     tally = Tally("v2", "v1", None, dict.fromkeys(range(1, 31), 1.0))
     lines = summary_lines(tally.stats(), tally)
@@ -272,3 +282,17 @@ def test_a_thirty_game_sweep_prints_a_finite_lower_bound(tmp_path: Path) -> None
         in done.stdout
     )
     assert "inf" not in done.stdout
+
+
+def test_one_game_at_a_time_stops_at_the_game_that_decided(tmp_path: Path) -> None:
+    # Greedy wins every game against a bot that plays an illegal move: the SPRT decides after
+    # the 12th game (6 won pairs: LLR 2.51 >= 2.20), and with -j 1 no 13th game starts.
+    loser = script_bot(tmp_path, "loser", ILLEGAL)
+    args = ["match", "alak", "-p1", GREEDY, "-p2", loser, "--games", "40", "--dir", "m"]
+    args += ["--isolation", "basic+root", "-q", "-j", "1", "--json"]
+    args += ["--sprt", "elo0=0", "elo1=200", "alpha=0.1", "beta=0.1"]
+    done = referee(*args, cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    summary = json.loads(done.stdout)
+    assert (summary["games"], summary["decision"]) == (12, "H1")
+    assert len(list((tmp_path / "m").rglob("*.jsonl"))) == 12  # no game started after it
