@@ -108,7 +108,7 @@ def summary_fields(tally: Tally, directory: str) -> dict[str, Any]:
         "losses": stats.losses,
         "pentanomial": stats.pairs,
         "model": estimate.model,
-        "score": estimate.score,
+        "score": stats.score,
         "elo": _finite(estimate.elo),
         "elo_low": _finite(estimate.elo_low),
         "elo_high": _finite(estimate.elo_high),

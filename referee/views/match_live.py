@@ -67,12 +67,11 @@ def summary_lines(stats: MatchStats, tally: Tally, *, final: bool = True) -> lis
     """The match's numbers in plain lines, from the first player's point of view; the SPRT's
     conclusion once it decided, or (`final`) that it did not."""
     first, second = tally.first, tally.second
-    if stats.games == 0:
+    if stats.score is None:
         return [f"{first} vs {second}: no game finished yet"]
-    percent_score = 100 * (stats.wins + stats.draws / 2) / stats.games
     lines = [
         f"{first} vs {second}: {stats.games} games, {first} +{stats.wins} ={stats.draws} "
-        f"-{stats.losses} ({percent_score:.1f}%)",
+        f"-{stats.losses} ({100 * stats.score:.1f}%)",
         f"pairs (0, 1/2, 1, 3/2, 2 points of 2): {' '.join(map(str, stats.pairs))}",
         *elo_lines(stats.estimate),
         f"LOS (likelihood {first} is stronger): {percent(stats.estimate.los)}",

@@ -161,6 +161,18 @@ def test_a_sweep_reads_as_an_interval_with_one_end() -> None:
     json.dumps(fields, allow_nan=False)  # valid JSON: no Infinity
 
 
+def test_the_words_and_the_json_give_the_same_score() -> None:
+    # 25 won pairs, then the first game of the next pair lost: the score is that of the 51
+    # games in both, while the Elo figures are those of the 25 complete pairs.
+    tally = Tally("v2", "v1", None, {**dict.fromkeys(range(1, 51), 1.0), 51: 0.0})
+    lines = summary_lines(tally.stats(), tally)
+    fields = summary_fields(tally, "m")
+    assert "v2 vs v1: 51 games, v2 +50 =0 -1 (98.0%)" in lines
+    assert fields["score"] == pytest.approx(50 / 51) and f"{100 * fields['score']:.1f}" == "98.0"
+    assert fields["pentanomial"] == [0, 0, 0, 0, 25]
+    assert "Elo difference (from 25 pairs): every pair won" in "\n".join(lines)
+
+
 def test_the_live_view_shows_score_elo_and_llr() -> None:
     sprt = Sprt(0, 20, 0.05, 0.05)
     tally = Tally("v2", "v1", sprt, {1: 1.0, 2: 0.5, 3: 0.0, 4: 1.0})
