@@ -21,6 +21,7 @@ from referee.stats.ratings import Rating, fit_ratings
 from referee.tournament.config import TournamentConfig
 from referee.tournament.events import StandingLine
 from referee.tournament.formats import FormatMismatch, Plan, plan_for
+from referee.tournament.formats.base import SwissLine
 from referee.tournament.standings import (
     BOT_FAULTS,
     GameResult,
@@ -41,7 +42,9 @@ class StandingRow(StandingLine):
 
     # `illegal` counts illegal moves and bad syntax.
     protocol: int  # line too long, bad encoding, out of turn
-    sonneborn_berger: int
+    # The tie-break of the standings (points 2, 1, 0 times the opponent's points); in a Swiss,
+    # that of its own table (points 1, 1/2, 0 times the opponent's Swiss score).
+    sonneborn_berger: int | float
     elo: float | None
     elo_low: float | None  # 95% confidence interval
     elo_high: float | None
@@ -49,6 +52,12 @@ class StandingRow(StandingLine):
     # what decided it; None and "" for a round robin, or before the format has its final order.
     place: int | None = None
     decided_by: str = ""
+    # A Swiss's own table, on its scale (docs/swiss.md): the score (a win 1, a draw 1/2, a bye
+    # its points), Buchholz, Buchholz cut-1 and the byes; None in other formats.
+    score: float | None = None
+    buchholz: float | None = None
+    buchholz_cut1: float | None = None
+    byes: int | None = None
 
 
 class Record(_Model):
@@ -124,12 +133,25 @@ def build_report(view: StoreView, anchor: str | None = None) -> Report:
 def _standing_rows(
     standings: list[Standing], ratings: dict[str, Rating], plan: Plan | None
 ) -> list[StandingRow]:
-    """The standings with ratings; a staged format's in its final order, with the places."""
+    """The standings with ratings (and a Swiss's tie-breaks); a staged format's in its final
+    order, with the places."""
+    swiss = {
+        line.name: line
+        for stage in (plan.stages if plan is not None else [])
+        if stage.kind == "swiss"
+        for line in stage.standings
+    }
     if plan is None or not plan.finished or not plan.placings:
-        return [_standing_row(s, ratings[s.name]) for s in standings]
+        return [_standing_row(s, ratings[s.name], swiss=swiss.get(s.name)) for s in standings]
     placed = in_final_order(standings, plan.placings)
     return [
-        _standing_row(s, ratings[s.name], place=s.rank, decided_by=plan.placing_notes.get(s.name))
+        _standing_row(
+            s,
+            ratings[s.name],
+            place=s.rank,
+            decided_by=plan.placing_notes.get(s.name),
+            swiss=swiss.get(s.name),
+        )
         for s in placed
     ]
 
@@ -143,17 +165,30 @@ def _plan(stored: dict[str, Any], rows: list[GameRow]) -> Plan | None:
 
 
 def _standing_row(
-    s: Standing, rating: Rating, place: int | None = None, decided_by: str | None = None
+    s: Standing,
+    rating: Rating,
+    place: int | None = None,
+    decided_by: str | None = None,
+    swiss: SwissLine | None = None,
 ) -> StandingRow:
+    tiebreaks: dict[str, Any] = {"sonneborn_berger": s.sonneborn_berger}
+    if swiss is not None:  # the Swiss table's figures, on its scale, not the standings'
+        tiebreaks = {
+            "score": swiss.score,
+            "buchholz": swiss.buchholz,
+            "buchholz_cut1": swiss.buchholz_cut1,
+            "sonneborn_berger": swiss.sonneborn_berger,
+            "byes": swiss.byes,
+        }
     return StandingRow.of(
         s,
         protocol=s.protocol,
-        sonneborn_berger=s.sonneborn_berger,
         elo=_round(rating.elo),
         elo_low=_round(rating.low),
         elo_high=_round(rating.high),
         place=place,
         decided_by=decided_by or "",
+        **tiebreaks,
     )
 
 
