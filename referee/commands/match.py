@@ -30,11 +30,11 @@ from referee.app.tournament_session import play_tournament
 from referee.arguments import parse_clock, parse_option_values
 from referee.match import TimeSettings
 from referee.records import describe_validation_error
-from referee.stats.head_to_head import Tally, summary_fields
+from referee.stats.head_to_head import Tally, summary_fields, summary_lines
 from referee.stats.sprt import parse_sprt, typical_games
 from referee.tournament.config import LoadedConfig
 from referee.tournament.match_setup import MatchSpec, default_directory, player_names
-from referee.views.match_live import MatchDisplay, summary_lines
+from referee.views.match_live import MatchDisplay
 
 
 def register(parser: argparse.ArgumentParser) -> None:

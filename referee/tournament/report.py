@@ -17,11 +17,13 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from protocols.base import Reason
+from referee.stats.head_to_head import Tally, summary_fields, summary_lines
 from referee.stats.ratings import Rating, fit_ratings
 from referee.tournament.config import TournamentConfig
 from referee.tournament.events import StandingLine
 from referee.tournament.formats import FormatMismatch, Plan, plan_for
 from referee.tournament.formats.base import SwissLine
+from referee.tournament.match_figures import match_tally
 from referee.tournament.standings import (
     BOT_FAULTS,
     GameResult,
@@ -81,6 +83,21 @@ class GameLine(_Model):
     record: str | None  # absolute path of the record file
 
 
+class MatchFigures(_Model):
+    """A match's own statistics, as `referee match` prints them (read by `match_figures.py`):
+    its summary in words and as `referee match --json` gives it. The standings' Elo is another
+    figure: each player's rating in the fit of single games that every tournament has."""
+
+    lines: list[str]
+    summary: dict[str, Any]
+
+    @classmethod
+    def of(cls, tally: Tally, directory: str) -> MatchFigures:
+        return cls(
+            lines=summary_lines(tally.stats(), tally), summary=summary_fields(tally, directory)
+        )
+
+
 class Report(_Model):
     name: str
     game: str
@@ -94,6 +111,20 @@ class Report(_Model):
     games: list[GameLine]
     format: str = "round-robin"
     plan: Plan | None = None  # None: the stored config no longer reads, or its games differ
+    match: MatchFigures | None = None  # a match's folder (`referee match`): its own figures
+
+
+def rating_note(report: Report) -> str:
+    """What the standings' Elo is; for a match, also that it is not the match's own Elo
+    difference (a model of single games, beside the match's figures from game pairs)."""
+    note = f"Elo: {report.rating_method}, anchored at {report.rating_anchor}"
+    if report.match is None:
+        return note
+    return (
+        f"Elo in the standings: each player's rating from single games (Bradley-Terry, "
+        f"{report.rating_method}, anchored at {report.rating_anchor}); the match's Elo "
+        f"difference above is from its game pairs, as `referee match` gives it"
+    )
 
 
 def finished_results(rows: Sequence[GameRow]) -> list[GameResult]:
@@ -114,10 +145,12 @@ def build_report(view: StoreView, anchor: str | None = None) -> Report:
     for (a, b), (w, d, lost) in head_to_head(results).items():
         h2h[a][b] = Record(wins=w, draws=d, losses=lost)
     plan = _plan(info.config, rows)
+    tally = match_tally(view.directory, players, rows)
+    directory = str(view.directory.resolve())
     return Report(
         name=info.name,
         game=info.game,
-        directory=str(view.directory.resolve()),
+        directory=directory,
         counts={state: sum(r.state is state for r in rows) for state in GameState},
         standings=_standing_rows(compute_standings(players, results), ratings.by_name(), plan),
         rating_anchor=ratings.anchor,
@@ -127,6 +160,7 @@ def build_report(view: StoreView, anchor: str | None = None) -> Report:
         games=[_game_line(view, r) for r in rows],
         format=str(info.config.get("format", "round-robin")),
         plan=plan,
+        match=MatchFigures.of(tally, directory) if tally is not None else None,
     )
 
 

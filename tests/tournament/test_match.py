@@ -10,7 +10,7 @@ import pytest
 from rich.console import Console
 
 from referee.app.config import parse_config
-from referee.stats.head_to_head import Tally, conclusion, summary_fields
+from referee.stats.head_to_head import Tally, conclusion, summary_fields, summary_lines
 from referee.stats.sprt import Sprt
 from referee.tournament.formats import make_schedule
 from referee.tournament.match_setup import (
@@ -21,7 +21,7 @@ from referee.tournament.match_setup import (
     toml_value,
 )
 from referee.tournament.runner import RunState
-from referee.views.match_live import MatchDisplay, summary_lines
+from referee.views.match_live import MatchDisplay
 from tests.commandline import referee
 from tests.scriptbots import script_bot
 
@@ -308,3 +308,29 @@ def test_one_game_at_a_time_stops_at_the_game_that_decided(tmp_path: Path) -> No
     summary = json.loads(done.stdout)
     assert (summary["games"], summary["decision"]) == (12, "H1")
     assert len(list((tmp_path / "m").rglob("*.jsonl"))) == 12  # no game started after it
+
+
+def test_the_match_folder_shows_the_figures_referee_match_printed(tmp_path: Path) -> None:
+    # `tournament results` on a match's folder gives the match's own figures (pairs, Elo from
+    # pairs, LOS, the SPRT's state), the same lines `referee match` printed, and says what the
+    # standings' Elo is: another model (single games), not the match's Elo difference.
+    loser = script_bot(tmp_path, "loser", ILLEGAL)
+    args = ["match", "alak", "-p1", GREEDY, "-p2", loser, "--games", "6", *BASIC, "--dir", "m"]
+    args += ["--sprt", "elo0=0", "elo1=200", "alpha=0.1", "beta=0.1"]
+    played = referee(*args, cwd=tmp_path)
+    assert played.returncode == 0, played.stderr
+    printed = [line for line in played.stdout.splitlines() if line.startswith(("greedy", "pairs",
+               "Elo", "normalised", "LOS", "SPRT", "no decision"))]  # fmt: skip
+    assert any(line.startswith("SPRT elo0=0 elo1=200") for line in printed)
+    results = referee("tournament", "results", "m", cwd=tmp_path)
+    assert results.returncode == 0, results.stderr
+    shown = [line.strip() for line in results.stdout.splitlines()]
+    assert all(line in shown for line in printed), (printed, shown)
+    note = " ".join(results.stdout.split())
+    assert "Elo in the standings: each player's rating from single games" in note
+    assert "the match's Elo difference above is from its game pairs" in note
+    as_json = json.loads(referee("tournament", "results", "m", "-f", "json", cwd=tmp_path).stdout)
+    again = json.loads(referee(*args, "--json", cwd=tmp_path).stdout)  # resumes: nothing new
+    summary = as_json["match"]["summary"]
+    for key in ("games", "pentanomial", "score", "elo_low", "los", "sprt", "llr", "decision"):
+        assert summary[key] == again[key], key
