@@ -29,6 +29,8 @@ def _games(game: str, blue: str, orange: str, results: list[str]) -> list[Indexe
                 started_at=f"2026-01-05T09:00:{number:02d}+00:00",
                 finished_at=f"2026-01-05T09:01:{number:02d}+00:00",
                 chain=f"{game}-{number}",
+                key=f"{game}-{number}",
+                seen=f"{game}-{number}",
             )
         )
     return games
