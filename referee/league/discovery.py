@@ -146,16 +146,15 @@ def checked_game(view: StoreView, game: str, row: GameRow) -> IndexedGame | Refu
     """A finished game of a store as the league keeps it, if its record holds as `referee
     tournament verify` checks it; else its refusal, with every problem found."""
     audit, record, chain = audit_record(view, row, game)
-    if record is None or not audit.ok:
-        problem = "; ".join(audit.problems)
-        return Refusal(row.number, seen(row), row.record, "refused", None, problem)
-    key = chain or _file_hash(view.directory / (row.record or ""))
-    return indexed_game(game, row, record.header, key)
-
-
-def _file_hash(path: Path) -> str:
-    """The key of a game whose record has no hash chain (an older referee's): its file's."""
-    return hashlib.sha256(path.read_bytes()).hexdigest()
+    problems = list(audit.problems)
+    if not problems and chain is None:
+        try:  # a record without a hash chain (an older referee's) is known by its file's hash
+            chain = hashlib.sha256((view.directory / (row.record or "")).read_bytes()).hexdigest()
+        except OSError as exc:
+            problems.append(f"cannot read the record again: {exc}")
+    if problems or record is None or chain is None:
+        return Refusal(row.number, seen(row), row.record, "refused", None, "; ".join(problems))
+    return indexed_game(game, row, record.header, chain)
 
 
 def _counted_once(

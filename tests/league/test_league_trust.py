@@ -18,6 +18,7 @@ from referee.league.discovery import SyncReport, sync
 from referee.league.index import open_index
 from referee.league.rating import rate_league
 from tests.commandline import referee
+from tests.replay.make_records import strip_chain
 
 from .conftest import PLAN, serve_league_in_thread
 
@@ -181,3 +182,20 @@ def test_the_dashboard_says_what_the_league_left_out(league: Path, sources: list
     with serve_league_in_thread(league) as url:
         page = urlopen(f"{url}/", timeout=30).read().decode()
     assert "1 game refused, not rated (see `league show`)" in page
+
+
+def test_a_copy_of_records_without_a_hash_chain_counts_once(
+    league: Path, sources: list[Path]
+) -> None:
+    # Records from before the hash chain (and a store that kept no final hash): the key of a
+    # game is its record file's hash, so a copy still counts once.
+    for record in (sources[0] / "games").glob("*.jsonl"):
+        strip_chain(record)
+    with sqlite3.connect(sources[0] / "tournament.sqlite") as db:
+        db.execute("UPDATE games SET chain = NULL")
+    shutil.copytree(sources[0], sources[0].parent / "copy-of-t01")
+    config = load_league(league)
+    entries = [*config.sources, "../runs/copy-of-t01"]
+    save_league(league, config.model_copy(update={"sources": entries}))
+    report = read(league)
+    assert (report.read, len(report.copies), report.refused) == (PLAN.games, PER_SOURCE, [])
