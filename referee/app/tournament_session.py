@@ -65,6 +65,7 @@ def play_tournament(
     web: WebView | None = None,
     allow_broken: bool = False,
     stop_when: Callable[[RunState], bool] | None = None,
+    could_stop: Callable[[int], bool] | None = None,
     watch: Callable[[Event], None] | None = None,
     display: Callable[[Console, RunState], Display] | None = None,
     resume_hint: str = "run the same command to resume",
@@ -73,8 +74,9 @@ def play_tournament(
     """Play or resume one tournament with the live display (and, with `web`, the live web
     dashboard for as long as it runs); None if it could not start.
 
-    A match (`referee match`) passes the runner's `stop_when`, `watch` to see every event
-    before the runner asks `stop_when`, and its own `display` in place of the standings.
+    A match (`referee match`) passes the runner's `stop_when` (and `could_stop`: which games'
+    results could make it stop), `watch` to see every event before the runner asks
+    `stop_when`, and its own `display` in place of the standings.
 
     The first line it prints is the isolation level the bots will run under; a level this
     machine cannot give stops it here, before any game, saying why and what would provide it.
@@ -148,7 +150,13 @@ def play_tournament(
 
             play, on_event = watch_tournament(hub, play, emit)
         runner = Runner(
-            loaded, store, concurrency=limit, emit=on_event, play=play, stop_when=stop_when
+            loaded,
+            store,
+            concurrency=limit,
+            emit=on_event,
+            play=play,
+            stop_when=stop_when,
+            could_stop=could_stop,
         )
         if not quiet:
             live: Display = LiveDisplay(err, runner.state, loaded.config.name)

@@ -31,11 +31,11 @@ from referee.arguments import parse_clock, parse_option_values
 from referee.match import TimeSettings
 from referee.openings import OpeningError, load_book
 from referee.records import describe_validation_error
-from referee.stats.head_to_head import Tally, summary_fields
+from referee.stats.head_to_head import Tally, summary_fields, summary_lines
 from referee.stats.sprt import parse_sprt, typical_games
 from referee.tournament.config import LoadedConfig
 from referee.tournament.match_setup import MatchSpec, default_directory, player_names
-from referee.views.match_live import MatchDisplay, summary_lines
+from referee.views.match_live import MatchDisplay
 
 
 def register(parser: argparse.ArgumentParser) -> None:
@@ -140,6 +140,7 @@ def run_match(args: argparse.Namespace, out: Console, err: Console) -> int:
         quiet=args.quiet,
         events=args.events,
         stop_when=tally.decided,
+        could_stop=tally.could_decide,
         watch=partial(tally_event, tally),
         display=lambda console, state: MatchDisplay(console, state, tally),
     )

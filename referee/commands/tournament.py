@@ -311,10 +311,11 @@ def audit_games(view: StoreView, rows: list[GameRow], err: Console) -> list[Game
     """Every game checked in turn, with a progress bar on a terminal (the replays take time)."""
     columns = (TextColumn("verifying"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn())
     audits = []
+    game = view.info().game
     with Progress(*columns, console=err, transient=True, disable=not err.is_terminal) as progress:
         task = progress.add_task("games", total=len(rows))
         for row in rows:
-            audits.append(audit_game(view, row))
+            audits.append(audit_game(view, row, game))
             progress.advance(task)
     return audits
 

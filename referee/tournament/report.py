@@ -18,10 +18,13 @@ from pydantic import BaseModel, ConfigDict, ValidationError
 
 from protocols.base import Reason
 from referee.records import ResultLabel, result_label
+from referee.stats.head_to_head import Tally, summary_fields, summary_lines
 from referee.stats.ratings import Rating, fit_ratings
 from referee.tournament.config import TournamentConfig
 from referee.tournament.events import StandingLine
 from referee.tournament.formats import FormatMismatch, Plan, plan_for
+from referee.tournament.formats.base import SwissLine
+from referee.tournament.match_figures import match_tally
 from referee.tournament.standings import (
     BOT_FAULTS,
     GameResult,
@@ -42,7 +45,9 @@ class StandingRow(StandingLine):
 
     # `illegal` counts illegal moves and bad syntax.
     protocol: int  # line too long, bad encoding, out of turn
-    sonneborn_berger: int
+    # The tie-break of the standings (points 2, 1, 0 times the opponent's points); in a Swiss,
+    # that of its own table (points 1, 1/2, 0 times the opponent's Swiss score).
+    sonneborn_berger: int | float
     elo: float | None
     elo_low: float | None  # 95% confidence interval
     elo_high: float | None
@@ -50,6 +55,12 @@ class StandingRow(StandingLine):
     # what decided it; None and "" for a round robin, or before the format has its final order.
     place: int | None = None
     decided_by: str = ""
+    # A Swiss's own table, on its scale (docs/swiss.md): the score (a win 1, a draw 1/2, a bye
+    # its points), Buchholz, Buchholz cut-1 and the byes; None in other formats.
+    score: float | None = None
+    buchholz: float | None = None
+    buchholz_cut1: float | None = None
+    byes: int | None = None
 
 
 class Record(_Model):
@@ -76,6 +87,21 @@ class GameLine(_Model):
     record: str | None  # absolute path of the record file
 
 
+class MatchFigures(_Model):
+    """A match's own statistics, as `referee match` prints them (read by `match_figures.py`):
+    its summary in words and as `referee match --json` gives it. The standings' Elo is another
+    figure: each player's rating in the fit of single games that every tournament has."""
+
+    lines: list[str]
+    summary: dict[str, Any]
+
+    @classmethod
+    def of(cls, tally: Tally, directory: str) -> MatchFigures:
+        return cls(
+            lines=summary_lines(tally.stats(), tally), summary=summary_fields(tally, directory)
+        )
+
+
 class Report(_Model):
     name: str
     game: str
@@ -89,6 +115,20 @@ class Report(_Model):
     games: list[GameLine]
     format: str = "round-robin"
     plan: Plan | None = None  # None: the stored config no longer reads, or its games differ
+    match: MatchFigures | None = None  # a match's folder (`referee match`): its own figures
+
+
+def rating_note(report: Report) -> str:
+    """What the standings' Elo is; for a match, also that it is not the match's own Elo
+    difference (a model of single games, beside the match's figures from game pairs)."""
+    note = f"Elo: {report.rating_method}, anchored at {report.rating_anchor}"
+    if report.match is None:
+        return note
+    return (
+        f"Elo in the standings: each player's rating from single games (Bradley-Terry, "
+        f"{report.rating_method}, anchored at {report.rating_anchor}); the match's Elo "
+        f"difference above is from its game pairs, as `referee match` gives it"
+    )
 
 
 def finished_results(rows: Sequence[GameRow]) -> list[GameResult]:
@@ -109,10 +149,12 @@ def build_report(view: StoreView, anchor: str | None = None) -> Report:
     for (a, b), (w, d, lost) in head_to_head(results).items():
         h2h[a][b] = Record(wins=w, draws=d, losses=lost)
     plan = _plan(info.config, rows)
+    tally = match_tally(view.directory, players, rows)
+    directory = str(view.directory.resolve())
     return Report(
         name=info.name,
         game=info.game,
-        directory=str(view.directory.resolve()),
+        directory=directory,
         counts={state: sum(r.state is state for r in rows) for state in GameState},
         standings=_standing_rows(compute_standings(players, results), ratings.by_name(), plan),
         rating_anchor=ratings.anchor,
@@ -122,18 +164,32 @@ def build_report(view: StoreView, anchor: str | None = None) -> Report:
         games=[_game_line(view, r) for r in rows],
         format=str(info.config.get("format", "round-robin")),
         plan=plan,
+        match=MatchFigures.of(tally, directory) if tally is not None else None,
     )
 
 
 def _standing_rows(
     standings: list[Standing], ratings: dict[str, Rating], plan: Plan | None
 ) -> list[StandingRow]:
-    """The standings with ratings; a staged format's in its final order, with the places."""
+    """The standings with ratings (and a Swiss's tie-breaks); a staged format's in its final
+    order, with the places."""
+    swiss = {
+        line.name: line
+        for stage in (plan.stages if plan is not None else [])
+        if stage.kind == "swiss"
+        for line in stage.standings
+    }
     if plan is None or not plan.finished or not plan.placings:
-        return [_standing_row(s, ratings[s.name]) for s in standings]
+        return [_standing_row(s, ratings[s.name], swiss=swiss.get(s.name)) for s in standings]
     placed = in_final_order(standings, plan.placings)
     return [
-        _standing_row(s, ratings[s.name], place=s.rank, decided_by=plan.placing_notes.get(s.name))
+        _standing_row(
+            s,
+            ratings[s.name],
+            place=s.rank,
+            decided_by=plan.placing_notes.get(s.name),
+            swiss=swiss.get(s.name),
+        )
         for s in placed
     ]
 
@@ -147,17 +203,30 @@ def _plan(stored: dict[str, Any], rows: list[GameRow]) -> Plan | None:
 
 
 def _standing_row(
-    s: Standing, rating: Rating, place: int | None = None, decided_by: str | None = None
+    s: Standing,
+    rating: Rating,
+    place: int | None = None,
+    decided_by: str | None = None,
+    swiss: SwissLine | None = None,
 ) -> StandingRow:
+    tiebreaks: dict[str, Any] = {"sonneborn_berger": s.sonneborn_berger}
+    if swiss is not None:  # the Swiss table's figures, on its scale, not the standings'
+        tiebreaks = {
+            "score": swiss.score,
+            "buchholz": swiss.buchholz,
+            "buchholz_cut1": swiss.buchholz_cut1,
+            "sonneborn_berger": swiss.sonneborn_berger,
+            "byes": swiss.byes,
+        }
     return StandingRow.of(
         s,
         protocol=s.protocol,
-        sonneborn_berger=s.sonneborn_berger,
         elo=_round(rating.elo),
         elo_low=_round(rating.low),
         elo_high=_round(rating.high),
         place=place,
         decided_by=decided_by or "",
+        **tiebreaks,
     )
 
 

@@ -25,6 +25,7 @@ from referee.tournament.report import (
     Report,
     StandingRow,
     course_csv,
+    rating_note,
     standings_csv,
     to_csv,
 )
@@ -154,12 +155,16 @@ def print_report(out: Console, report: Report, fmt: str, games: bool) -> None:
             out = Console(file=out.file, width=PIPE_WIDTH, soft_wrap=True)
         counts = ", ".join(f"{n} {state.value}" for state, n in report.counts.items() if n)
         out.print(f"[bold]{report.name}[/bold] ({report.game}): {counts}", highlight=False)
+        if report.match is not None:  # the match's own figures, as `referee match` prints them
+            out.print("[bold]Match[/bold]", highlight=False)
+            for line in report.match.lines:
+                out.print(f"  {line}", markup=False, highlight=False)
         if report.plan is not None and report.plan.stages[0].kind != "table":
             out.print(plan_view(report.plan))
         out.print(standings_table(report.standings))
         out.print(
-            f"Elo: {report.rating_method}, anchored at {report.rating_anchor}; "
-            f"draw parameter {report.draw_parameter:.3f}",
+            f"{rating_note(report)}; draw parameter {report.draw_parameter:.3f}",
+            markup=False,
             highlight=False,
         )
         out.print(head_to_head_table(report))

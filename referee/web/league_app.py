@@ -177,7 +177,7 @@ def _notes(index: LeagueIndex) -> list[str]:
         notes.append(f"{game}: first move {advantage:+.0f} Elo, draw margin {draw_elo:.0f}")
     if "rated_at" in meta:
         notes.append(f"rated {meta['rated_at'][:16]}")
-    return notes
+    return notes + queries.left_out(index)
 
 
 def home(request: Request) -> Response:

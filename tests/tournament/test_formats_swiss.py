@@ -3,17 +3,19 @@ balanced, tie-breaks, the same rounds for the same seed) and played by the runne
 
 from __future__ import annotations
 
+import csv
+import io
 from collections import Counter
 from pathlib import Path
 
 import pytest
 
 from referee.app.config import load_config
-from referee.tournament.config import ConfigError
-from referee.tournament.report import build_report
+from referee.tournament.config import ConfigError, TournamentConfig
+from referee.tournament.report import build_report, standings_csv
 from referee.tournament.resume import open_tournament
 from referee.tournament.runner import Runner
-from referee.tournament.store import GameState, open_view
+from referee.tournament.store import GameRow, GameState, TournamentInfo, open_view
 from tests.tournament.test_formats_rules import config, play, stronger
 
 
@@ -98,3 +100,41 @@ async def test_a_swiss_played_by_the_runner(tmp_path: Path) -> None:
     (stage,) = report.plan.stages
     assert [len(r.pairs) for r in stage.rounds] == [2, 2, 2]
     assert len({r.bye for r in stage.rounds}) == 3
+
+
+class _StoredRows:
+    """What `build_report` reads of a store, for games decided without a store."""
+
+    def __init__(self, cfg: TournamentConfig, rows: list[GameRow], directory: Path) -> None:
+        self.config, self.rows, self.directory = cfg, rows, directory
+
+    def info(self) -> TournamentInfo:
+        dumped = self.config.model_dump(mode="json")
+        return TournamentInfo("t", self.config.game, dumped, {}, "2026-01-05T09:00:00+00:00")
+
+    def players(self) -> list[str]:
+        return self.config.player_names
+
+    def games(self) -> list[GameRow]:
+        return self.rows
+
+    def record_path(self, row: GameRow) -> Path | None:
+        return None
+
+
+def test_the_csv_gives_the_swiss_tiebreaks_of_its_table(tmp_path: Path) -> None:
+    # Five players, three rounds, one draw: byes, Buchholz and Sonneborn-Berger all differ.
+    cfg = config("swiss", 5, swiss={"rounds": 3})
+    plan, rows = play(cfg, lambda g: "draw" if g.number == 2 else stronger(g))
+    report = build_report(_StoredRows(cfg, rows, tmp_path))  # type: ignore[arg-type]
+    table = {line.name: line for line in plan.stages[0].standings}
+    csv_rows = list(csv.DictReader(io.StringIO(standings_csv(report.standings))))
+    assert [r["name"] for r in csv_rows] == [line.name for line in plan.stages[0].standings]
+    for r in csv_rows:
+        line = table[r["name"]]
+        assert float(r["score"]) == line.score
+        assert float(r["buchholz"]) == line.buchholz
+        assert float(r["buchholz_cut1"]) == line.buchholz_cut1
+        assert float(r["sonneborn_berger"]) == line.sonneborn_berger
+        assert int(r["byes"]) == line.byes
+    assert len({line.sonneborn_berger for line in table.values()}) > 2

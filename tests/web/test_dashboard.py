@@ -248,3 +248,23 @@ def test_numbers_stand_under_their_headers_and_intervals_read_as_in_the_terminal
         assert shown[7] == f"{round(s.elo or 0):+d}"
         interval = f"{round(s.elo_low or 0):+d} .. {round(s.elo_high or 0):+d}"
         assert shown[8] == interval and interval in text
+
+
+def test_a_match_folder_shows_the_match_figures(page: Any, tmp_path: Path) -> None:
+    # The dashboard of a match's folder shows the lines `referee match` printed (pairs, SPRT
+    # included) and says that the standings' Elo is another figure.
+    command = [sys.executable, "-m", "referee", "match", "alak", "-q", "--games", "4", "-j", "2"]
+    command += ["-p1", "builtin:greedy --seed {seed}", "-p2", "builtin:random --seed {seed}"]
+    command += ["--isolation", "basic+root", "--dir", "m", "--sprt", "elo1=200"]
+    done = subprocess.run(command, cwd=tmp_path, capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr
+    printed = done.stdout.splitlines()[:-1]  # the summary, without the folder's line
+    assert printed[1].startswith("pairs (0, 1/2, 1, 3/2, 2 points of 2): ")
+    assert printed[5].startswith("SPRT elo0=0 elo1=200 alpha=0.05 beta=0.05: LLR ")
+    with serve_in_thread([tmp_path / "m"]) as server:
+        page.goto(server.url + "/")
+        page.wait_for_selector("section.tournament pre.match-figures")
+        shown = page.text_content("section.tournament pre.match-figures")
+        note = page.text_content("section.tournament p.muted")
+    assert shown is not None and shown.splitlines() == printed
+    assert note is not None and note.startswith("Elo in the standings: each player's rating")

@@ -124,6 +124,13 @@
     fill.style.width = (t.total ? (100 * done) / t.total : 0) + "%";
     bar.append(fill);
     section.append(line, bar);
+    if (t.match) {
+      /* A match's folder: its own figures, the lines `referee match` prints. */
+      const figures = document.createElement("pre");
+      figures.className = "match-figures";
+      figures.textContent = t.match.lines.join("\n");
+      section.append(figures);
+    }
     if (t.plan && t.plan.stages.length && t.plan.stages[0].kind !== "table") section.append(planView(t.plan));
     section.append(table(["#", "player", "pts", "games", "W", "D", "L", "Elo", "95% CI", "faults"], t.standings, (row, s) => {
       row.dataset.player = s.name;
@@ -136,7 +143,7 @@
     }, "no players"));
     const note = document.createElement("p");
     note.className = "muted";
-    note.textContent = "Elo: " + t.rating_method + ", anchored at " + t.rating_anchor;
+    note.textContent = t.rating_note;
     section.append(note);
     if (t.running.length) {
       const h = document.createElement("h2");
