@@ -21,6 +21,7 @@ from rich.table import Table
 from rich.text import Text
 
 from protocols import GAME_HELP, UnknownGame, canonical_name
+from referee.arguments import command_line_folder
 from referee.commands import EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE
 from referee.course.check import (
     DEFAULT_OPPONENT,
@@ -92,7 +93,7 @@ def run_check_command(args: argparse.Namespace, out: Console, err: Console) -> i
         err.print(f"referee check: cannot create the records folder: {exc}", markup=False)
         return EXIT_USAGE
     out.print(describe(isolation), markup=False, highlight=False)
-    if refused := reach_check(args.command, None, isolation):
+    if refused := reach_check(args.command, command_line_folder(), isolation):
         err.print(f"referee check: cannot run the bot here: {refused}", markup=False)
         return EXIT_USAGE
     out.print(Text("referee check", style="bold underline"))
@@ -133,6 +134,7 @@ def play_with_progress(
                 opponent=args.opponent,
                 seed=args.seed,
                 on_game=advance,
+                cwd=command_line_folder(),
                 isolation=isolation,
             )
         )

@@ -17,7 +17,7 @@ import trio
 from pydantic import ValidationError
 
 from protocols import GAME_HELP, UnknownGame, canonical_name, get_game
-from referee.arguments import parse_clock, parse_option_values
+from referee.arguments import command_line_folder, parse_clock, parse_option_values
 from referee.commands import EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE, EXIT_VOID
 from referee.isolation import (
     Isolation,
@@ -207,6 +207,7 @@ def run_play(args: argparse.Namespace, out: Console, err: Console) -> int:
         PlayerSpec(
             name=name,
             command=resolve_command(cmd, game_name, options),
+            cwd=command_line_folder(),
             capabilities=frozenset({POSITION} if key in capable else ()),
         )
         for key, name, cmd in (("p1", args.name1, args.player1), ("p2", args.name2, args.player2))
