@@ -39,6 +39,7 @@ from referee.match import (
 )
 from referee.openings import OpeningError, canonical_opening
 from referee.records import GameRecord, Header, Ply, Result, describe_validation_error
+from referee.tournament.bot_folders import contain_run
 from referee.web import DEFAULT_HOST, check_port
 
 if TYPE_CHECKING:
@@ -215,6 +216,7 @@ def run_play(args: argparse.Namespace, out: Console, err: Console) -> int:
     if refused := unreachable_players(players, isolation):
         err.print(refused, markup=False, highlight=False)
         return EXIT_USAGE
+    isolation = contain_run(isolation, players)  # each kept from the other's files, and records
     try:
         opening = canonical_opening(game_name, raw_options, args.opening) if args.opening else None
         match = Match(

@@ -30,6 +30,7 @@ from referee.match import (
     resolve_command,
 )
 from referee.records import GameRecord
+from referee.tournament.bot_folders import contain_run
 from referee.verify import verify_record
 
 DEFAULT_OPPONENT = "builtin:random"
@@ -144,6 +145,12 @@ async def run_check(
     the whole check; None: chosen here from the settings)."""
     report = CheckReport(game_name, command, settings)
     isolation = (isolation or choose(settings.isolation)).hiding(record_dir.absolute())
+    # Nor may it see earlier checks' records (referee-games/), or a command opponent's files.
+    players = [
+        PlayerSpec(name=BOT_NAME, command=command, cwd=cwd),
+        PlayerSpec(name=opponent, command=opponent_command(opponent, game_name, seed)),
+    ]
+    isolation = contain_run(isolation, players)
     for _ in range(games_per_colour):
         elapsed = await time_startup(command, settings, isolation, cwd)
         if elapsed is not None:

@@ -134,6 +134,22 @@ def own_directories(argv: Sequence[str], cwd: Path, executable: Path) -> list[Pa
     return _unique([*prefixes, *named_directories(argv, cwd)])
 
 
+def named_files(argv: Sequence[str], cwd: Path) -> list[Path]:
+    """The files a command line names: a script, a jar, a program started by a relative path
+    (`./bot`). A program given by its absolute path is an interpreter (`/usr/bin/python3`),
+    which other bots may run too, not a file of this bot's own."""
+    words = list(argv[1:])
+    if argv and "/" in argv[0] and not os.path.isabs(argv[0]):
+        words.insert(0, argv[0])
+    found = [
+        (cwd / part).resolve()
+        for token in words
+        for part in token.split(os.pathsep)
+        if part and (cwd / part).is_file()
+    ]
+    return _unique(found)
+
+
 def player_directories(command: str, cwd: Path | None) -> list[Path]:
     """A player's own directories (its working directory and those its command names): what a
     sandboxed opponent must not see."""
@@ -144,6 +160,18 @@ def player_directories(command: str, cwd: Path | None) -> list[Path]:
         return [workdir]
     named = [*named_directories(argv, workdir), *assigned_directories(assigned, workdir)]
     return _unique([workdir, *named])
+
+
+def player_places(command: str, cwd: Path | None) -> list[Path]:
+    """All of a player that a sandboxed opponent must not see: its own directories and the
+    files its command names. Two bots may share a folder (programs side by side, `referee
+    play` run where both are): the other's program is hidden there, file by file."""
+    workdir = (cwd or Path.cwd()).absolute()
+    try:
+        argv, _ = without_env(shlex.split(command))
+    except ValueError:
+        return [workdir]
+    return _unique([*player_directories(command, cwd), *named_files(argv, workdir)])
 
 
 def _unique(paths: Sequence[Path]) -> list[Path]:
@@ -407,12 +435,14 @@ class Confinement:
             cut = os.geteuid() == 0 and not self.isolation.settings.network
             spec.update(uid=self.uid, stage="only", network="none" if cut else None)
             return [str(fd), *options_of(spec), *argv]
+        # Its own program is never hidden from it, even where another bot's command names it.
+        own_files = {executable.resolve(), *named_files(argv, cwd)}
         view = View(
             cwd=cwd,
             writable=self.isolation.settings.writable_dir,
             own=_unique([*own_directories(argv, cwd, executable), *named]),
             public=public_directories(self.isolation.settings.environment == "caller"),
-            hidden=hide,
+            hidden=[path for path in hide if path not in own_files],
             launcher=launcher_directories(),
             private=self.scratch,
             tmp_mb=self.limits.tmp_mb,

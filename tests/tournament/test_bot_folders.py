@@ -1,0 +1,109 @@
+"""Which folders are whose: a bot's folder found from its command, a layout where one bot's
+folder holds another's refused (by `tournament run` and `match`, in words that name both), the
+referee's output found where bots would see it. The games themselves:
+tests/isolation/test_bot_folders.py."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+from referee.commands.demo import DEFAULT_DIR
+from referee.commands.play import DEFAULT_RECORD_DIR
+from referee.course.check import RECORDS_PARENT
+from referee.league.config import INDEX_NAME
+from referee.match import PlayerSpec, resolve_command
+from referee.tournament import bot_folders
+from referee.tournament.bot_folders import layout_refusal, program_folder, referee_output
+from referee.tournament.match_setup import DEFAULT_ROOT
+from referee.tournament.store import LOCK_NAME, STORE_NAME
+from tests.commandline import referee
+
+HEADER = json.dumps({"type": "header", "game": "alak", "chain": "0" * 64}) + "\n"
+
+
+def player(name: str, command: str, cwd: Path) -> PlayerSpec:
+    return PlayerSpec(name=name, command=command, cwd=cwd)
+
+
+def test_a_bot_s_folder_is_where_its_program_is(tmp_path: Path) -> None:
+    for path in ("v2/main.py", "bin/game/Player.class", "bot", "lib/x.py"):
+        (tmp_path / path).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / path).write_text("")
+    python = sys.executable
+    assert program_folder(player("a", f"{python} v2/main.py --depth 3", tmp_path)) == (
+        tmp_path / "v2"
+    )
+    assert program_folder(player("a", "java -cp bin game.Player", tmp_path)) == tmp_path / "bin"
+    assert program_folder(player("a", "./bot --log /dev/null", tmp_path)) == tmp_path
+    assert program_folder(player("a", "env PYTHONPATH=lib python3 -m x", tmp_path)) == (
+        tmp_path / "lib"
+    )
+    assert program_folder(player("a", f"{python} -m mybot", tmp_path)) == tmp_path
+    builtin = resolve_command("builtin:random", "alak")
+    assert program_folder(player("r", builtin, tmp_path)) is None
+
+
+def test_a_folder_inside_another_bot_s_is_refused_naming_both(tmp_path: Path) -> None:
+    (tmp_path / "old").mkdir()
+    for path in ("main.py", "old/main.py", "v1.py"):
+        (tmp_path / path).write_text("")
+    outer = player("new", f"{sys.executable} main.py", tmp_path)
+    inner = player("old", f"{sys.executable} old/main.py", tmp_path)
+    refusal = layout_refusal([outer, inner])
+    assert refusal is not None
+    assert f"old's folder {tmp_path / 'old'} is inside new's folder {tmp_path}" in refusal
+    assert "Give each bot a folder of its own" in refusal
+    beside = player("v1", f"{sys.executable} v1.py", tmp_path)  # side by side: hidden apart
+    same = player("new2", f"{sys.executable} main.py --depth 2", tmp_path)
+    builtin = player("r", resolve_command("builtin:random", "alak"), tmp_path)
+    assert layout_refusal([outer, beside, same, builtin]) is None
+
+
+def test_tournament_run_refuses_a_bot_folder_inside_another(tmp_path: Path) -> None:
+    (tmp_path / "bots" / "bob").mkdir(parents=True)
+    (tmp_path / "bots" / "alice.py").write_text("")
+    (tmp_path / "bots" / "bob" / "bob.py").write_text("")
+    (tmp_path / "cup.toml").write_text(
+        'name = "cup"\ngame = "alak"\n'
+        '[[players]]\nname = "alice"\ncommand = "python3 alice.py"\ncwd = "bots"\n'
+        '[[players]]\nname = "bob"\ncommand = "python3 bob.py"\ncwd = "bots/bob"\n'
+    )
+    done = referee("tournament", "run", "cup.toml", "-q", cwd=tmp_path)
+    assert done.returncode == 2, done.stderr
+    said = " ".join(done.stderr.split())
+    assert "bob's folder" in said and "is inside alice's folder" in said
+    assert not (tmp_path / "cup").exists()  # refused before anything was made
+
+
+def test_the_referee_s_output_is_found_where_bots_would_see_it(tmp_path: Path) -> None:
+    root = tmp_path / "here"
+    (root / "cup" / "games").mkdir(parents=True)
+    (root / "cup" / STORE_NAME).write_bytes(b"SQLite format 3\0")
+    (root / "runs" / "week1").mkdir(parents=True)
+    (root / "runs" / "week1" / "0001.jsonl").write_text(HEADER)
+    (root / "data").mkdir()
+    (root / "data" / "book.jsonl").write_text('{"opening": "a, b"}\n')  # not a record
+    (root / "referee-games").mkdir()
+    (root / ".hidden").mkdir()
+    (root / ".hidden" / STORE_NAME).write_bytes(b"")
+    (root / "game.jsonl").write_text(HEADER)  # in the bot's own folder: the file alone
+    (root / "mine.py").write_text("")
+    found = referee_output([root])
+    assert sorted(found) == [
+        root / "cup",
+        root / "game.jsonl",
+        root / "referee-games",
+        root / "runs" / "week1",
+    ]
+
+
+def test_the_output_names_are_those_the_referee_writes() -> None:
+    assert set(bot_folders.STORE_FILES) == {STORE_NAME, LOCK_NAME, INDEX_NAME}
+    assert set(bot_folders.OUTPUT_FOLDERS) == {
+        str(DEFAULT_RECORD_DIR),
+        str(RECORDS_PARENT),
+        str(DEFAULT_ROOT),
+        str(DEFAULT_DIR),
+    }
