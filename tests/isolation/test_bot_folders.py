@@ -3,9 +3,10 @@ level with the sandbox made by the compiled helper (bubblewrap hidden) and by bu
 
 Every bot here is a spy: as blue, its first line lists every file below the test's folder that
 it could read something from, and the game ends on that line (it is not a move), which the
-record keeps. Layouts: bots run from the folder that holds them all beside another
-tournament's store and other runs' records, two programs side by side in one folder (`referee
-play`), and `referee check` beside the records of earlier checks."""
+record keeps. Layouts: loose programs that `tournament new` gives folders of their own, bots
+run from the folder that holds them all beside another tournament's store and other runs'
+records, two programs side by side in one folder (`referee play`), and `referee check` beside
+the records of earlier checks."""
 
 from __future__ import annotations
 
@@ -26,6 +27,7 @@ from referee.course.check import run_check
 from referee.isolation.levels import IsolationSettings
 from referee.match import Match, MatchSettings, PlayerSpec
 from referee.records import read_record
+from referee.tournament.template import discover_bots, example_config, give_folders
 
 pytestmark = pytest.mark.skipif(
     os.geteuid() != 0, reason="the compiled helper makes the sandbox only for a root referee"
@@ -90,6 +92,28 @@ def play(config: Path) -> Path:
     final = play_tournament(loaded, Console(file=said, width=200), quiet=True)
     assert final is not None, said.getvalue()
     return loaded.directory
+
+
+def test_loose_programs_get_folders_of_their_own_and_see_nothing_else(
+    tmp_path: Path, sandbox_program: str
+) -> None:
+    bots = tmp_path / "bots"
+    for name in ("ann", "ben"):
+        spy(bots / f"{name}.py", tmp_path)
+    spy(bots / "cid" / "main.py", tmp_path)
+    (bots / "ben_book.txt").write_text("ben's opening book")
+    other_runs(tmp_path)
+    give_folders(bots)
+    config = tmp_path / "cup.toml"
+    text = example_config(discover_bots(bots), config, "cup", "alak", 1)
+    chosen = f'level = "auto"\nsandbox_program = "{sandbox_program}"'
+    config.write_text(text.replace('level = "auto"', chosen, 1))
+    seen = seen_by_blue(play(config))
+    assert seen == {
+        "ann": {"bots/ann/ann.py"},
+        "ben": {"bots/ben/ben.py"},
+        "cid": {"bots/cid/main.py"},
+    }
 
 
 def test_run_where_all_are_sees_no_other_player_store_or_record(

@@ -1,11 +1,12 @@
 """Which folders are whose: a bot's folder found from its command, a layout where one bot's
 folder holds another's refused (by `tournament run` and `match`, in words that name both), the
-referee's output found where bots would see it. The games themselves:
-tests/isolation/test_bot_folders.py."""
+referee's output found where bots would see it, and loose programs given folders of their own
+by `tournament new`. The games themselves: tests/isolation/test_bot_folders.py."""
 
 from __future__ import annotations
 
 import json
+import os
 import sys
 from pathlib import Path
 
@@ -18,6 +19,7 @@ from referee.tournament import bot_folders
 from referee.tournament.bot_folders import layout_refusal, program_folder, referee_output
 from referee.tournament.match_setup import DEFAULT_ROOT
 from referee.tournament.store import LOCK_NAME, STORE_NAME
+from referee.tournament.template import discover_bots, give_folders
 from tests.commandline import referee
 
 HEADER = json.dumps({"type": "header", "game": "alak", "chain": "0" * 64}) + "\n"
@@ -107,3 +109,36 @@ def test_the_output_names_are_those_the_referee_writes() -> None:
         str(DEFAULT_ROOT),
         str(DEFAULT_DIR),
     }
+
+
+def test_loose_programs_are_given_folders_except_links_and_taken_names(tmp_path: Path) -> None:
+    bots = tmp_path / "bots"
+    (bots / "carol").mkdir(parents=True)
+    (bots / "carol" / "main.py").write_text("")
+    for name in ("eve.py", "carol.py", "_helper.py", "notes.txt"):
+        (bots / name).write_text("")
+    os.symlink("eve/eve.py", bots / "link.py")
+    moved = give_folders(bots)
+    assert moved == [(bots / "eve.py", bots / "eve" / "eve.py")]
+    assert (bots / "eve").stat().st_mode & 0o777 == 0o755
+    found = {bot.name: bot for bot in discover_bots(bots)}
+    assert found["eve"].folder == bots / "eve" and found["eve"].command == "python3 eve.py"
+    for name in ("carol", "link"):
+        assert name in found
+    loose = [bot for bot in discover_bots(bots) if bot.folder == bots]
+    assert {bot.name for bot in loose} == {"carol", "link"}
+    for bot in loose:
+        assert bot.command is None and bot.note is not None
+        assert "lies loose beside the bots' folders" in bot.note
+
+
+def test_tournament_new_says_what_it_moved(tmp_path: Path) -> None:
+    bots = tmp_path / "bots"
+    bots.mkdir()
+    (bots / "eve.py").write_text("")
+    (bots / "eve_book.txt").write_text("")
+    done = referee("tournament", "new", "bots", "--game", "alak", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    said = " ".join(done.stderr.split())
+    assert "moved bots/eve.py to bots/eve/eve.py" in said
+    assert "left in bots, where no bot sees them: eve_book.txt" in said
