@@ -343,9 +343,12 @@ def _crash_finding(checked: CheckedGame, reason: Reason, detail: str) -> Finding
 
 def describe_settings(settings: MatchSettings) -> dict[str, Any]:
     """What the check ran under, for the report's header."""
+    if settings.clock_total is not None:
+        per = f"{settings.clock_total} s per side, +{settings.clock_increment} s per move"
+    else:
+        per = f"{settings.move_timeout} s per move"
     return {
-        "time": f"{settings.move_timeout} s per move, +{settings.grace} s grace, "
-        f"+{settings.startup_allowance} s for start-up",
+        "time": f"{per}, +{settings.grace} s grace, +{settings.startup_allowance} s for start-up",
         "limits": settings.limits.summary(),
         "freeze": "the bot not on move is frozen" if settings.freeze else "no freezing",
     }
