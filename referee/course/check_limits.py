@@ -51,12 +51,20 @@ def course_limits(game: str, start: Path) -> CheckLimits:
     """The limits for checking a bot of `game` in the folder `start` (see the docstring)."""
     for folder in [start, *start.parents]:
         course = folder / COURSE_FILE
-        if course.is_file():
+        if _is_file(course):
             return _from_course(game, course)
         runner = folder / RUNNER_FILE
-        if runner.is_file() and _is_runner_file(runner):
+        if _is_file(runner) and _is_runner_file(runner):
             return _from_runner_file(game, runner)
     return CheckLimits(default_settings())
+
+
+def _is_file(path: Path) -> bool:
+    """Whether `path` is a file; a folder the user may not look into holds no course of theirs."""
+    try:
+        return path.is_file()
+    except OSError:
+        return False
 
 
 def _from_course(game: str, path: Path) -> CheckLimits:

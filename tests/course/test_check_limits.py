@@ -8,6 +8,8 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
+import pytest
+
 from referee.course.check_limits import COURSE_TIME_CONTROL, course_limits
 from referee.course.scheme import Course
 from tests.commandline import referee
@@ -83,3 +85,19 @@ def test_a_course_file_that_cannot_be_read_is_named(tmp_path: Path) -> None:
     (tmp_path / "course.toml").write_text('name = "c"\ngame = "alak"\nbogus = 1\n')
     limits = course_limits("alak", tmp_path)
     assert limits.note is not None and "course.toml is not used: it cannot be read" in limits.note
+
+
+def test_a_folder_above_that_cannot_be_looked_into_holds_no_course(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    is_file = Path.is_file
+
+    def refused_above(path: Path) -> bool:
+        if path.parent != tmp_path:  # as a user without the right to look into it would be
+            raise PermissionError(13, "Permission denied", str(path))
+        return is_file(path)
+
+    monkeypatch.setattr(Path, "is_file", refused_above)
+    limits = course_limits("alak", tmp_path)
+    assert limits.source is None and limits.note is None
+    assert limits.settings.move_timeout == COURSE_TIME_CONTROL.move_timeout
