@@ -16,6 +16,7 @@ import shlex
 import signal
 import site
 import socket
+import stat
 import sys
 from collections.abc import Mapping, Sequence
 from contextlib import suppress
@@ -117,9 +118,22 @@ def named_directories(argv: Sequence[str], cwd: Path) -> list[Path]:
     for token in argv[1:]:
         for part in token.split(os.pathsep):
             path = cwd / part
-            if part and part not in (".", "/") and path.exists():
-                found.append(path.resolve() if path.is_dir() else path.resolve().parent)
+            if part and part not in (".", "/") and (kind := _kind(path)) is not None:
+                found.append(path.resolve() if kind == "folder" else path.resolve().parent)
     return _unique(found)
+
+
+def _kind(path: Path) -> str | None:
+    """What `path` names: a "folder", a "file" (a regular one), an "other", or None: nothing
+    is there (a word too long to be a file's name, or in a folder that may not be looked into,
+    names nothing)."""
+    try:
+        info = path.stat()
+    except (OSError, ValueError):
+        return None
+    if stat.S_ISDIR(info.st_mode):
+        return "folder"
+    return "file" if stat.S_ISREG(info.st_mode) else "other"
 
 
 def assigned_directories(assigned: Mapping[str, str], cwd: Path) -> list[Path]:
@@ -145,7 +159,7 @@ def named_files(argv: Sequence[str], cwd: Path) -> list[Path]:
         (cwd / part).resolve()
         for token in words
         for part in token.split(os.pathsep)
-        if part and (cwd / part).is_file()
+        if part and _kind(cwd / part) == "file"
     ]
     return _unique(found)
 
@@ -244,7 +258,7 @@ def reach_problem(
     """
     checks = [(cwd, os.X_OK, "its folder"), (executable, os.X_OK, "its program")]
     checks += [
-        (cwd / t, os.R_OK, "a file its command names") for t in argv[1:] if (cwd / t).is_file()
+        (cwd / t, os.R_OK, "a file its command names") for t in argv[1:] if _kind(cwd / t) == "file"
     ]
     if sandboxed:
         checks += [(path.parent, os.X_OK, f"the folder of {what}") for path, _, what in checks[1:]]

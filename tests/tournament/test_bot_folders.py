@@ -13,6 +13,7 @@ from pathlib import Path
 from referee.commands.demo import DEFAULT_DIR
 from referee.commands.play import DEFAULT_RECORD_DIR
 from referee.course.check import RECORDS_PARENT
+from referee.isolation import player_places
 from referee.league.config import INDEX_NAME
 from referee.match import PlayerSpec, resolve_command
 from referee.tournament import bot_folders
@@ -142,3 +143,17 @@ def test_tournament_new_says_what_it_moved(tmp_path: Path) -> None:
     said = " ".join(done.stderr.split())
     assert "moved bots/eve.py to bots/eve/eve.py" in said
     assert "left in bots, where no bot sees them: eve_book.txt" in said
+
+
+def test_a_word_too_long_to_be_a_file_name_names_nothing(tmp_path: Path) -> None:
+    (tmp_path / "bot.py").write_text(
+        "import sys\nsys.stdin.readline()\nprint('a', flush=True)\nsys.stdin.readline()\n"
+    )
+    command = f"{sys.executable} bot.py --eval {'x' * 300}"  # longer than a name may be
+    bot = player("long", command, tmp_path)
+    assert program_folder(bot) == tmp_path
+    assert layout_refusal([bot, player("other", f"{sys.executable} -m x", tmp_path)]) is None
+    assert player_places(command, tmp_path) == [tmp_path, tmp_path / "bot.py"]
+    done = referee("play", "alak", "-p1", command, "-p2", "builtin:random", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert "Game over!" in done.stdout
