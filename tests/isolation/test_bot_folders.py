@@ -5,8 +5,8 @@ Every bot here is a spy: as blue, its first line lists every file below the test
 it could read something from, and the game ends on that line (it is not a move), which the
 record keeps. Layouts: loose programs that `tournament new` gives folders of their own, bots
 run from the folder that holds them all beside another tournament's store and other runs'
-records, two programs side by side in one folder (`referee play`), and `referee check` beside
-the records of earlier checks."""
+records, two programs side by side in one folder, `referee check` beside the records of earlier
+checks, and `referee play` beside other runs' output."""
 
 from __future__ import annotations
 
@@ -28,6 +28,7 @@ from referee.isolation.levels import IsolationSettings
 from referee.match import Match, MatchSettings, PlayerSpec
 from referee.records import read_record
 from referee.tournament.template import discover_bots, example_config, give_folders
+from tests.commandline import referee
 
 pytestmark = pytest.mark.skipif(
     os.geteuid() != 0, reason="the compiled helper makes the sandbox only for a root referee"
@@ -181,3 +182,15 @@ async def test_check_keeps_earlier_checks_and_stores_out_of_sight(
     blue = next(g for g in report.games if g.colour is Side.BLUE)
     assert blue.record.result is not None
     assert blue.record.result.loser_line == "mine.py"
+
+
+def test_play_keeps_other_runs_out_of_sight(tmp_path: Path) -> None:
+    spy(tmp_path / "mine.py", tmp_path)
+    (tmp_path / "notes.txt").write_text("the folder the game is played in")
+    other_runs(tmp_path)
+    done = referee(
+        "play", "alak", "-p1", f"{sys.executable} mine.py", "-p2", "builtin:random",
+        "--no-random-assignment", "--json", cwd=tmp_path,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["loser_line"] == "mine.py|notes.txt"
