@@ -1,5 +1,6 @@
 """Values that several commands read from their command line in the same way: game options
-given as `-o KEY=VALUE` and a game clock given as `TOTAL[+INC]`.
+given as `-o KEY=VALUE`, a game clock given as `TOTAL[+INC]`, and the folder the bots' commands
+are read from.
 
 Only the standard library here: the commands' parsers are built before anything heavy loads.
 """
@@ -8,7 +9,15 @@ from __future__ import annotations
 
 import argparse
 import json
+from pathlib import Path
 from typing import Any
+
+
+def command_line_folder() -> Path:
+    """Where a bot given on the command line (`play`, `check`, `match`) runs, and what the
+    relative paths of its command are read from: the folder the command was run from, as a
+    shell would read them. (Built-in bots run elsewhere, whatever this says.)"""
+    return Path.cwd().absolute()
 
 
 def parse_clock(text: str) -> tuple[float, float]:

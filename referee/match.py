@@ -33,7 +33,7 @@ from referee.bot import (
     unwrap_single,
 )
 from referee.builtin_tables import prepare_tables, table_cache_directory
-from referee.isolation.confinement import player_directories
+from referee.isolation.confinement import player_places
 from referee.isolation.levels import Isolation, IsolationSettings, IsolationUnavailable, choose
 from referee.isolation.limits import Limits
 from referee.openings import apply_opening
@@ -256,7 +256,7 @@ def open_bot_player(
         isolation=isolation,
         freeze=settings.freeze,
         freeze_grace=settings.freeze_grace,
-        hide=player_directories(opponent.command, player_cwd(opponent)),
+        hide=player_places(opponent.command, player_cwd(opponent)),
     )
 
 

@@ -20,6 +20,7 @@ from rich.console import Console
 
 from referee import EXIT_INTERRUPTED, EXIT_OK, EXIT_VOID
 from referee.isolation import Isolation, IsolationUnavailable, choose, describe
+from referee.tournament.bot_folders import contain_run, layout_refusal
 from referee.tournament.config import LoadedConfig
 from referee.tournament.events import Event, TournamentFinished
 from referee.tournament.opening_plan import OpeningPlan
@@ -88,11 +89,17 @@ def play_tournament(
     cluster (docs/cluster.md): each worker chooses its bots' isolation and starts them.
     """
     address = loaded.config.cluster_address(cluster)
+    players = [loaded.player_spec(p.name, loaded.config.seed) for p in loaded.config.players]
+    if refusal := layout_refusal(players):
+        err.print(f"referee: {loaded.path}: {refusal}", markup=False, highlight=False)
+        return None
     isolation: Isolation | None = None
     if address is None:
         try:
-            # No bot of the tournament may see its folder: the store, the records, the config.
-            isolation = choose(loaded.config.match_settings().isolation).hiding(loaded.directory)
+            # No bot of the tournament may see its folder (the store, the records, the config),
+            # any other player's files, nor other runs' stores and records.
+            chosen = choose(loaded.config.match_settings().isolation).hiding(loaded.directory)
+            isolation = contain_run(chosen, players)
         except IsolationUnavailable as exc:
             err.print(f"referee: {loaded.path}: [match.isolation]: {exc}", markup=False)
             return None

@@ -27,7 +27,7 @@ from protocols import GAME_HELP, UnknownGame, canonical_name, get_game
 from referee import EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE, EXIT_VOID
 from referee.app.match_session import MatchRequest, open_match, tally_event
 from referee.app.tournament_session import play_tournament
-from referee.arguments import parse_clock, parse_option_values
+from referee.arguments import command_line_folder, parse_clock, parse_option_values
 from referee.match import TimeSettings
 from referee.openings import OpeningError, load_book
 from referee.records import describe_validation_error
@@ -184,6 +184,7 @@ def read_request(args: argparse.Namespace, err: Console) -> MatchRequest:
         isolation=args.isolation,
         openings=openings_table(args, game, options),
         position_capable=frozenset(capable),
+        folder=command_line_folder(),
     )
     sprt = parse_sprt(args.sprt) if args.sprt is not None else None
     if sprt is not None and games < (usual := typical_games(sprt)):

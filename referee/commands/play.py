@@ -18,7 +18,7 @@ import trio
 from pydantic import ValidationError
 
 from protocols import GAME_HELP, UnknownGame, canonical_name, get_game
-from referee.arguments import parse_clock, parse_option_values
+from referee.arguments import command_line_folder, parse_clock, parse_option_values
 from referee.bot import unwrap_single
 from referee.commands import EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE, EXIT_VOID
 from referee.isolation import (
@@ -42,6 +42,7 @@ from referee.match import (
 from referee.nofollow import PlantedLink
 from referee.openings import OpeningError, canonical_opening
 from referee.records import GameRecord, Header, Ply, Result, describe_validation_error
+from referee.tournament.bot_folders import contain_run
 from referee.web import DEFAULT_HOST, check_port
 
 if TYPE_CHECKING:
@@ -217,6 +218,7 @@ def run_play(args: argparse.Namespace, out: Console, err: Console) -> int:
         PlayerSpec(
             name=name,
             command=resolve_command(cmd, game_name, options),
+            cwd=command_line_folder(),
             capabilities=frozenset({POSITION} if key in capable else ()),
         )
         for key, name, cmd in (("p1", args.name1, args.player1), ("p2", args.name2, args.player2))
@@ -224,6 +226,7 @@ def run_play(args: argparse.Namespace, out: Console, err: Console) -> int:
     if refused := unreachable_players(players, isolation):
         err.print(refused, markup=False, highlight=False)
         return EXIT_USAGE
+    isolation = contain_run(isolation, players)  # each kept from the other's files, and records
     try:
         opening = canonical_opening(game_name, raw_options, args.opening) if args.opening else None
         match = Match(

@@ -30,6 +30,7 @@ from referee.match import (
     resolve_command,
 )
 from referee.records import GameRecord
+from referee.tournament.bot_folders import contain_run
 from referee.verify import verify_record
 
 DEFAULT_OPPONENT = "builtin:random"
@@ -144,6 +145,12 @@ async def run_check(
     the whole check; None: chosen here from the settings)."""
     report = CheckReport(game_name, command, settings)
     isolation = (isolation or choose(settings.isolation)).hiding(record_dir.absolute())
+    # Nor may it see earlier checks' records (referee-games/), or a command opponent's files.
+    players = [
+        PlayerSpec(name=BOT_NAME, command=command, cwd=cwd),
+        PlayerSpec(name=opponent, command=opponent_command(opponent, game_name, seed)),
+    ]
+    isolation = contain_run(isolation, players)
     for _ in range(games_per_colour):
         elapsed = await time_startup(command, settings, isolation, cwd)
         if elapsed is not None:
@@ -336,9 +343,12 @@ def _crash_finding(checked: CheckedGame, reason: Reason, detail: str) -> Finding
 
 def describe_settings(settings: MatchSettings) -> dict[str, Any]:
     """What the check ran under, for the report's header."""
+    if settings.clock_total is not None:
+        per = f"{settings.clock_total} s per side, +{settings.clock_increment} s per move"
+    else:
+        per = f"{settings.move_timeout} s per move"
     return {
-        "time": f"{settings.move_timeout} s per move, +{settings.grace} s grace, "
-        f"+{settings.startup_allowance} s for start-up",
+        "time": f"{per}, +{settings.grace} s grace, +{settings.startup_allowance} s for start-up",
         "limits": settings.limits.summary(),
         "freeze": "the bot not on move is frozen" if settings.freeze else "no freezing",
     }

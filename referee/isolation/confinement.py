@@ -16,6 +16,7 @@ import shlex
 import signal
 import site
 import socket
+import stat
 import sys
 from collections.abc import Mapping, Sequence
 from contextlib import suppress
@@ -118,9 +119,22 @@ def named_directories(argv: Sequence[str], cwd: Path) -> list[Path]:
     for token in argv[1:]:
         for part in token.split(os.pathsep):
             path = cwd / part
-            if part and part not in (".", "/") and path.exists():
-                found.append(path.resolve() if path.is_dir() else path.resolve().parent)
+            if part and part not in (".", "/") and (kind := _kind(path)) is not None:
+                found.append(path.resolve() if kind == "folder" else path.resolve().parent)
     return _unique(found)
+
+
+def _kind(path: Path) -> str | None:
+    """What `path` names: a "folder", a "file" (a regular one), an "other", or None: nothing
+    is there (a word too long to be a file's name, or in a folder that may not be looked into,
+    names nothing)."""
+    try:
+        info = path.stat()
+    except (OSError, ValueError):
+        return None
+    if stat.S_ISDIR(info.st_mode):
+        return "folder"
+    return "file" if stat.S_ISREG(info.st_mode) else "other"
 
 
 def assigned_directories(assigned: Mapping[str, str], cwd: Path) -> list[Path]:
@@ -135,6 +149,22 @@ def own_directories(argv: Sequence[str], cwd: Path, executable: Path) -> list[Pa
     return _unique([*prefixes, *named_directories(argv, cwd)])
 
 
+def named_files(argv: Sequence[str], cwd: Path) -> list[Path]:
+    """The files a command line names: a script, a jar, a program started by a relative path
+    (`./bot`). A program given by its absolute path is an interpreter (`/usr/bin/python3`),
+    which other bots may run too, not a file of this bot's own."""
+    words = list(argv[1:])
+    if argv and "/" in argv[0] and not os.path.isabs(argv[0]):
+        words.insert(0, argv[0])
+    found = [
+        (cwd / part).resolve()
+        for token in words
+        for part in token.split(os.pathsep)
+        if part and _kind(cwd / part) == "file"
+    ]
+    return _unique(found)
+
+
 def player_directories(command: str, cwd: Path | None) -> list[Path]:
     """A player's own directories (its working directory and those its command names): what a
     sandboxed opponent must not see."""
@@ -145,6 +175,18 @@ def player_directories(command: str, cwd: Path | None) -> list[Path]:
         return [workdir]
     named = [*named_directories(argv, workdir), *assigned_directories(assigned, workdir)]
     return _unique([workdir, *named])
+
+
+def player_places(command: str, cwd: Path | None) -> list[Path]:
+    """All of a player that a sandboxed opponent must not see: its own directories and the
+    files its command names. Two bots may share a folder (programs side by side, `referee
+    play` run where both are): the other's program is hidden there, file by file."""
+    workdir = (cwd or Path.cwd()).absolute()
+    try:
+        argv, _ = without_env(shlex.split(command))
+    except ValueError:
+        return [workdir]
+    return _unique([*player_directories(command, cwd), *named_files(argv, workdir)])
 
 
 def _unique(paths: Sequence[Path]) -> list[Path]:
@@ -217,7 +259,7 @@ def reach_problem(
     """
     checks = [(cwd, os.X_OK, "its folder"), (executable, os.X_OK, "its program")]
     checks += [
-        (cwd / t, os.R_OK, "a file its command names") for t in argv[1:] if (cwd / t).is_file()
+        (cwd / t, os.R_OK, "a file its command names") for t in argv[1:] if _kind(cwd / t) == "file"
     ]
     if sandboxed:
         checks += [(path.parent, os.X_OK, f"the folder of {what}") for path, _, what in checks[1:]]
@@ -410,12 +452,14 @@ class Confinement:
             spec.update(uid=self.uid, stage="only", network="none" if cut else None)
             spec["readonly"] = self._readonly_folders([cwd, *named_directories(argv, cwd), *named])
             return [str(fd), *options_of(spec), *argv]
+        # Its own program is never hidden from it, even where another bot's command names it.
+        own_files = {executable.resolve(), *named_files(argv, cwd)}
         view = View(
             cwd=cwd,
             writable=self.isolation.settings.writable_dir,
             own=_unique([*own_directories(argv, cwd, executable), *named]),
             public=public_directories(self.isolation.settings.environment == "caller"),
-            hidden=hide,
+            hidden=[path for path in hide if path not in own_files],
             launcher=launcher_directories(),
             private=self.scratch,
             tmp_mb=self.limits.tmp_mb,

@@ -21,8 +21,9 @@ What a sandboxed bot sees and may do:
   Bound back in, read-only: its own directory (writable only if asked), the directories its
   command names, the prefix of its interpreter, and the referee's own Python with the built-in
   bots and installed games;
-- hidden again wherever they would show: the opponent's directories and the referee's private
-  places (the records being written, a tournament's folder with its store);
+- hidden again wherever they would show: the other bots' directories and the files their
+  commands name (each an empty file in its place), and the referee's private places (the
+  records being written, a tournament's folder with its store, other runs' stores and records);
 - a private /tmp, /var/tmp, /dev/shm and /run/lock (also its HOME and TMPDIR), of `tmp_mb` in all
   when the referee is root (one scratch tmpfs bound to the four places), gone with the bot;
 - no capabilities, even when the referee runs as root, and no way to gain any (no-new-privileges).
@@ -54,6 +55,9 @@ SYS_SHOWN = (Path("/sys/devices/system/cpu"),)
 # sub-folder of that name is bound there (one tmpfs, so `tmp_mb` bounds them together).
 PRIVATE_PLACES = {"/tmp": "tmp", "/var/tmp": "var-tmp", "/dev/shm": "shm", "/run/lock": "lock"}
 HIDDEN_SIZE = 1 * MB  # hidden places are empty; mount points of bound paths need a little room
+# What a hidden file shows instead: reads find it empty, writes go nowhere. Bound as it is, not
+# read-only: a device's bind cannot be remounted read-only, and nothing can be kept in it.
+HIDDEN_FILE = "/dev/null"
 NAMESPACES = ["--unshare-pid", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup"]
 TRIAL_TIMEOUT = 20.0
 
@@ -97,7 +101,7 @@ class View:
     writable: bool  # may it write its own directory
     own: Sequence[Path]  # the directories its command needs besides `cwd`
     public: Sequence[Path]  # what every bot may read: the referee's Python, built-in bots, ...
-    hidden: Sequence[Path]  # the opponent's directories and the referee's private places
+    hidden: Sequence[Path]  # other bots' folders and files, the referee's private places
     launcher: Sequence[Path] = ()  # the folders of the program that starts it inside
     private: Path | None = None  # the root's scratch folder holding PRIVATE_PLACES
     tmp_mb: int = 64
@@ -254,10 +258,14 @@ def _binds_and_hides(view: View, mounts: Mounts) -> list[str]:
     for path in sorted(kinds, key=lambda p: (len(p.parts), str(p))):
         kind = kinds[path]
         if kind == "hide":
-            if path.is_dir() and mounts.shows(path):
+            if not mounts.shows(path):
+                continue
+            if path.is_dir():
                 argv += ["--perms", "0755", "--size", str(HIDDEN_SIZE), "--tmpfs", str(path)]
                 mounts.fresh.append(path)
                 mounts.hidden.append(path)
+            elif path.exists():  # a file (another bot's program beside this one): empty here
+                argv += ["--bind", HIDDEN_FILE, str(path)]
             continue
         argv += mounts.parents(path)
         if kind == "public":

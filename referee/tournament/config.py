@@ -46,6 +46,9 @@ class PlayerConfig(_Model):
     name: str = Field(min_length=1, max_length=64, pattern=r"^\S(.*\S)?$")
     command: str = Field(min_length=1)
     cwd: Path | None = None
+    # True: `cwd` is not the bot's own folder but one it shares (where `referee match` was run,
+    # holding both bots and more): its contents are no part of the bot's content hash.
+    shared_cwd: bool = False
     limits: Limits | None = None  # this player's own resource limits (default: [match.limits])
     # The protocol extensions it understands: "position" lets it start games from openings
     # (built-in bots understand it without saying so).
@@ -268,7 +271,7 @@ class LoadedConfig:
         command = command.replace(SEED_PLACEHOLDER, str(game_seed))
         cwd = (self.base_dir / player.cwd if player.cwd else self.base_dir).resolve()
         if name not in self._hashes:
-            own = cwd if player.cwd else None
+            own = cwd if player.cwd and not player.shared_cwd else None
             self._hashes[name] = bot_content_hash(player.command, cwd, own, __version__)
         return PlayerSpec(
             name=name,

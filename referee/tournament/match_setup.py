@@ -106,7 +106,12 @@ def default_directory(first: str, second: str) -> Path:
 @dataclass(frozen=True)
 class MatchSpec:
     """Everything a match's config says: the game and its options, the two players (name,
-    command), the number of games, the seed, the time control and the bots' isolation."""
+    command), the number of games, the seed, the time control and the bots' isolation.
+
+    `folder` is where the commands were given (`referee match` is run): the bots run there and
+    their relative paths are read from there, as in `referee play`. The config names it as each
+    bot's `cwd`, absolute, so that the match resumes from anywhere, with `shared_cwd`: the folder
+    holds both bots and more, and is no part of either bot's content hash."""
 
     game: str
     players: tuple[tuple[str, str], tuple[str, str]]
@@ -117,6 +122,7 @@ class MatchSpec:
     isolation: str | None = None  # the isolation level; None: the default (auto)
     openings: Mapping[str, Any] = field(default_factory=dict)  # [openings] entries
     position_capable: frozenset[int] = frozenset()  # the players (0, 1) that declared `position`
+    folder: Path | None = None  # where the commands were given (None: the match's directory)
 
     def config_text(self) -> str:
         """The tournament config of this match (written as `match.toml` in its directory)."""
@@ -136,6 +142,9 @@ class MatchSpec:
         for index, (name, command) in enumerate(self.players):
             lines += ["", "[[players]]", f"name = {json.dumps(name)}"]
             lines.append(f"command = {json.dumps(command)}")
+            if self.folder is not None and not command.strip().startswith(BUILTIN_PREFIX):
+                lines.append(f"cwd = {json.dumps(str(self.folder.absolute()))}")
+                lines.append("shared_cwd = true")
             if index in self.position_capable:
                 lines.append('capabilities = ["position"]')
         return "\n".join(lines) + "\n"

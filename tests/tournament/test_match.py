@@ -4,12 +4,15 @@ the tally and its words, the live view, and the command itself as a user runs it
 from __future__ import annotations
 
 import json
+import shutil
+import sys
 from pathlib import Path
 
 import pytest
 from rich.console import Console
 
 from referee.app.config import parse_config
+from referee.records import read_record
 from referee.stats.head_to_head import Tally, conclusion, summary_fields, summary_lines
 from referee.stats.sprt import Sprt
 from referee.tournament.formats import make_schedule
@@ -334,3 +337,52 @@ def test_the_match_folder_shows_the_figures_referee_match_printed(tmp_path: Path
     summary = as_json["match"]["summary"]
     for key in ("games", "pentanomial", "score", "elo_low", "los", "sprt", "llr", "decision"):
         assert summary[key] == again[key], key
+
+
+# -- the bots' folder --------------------------------------------------------------------------
+
+TEMPLATE = Path(__file__).resolve().parents[2] / "docs" / "templates" / "python" / "alak_bot.py"
+
+
+def two_versions(folder: Path) -> tuple[str, str]:
+    """v1/ and v2/ of one bot in `folder`, and their commands with paths relative to it (the
+    README's example)."""
+    for version in ("v1", "v2"):
+        (folder / version).mkdir(mode=0o755)
+        shutil.copy(TEMPLATE, folder / version / "main.py")
+    return f"{sys.executable} v2/main.py", f"{sys.executable} v1/main.py"
+
+
+def test_relative_commands_run_where_the_match_was_started(tmp_path: Path) -> None:
+    v2, v1 = two_versions(tmp_path)
+    done = referee("match", "alak", "-p1", v2, "-p2", v1, "--games", "2", "-q", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert "v2 vs v1: 2 games" in done.stdout
+    directory = tmp_path / "referee-matches" / "v2-vs-v1"
+    # From another folder, the match's games are played again where it was started.
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    again = referee(
+        "tournament", "replay", str(directory / "match.toml"), "--player", "v1", "-q", cwd=elsewhere
+    )
+    assert again.returncode == 0, again.stderr
+    records = sorted((directory / "games").glob("*.jsonl"))
+    assert len(records) == 4
+    for path in records:
+        result = read_record(path).result
+        assert result is not None and not result.reason.is_bot_fault, (path, result)
+        assert not result.void, result
+
+
+def test_the_folder_a_match_runs_in_is_no_part_of_a_bot(tmp_path: Path) -> None:
+    v2, v1 = two_versions(tmp_path)
+    spec = MatchSpec("alak", (("v2", v2), ("v1", v1)), 2, folder=tmp_path)
+    loaded = parse_config(spec.config_text(), tmp_path / "m" / "match.toml")
+    assert loaded.player_spec("v2", 1).cwd == tmp_path.resolve()
+    hashed = loaded.player_spec("v2", 1).content_hash
+    (tmp_path / "notes.txt").write_text("the user's, beside the bots")
+    again = parse_config(spec.config_text(), tmp_path / "m" / "match.toml")
+    assert again.player_spec("v2", 1).content_hash == hashed
+    (tmp_path / "v2" / "main.py").write_text("# a new version\n")
+    changed = parse_config(spec.config_text(), tmp_path / "m" / "match.toml")
+    assert changed.player_spec("v2", 1).content_hash != hashed
