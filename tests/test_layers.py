@@ -35,10 +35,15 @@ ALLOWED = {
     "bots": {"bots", "protocols", "pydantic"},
     "referee": {"referee", "protocols", "pydantic", "trio", "rich", "hypercorn", "starlette"},
 }
-RATING_MODEL = tuple(
-    f"referee/stats/rating_{name}.py"
-    for name in ("input", "graph", "fit", "estimate", "laplace", "bounds", "bootstrap")
-) + ("referee/stats/rating.py",)
+# The rating model: its entry and its parts (numpy arrays, scipy's sparse matrices, graphs and
+# factorisations).
+RATING_MODEL = (
+    "referee/stats/rating.py",
+    *(
+        f"referee/stats/rating_{name}.py"
+        for name in ("input", "graph", "fit", "estimate", "laplace", "bounds", "bootstrap")
+    ),
+)
 # Optional or heavy libraries, each imported only by the files or folders named here (and lazily
 # where the start-up needs it: see the start-up test).
 ONLY_UNDER = {
@@ -46,9 +51,8 @@ ONLY_UNDER = {
     "dask": ("referee/cluster/",),
     "networkx": ("referee/tournament/swiss.py",),  # Swiss pairing's maximum matching
     "pycgt": ("referee/analysis/",),  # combinatorial game algebra of `referee analyse`
-    # The league's Elo fit and bootstrap (arrays, and scipy's optimiser), the rating model
-    # (sparse matrices, graphs, factorisations: referee/stats/rating*.py), and the league's
-    # rating of its index, which hands the fit its arrays.
+    # The league's Elo fit and bootstrap (arrays, and scipy's optimiser), the rating model, and
+    # the league's rating of its index, which hands the fit its arrays.
     "numpy": (
         "referee/stats/elo_fit.py",
         "referee/stats/elo_intervals.py",

@@ -56,6 +56,9 @@ from referee.stats.rating_report import (
 __all__ = ["Anchor", "RatingInput", "RatingOptions", "RatingReport", "rate"]
 
 
+_TIE = 1e-6  # Elo
+
+
 @dataclass
 class _Rows:
     """Per player, as the report is built."""
@@ -296,7 +299,8 @@ def _order(
         rest = sorted((int(i) for i in members if flags[i] & unranked), key=key)
         rank, previous = 0, None
         for i in ranked:
-            if previous is None or ratings[i] != previous:
+            # Equal ratings share a rank: equal to a millionth of an Elo (what a fit can tell).
+            if previous is None or abs(ratings[i] - previous) > _TIE:
                 rank += 1
             ranks[i], previous = rank, ratings[i]
         order += ranked + rest

@@ -30,7 +30,10 @@ from referee.stats.rating_input import Cells, Mask
 
 DENSE_LIMIT = 4096  # fitted parameters: a dense Hessian of 128 MiB at most
 _MAX_STEPS = 200
-_DECREMENT = 1e-12  # Newton decrement g' H^-1 g at which the fit stops: far below an Elo
+# The Newton decrement g' H^-1 g at which the fit stops: about the squared distance to the
+# maximum times the Hessian (in Elo^-2, S^2 = 3.3e-5 per game), so a millionth of an Elo.
+_DECREMENT = 1e-18
+_STALLED = 1e-10  # a decrement below which a step that does not shrink it ends the fit
 _DIRECT = 400  # free parameters up to which each Newton step is solved by a factorisation
 
 
@@ -249,14 +252,19 @@ def fit(setup: Setup, start: Floats, factorise: bool = True) -> Solution:
     direct = len(free) <= _DIRECT
     converged = False
     steps = 0
+    previous = math.inf
     while steps < _MAX_STEPS:
         steps += 1
         grad = _gradient(setup, point)[free]
         step = _newton_step(setup, point, grad, direct)
         decrement = float(-grad @ step)
-        if decrement < _DECREMENT or float(np.abs(step).max(initial=0.0)) < 1e-9:
+        # Newton squares the decrement each step near the maximum; once it stops falling, the
+        # gradient's rounding (a sum over every cell) is all that is left.
+        stalled = 0 < decrement < _STALLED and decrement > previous / 4
+        if decrement < _DECREMENT or stalled or float(np.abs(step).max(initial=0.0)) < 1e-9:
             converged = True
             break
+        previous = decrement
         if decrement <= 0:  # an inexact step that does not go down: the gradient's way
             step = -grad / np.maximum(np.abs(grad).max(), 1.0)
             decrement = float(-grad @ step)
