@@ -225,10 +225,14 @@ def _likelihood_bounds(
     if not len(flagged):
         return
     values = np.nan_to_num(found.ratings)
+    # The cells of flagged players, once: each group's bound reads only its own games.
+    touched = np.zeros(len(st.games), dtype=bool)
+    touched[flagged] = True
+    near = cells.where(touched[cells.first] | touched[cells.second])
     for group in np.unique(st.group[flagged]):
         members = st.group == group
         above = bool(st.place[np.flatnonzero(members)[0]] == ABOVE)
-        t = group_bound(cells, values, found.advantage, found.margin, members, above, chi2)
+        t = group_bound(near, values, found.advantage, found.margin, members, above, chi2)
         for i in np.flatnonzero(members):
             rows.method[i] = "likelihood"
             rows.side[i] = "lower" if above else "upper"

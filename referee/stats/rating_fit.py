@@ -67,6 +67,8 @@ class Factor:
         self._sparse: spla.SuperLU | None = None
         self._inverse: Floats | None = None
         if isinstance(matrix, np.ndarray):
+            if self.size == 0:  # nothing to fit: a 1 x 1 stand-in keeps LAPACK quiet
+                matrix = np.eye(1)
             try:
                 self._dense = la.cho_factor(matrix, check_finite=False)
             except la.LinAlgError:
@@ -81,6 +83,8 @@ class Factor:
         return self._dense is not None
 
     def solve(self, rhs: Floats) -> Floats:
+        if self.size == 0:
+            return np.zeros_like(rhs, dtype=np.float64)
         if self._dense is not None:
             found: Floats = la.cho_solve(self._dense, rhs, check_finite=False)
             return found
@@ -91,6 +95,8 @@ class Factor:
     def inverse(self) -> Floats:
         """The whole inverse (dense factors only), from the Cholesky factor by LAPACK's potri:
         a third of the work of solving for the identity."""
+        if self._inverse is None and self.size == 0:
+            self._inverse = np.zeros((0, 0))
         if self._inverse is None:
             assert self._dense is not None
             factor, lower = self._dense

@@ -82,9 +82,10 @@ def structure(cells: Cells, players: int) -> Structure:
     _, group = connected_components(results, directed=True, connection="strong")
     group = group.astype(np.int64)
     inside = group[cells.first] == group[cells.second]
-    group_games = np.bincount(group[cells.first[inside]], per_cell[inside], group.max() + 1)
-    group_size = np.bincount(group)
-    core = np.full(component.max() + 1 if players else 0, -1, dtype=np.int64)
+    groups = int(group.max()) + 1 if players else 0
+    group_games = np.bincount(group[cells.first[inside]], per_cell[inside], groups)
+    group_size = np.bincount(group, minlength=groups)
+    core = np.full(int(component.max()) + 1 if players else 0, -1, dtype=np.int64)
     place = np.full(players, FINITE, dtype=np.int64)
     for c in range(len(core)):
         members = np.flatnonzero(component == c)
@@ -102,6 +103,8 @@ def structure(cells: Cells, players: int) -> Structure:
 
 def _biggest_first(raw: Ints) -> Ints:
     """Components renumbered by size, biggest first (ties: by their first player)."""
+    if len(raw) == 0:
+        return raw.astype(np.int64)
     sizes = np.bincount(raw)
     first_seen = np.full(len(sizes), len(raw))
     np.minimum.at(first_seen, raw, np.arange(len(raw)))

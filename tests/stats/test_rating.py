@@ -365,3 +365,13 @@ def test_bad_rows_are_refused_by_name() -> None:
         data.add("a", "b", "g", "blue")  # type: ignore[arg-type]
     with pytest.raises(ValueError, match="negative"):
         data.add("a", "b", "g", "first", -1)
+
+
+def test_no_games_at_all_is_an_empty_report_not_a_crash() -> None:
+    assert rate(RatingInput()).rows == ()
+    data = RatingInput()
+    data.add_player("a")
+    report = rate(data, RatingOptions(los_matrix=True, bootstrap=3))
+    assert [(row.name, row.rating, row.flags) for row in report.rows] == [
+        ("a", None, frozenset({"alone"}))
+    ]
