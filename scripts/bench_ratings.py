@@ -3,7 +3,9 @@
 Each case is measured in a fresh Python process (so its peak resident memory is its own): the
 games are drawn from known ratings (seeded; not timed), handed to `RatingInput.add_indexed`,
 and rated by `rate()` with Laplace intervals. Printed per case: the median wall time over
-`--runs` runs, the largest peak memory, and the time of adding the games alone.
+`--runs` runs, the median CPU time (user + system: what the run would take alone on one core,
+whatever else the machine runs), the largest peak memory, the time of adding the games alone,
+and the machine's load average when the case ended.
 
     large    1,000,000 games among 3,000 versions (target: < 30 s, < 1 GB)
     league   100,000 games among 1,800 versions (target: < 10 s)
@@ -55,6 +57,8 @@ def measure(case: str) -> dict[str, float]:
     players, count = CASES[case]
     _, table = games(players, count)
     names = [f"v{i}" for i in range(players)]
+    before = resource.getrusage(resource.RUSAGE_SELF)
+    cpu_before = before.ru_utime + before.ru_stime
     if case == "old":
         from referee.stats.elo_fit import Games, fit
         from referee.stats.elo_intervals import bootstrap
@@ -76,8 +80,9 @@ def measure(case: str) -> dict[str, float]:
         report = rate(data)
         wall = time.perf_counter() - start
         assert report.converged
-    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-    return {"wall_s": wall, "add_s": add, "rss_mib": peak}
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    cpu = usage.ru_utime + usage.ru_stime - cpu_before
+    return {"wall_s": wall, "cpu_s": cpu, "add_s": add, "rss_mib": usage.ru_maxrss / 1024}
 
 
 def run(case: str) -> dict[str, float]:
@@ -111,11 +116,13 @@ def main() -> None:
             continue
         found = [run(case) for _ in range(runs)]
         players, count = CASES[case]
+        load = os.getloadavg()[0]
         print(
             f"case={case} players={players} games={count} runs={runs}"
             f" wall_s={statistics.median(f['wall_s'] for f in found):.2f}"
+            f" cpu_s={statistics.median(f['cpu_s'] for f in found):.2f}"
             f" add_s={statistics.median(f['add_s'] for f in found):.2f}"
-            f" peak_rss_mib={max(f['rss_mib'] for f in found):.0f}",
+            f" peak_rss_mib={max(f['rss_mib'] for f in found):.0f} load_1min={load:.1f}",
             flush=True,
         )
 

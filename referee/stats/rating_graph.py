@@ -89,8 +89,8 @@ def structure(cells: Cells, players: int) -> Structure:
     place = np.full(players, FINITE, dtype=np.int64)
     for c in range(len(core)):
         members = np.flatnonzero(component == c)
-        groups = np.unique(group[members])
-        big = groups[group_size[groups] > 1]
+        present = np.unique(group[members])
+        big = present[group_size[present] > 1]
         if len(big) == 0:
             if len(members) > 1:
                 place[members] = _own_record(cells, members, players)
