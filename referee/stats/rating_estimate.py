@@ -72,6 +72,13 @@ def _start(setup: Setup) -> Floats:
     total = np.maximum(np.bincount(c.kind, c.counts.sum(axis=1), k), 1.0)
     share = np.clip(draws / total, 0.01, 0.99)  # P(draw) = 2 F(d) - 1 at x = 0
     theta[n + k :] = np.where(setup.free[n + k :], 400 * np.log10((1 + share) / (1 - share)), 0.0)
+    # Each rating starts at the Elo of its score against its average opponent (their average
+    # rating taken as 0): a step or two nearer the maximum than 0 when opponents are mixed.
+    first = c.counts[:, 0] + c.counts[:, 1] / 2
+    games = c.counts.sum(axis=1)
+    points = np.bincount(c.first, first, n) + np.bincount(c.second, games - first, n)
+    played = np.bincount(c.first, games, n) + np.bincount(c.second, games, n)
+    theta[:n] = np.clip(400 * np.log10((points + 0.5) / (played - points + 0.5)), -800, 800)
     return theta
 
 
