@@ -374,3 +374,30 @@ def test_no_games_at_all_is_an_empty_report_not_a_crash() -> None:
     assert [(row.name, row.rating, row.flags) for row in report.rows] == [
         ("a", None, frozenset({"alone"}))
     ]
+
+
+def test_rows_added_at_once_rate_as_rows_added_one_by_one() -> None:
+    one_by_one, at_once = RatingInput(), RatingInput()
+    table = []
+    for first, second, outcome, count in ((0, 1, 0, 4), (1, 0, 2, 3), (1, 2, 1, 2), (2, 0, 0, 5)):
+        names = ("a", "b", "c")
+        word = ("first", "draw", "second")[outcome]
+        one_by_one.add(names[first], names[second], "g", word, count)  # type: ignore[arg-type]
+        table.append((first, second, 0, outcome, count))
+    table.append((2, 1, 0, 2, 3))
+    one_by_one.add("c", "b", "g", "second", 3)
+    at_once.add_indexed(["a", "b", "c"], ["g"], np.array(table))
+    assert rate(one_by_one) == rate(at_once)
+    with pytest.raises(ValueError, match="itself"):
+        at_once.add_indexed(["a"], ["g"], np.array([(0, 0, 0, 0, 1)]))
+
+
+def test_an_advantage_no_pair_pins_is_kept_finite_by_the_prior() -> None:
+    """Every game of `solo` was won by its first mover, and no pair played it in both colours:
+    the likelihood would push its advantage to infinity."""
+    data, _, _ = simulate(seed=8, players=4, games=300, kinds={"g": (20.0, 60.0)})
+    data.add("p0", "p1", "solo", "first", 3)
+    data.add("p2", "p3", "solo", "first", 2)
+    kinds = {kind.name: kind for kind in rate(data).kinds}
+    assert kinds["solo"].advantage_from_prior and not kinds["g"].advantage_from_prior
+    assert 0 < kinds["solo"].advantage < 4000
