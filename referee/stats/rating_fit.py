@@ -9,9 +9,11 @@ hence in theta: Newton's steps, shortened until they go down, reach the minimum 
 Which parameters are fitted (`free`) and which carry a normal prior (`prior`: a precision per
 parameter, centred on 0) is the caller's choice (`referee.stats.rating`).
 
-The Hessian over the ratings has one entry per pair that met. Up to `DENSE_LIMIT` parameters it
-is built and factorised dense (LAPACK's Cholesky: 3,000 players take a fraction of a second);
-above, as a sparse matrix factorised by SuperLU.
+The Hessian over the ratings has one entry per pair that met. Up to `_DIRECT` free parameters
+each step is solved by factorising it; above, by preconditioned conjugate gradients on it as a
+sparse matrix (`fit`). The factorisation the intervals read is made once, at the maximum: dense
+(LAPACK's Cholesky: 3,000 players take a fraction of a second) up to `DENSE_LIMIT` parameters,
+sparse (SuperLU) above.
 """
 
 from __future__ import annotations
