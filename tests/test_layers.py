@@ -74,8 +74,9 @@ LAYERS: list[tuple[str, ...]] = [
     ("referee.match",),
     ("referee.bot",),
     ("referee.isolation",),
-    # Records and what is read from them (verify, replay frames, openings), and two leaves:
-    # a bot's content hash, and where the built-in bots' tables are kept.
+    # Records and what is read from them (verify, replay frames, openings), and three leaves:
+    # a bot's content hash, where the built-in bots' tables are kept, and untrusted text made
+    # safe to show.
     (
         "referee.records",
         "referee.verify",
@@ -83,6 +84,7 @@ LAYERS: list[tuple[str, ...]] = [
         "referee.openings",
         "referee.bot_content",
         "referee.builtin_tables",
+        "referee.printable",
     ),
     ("referee",),
 ]

@@ -20,6 +20,7 @@ from rich.console import Console
 
 from referee import EXIT_INTERRUPTED, EXIT_OK, EXIT_VOID
 from referee.isolation import Isolation, IsolationUnavailable, choose, describe
+from referee.printable import printable
 from referee.tournament.config import LoadedConfig
 from referee.tournament.events import Event, TournamentFinished
 from referee.tournament.opening_plan import OpeningPlan
@@ -218,9 +219,11 @@ async def _bots_start(
             what = "cannot start"
             if check.machine_failed:
                 what = "cannot run here" if check.unreachable else "the machine failed"
-            err.print(f"{check.name}: {what}: {check.problem}", markup=False, highlight=False)
+            # The problem may quote the bot (its last words on stderr): shown, never obeyed.
+            shown = f"{printable(check.name)}: {what}: {printable(check.problem)}"
+            err.print(shown, markup=False, highlight=False)
     if unreachable:  # the machine's set-up, not the bots': no game is played under it
-        names_text = ", ".join(c.name for c in unreachable)
+        names_text = ", ".join(printable(c.name) for c in unreachable)
         err.print(
             f"referee: not starting the tournament: this machine cannot run {names_text} as a "
             "user of its own (above: the path and the fix).",
@@ -229,7 +232,7 @@ async def _bots_start(
         )
         return False
     if broken and not allow_broken:
-        names_text = ", ".join(c.name for c in broken)
+        names_text = ", ".join(printable(c.name) for c in broken)
         err.print(
             f"referee: not starting the tournament: {names_text} cannot start. {_fix(loaded)}, "
             "or add --allow-broken to score their games as losses.",

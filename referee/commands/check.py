@@ -42,6 +42,7 @@ from referee.isolation.levels import (
 )
 from referee.match import MatchSettings
 from referee.views.console import wrapped
+from referee.views.plain import plain
 
 EXIT_PROBLEMS = 1
 
@@ -196,9 +197,10 @@ def times_table(report: CheckReport) -> Table:
 
 def finding_panel(finding: Finding) -> Panel:
     # Every sentence whole, at any width: a student may read the report in a CI log.
-    parts = [wrapped(Text(finding.detail)), wrapped(Text("hint: " + finding.hint, style="yellow"))]
+    # The detail may quote the bot (its line, its last words on stderr): shown, never obeyed.
+    parts = [wrapped(plain(finding.detail)), wrapped(Text("hint: " + finding.hint, style="yellow"))]
     if finding.position:
-        parts.insert(1, wrapped(Text(finding.position, style="cyan")))
+        parts.insert(1, wrapped(plain(finding.position, "cyan", lines=True)))
     return Panel(Group(*parts), title=f"game {finding.game}: {finding.title}", expand=False)
 
 

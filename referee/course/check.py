@@ -19,7 +19,14 @@ import trio
 
 from protocols import get_game
 from protocols.base import Reason, Side
-from referee.bot import FLUSH_HINT, STDERR_QUOTED, BotFault, BotInfrastructureError, open_bot
+from referee.bot import (
+    FLUSH_HINT,
+    STDERR_QUOTED,
+    BotFault,
+    BotInfrastructureError,
+    last_words,
+    open_bot,
+)
 from referee.isolation.levels import Isolation, choose
 from referee.match import (
     BUILTIN_BOTS,
@@ -321,8 +328,8 @@ def _crash_finding(checked: CheckedGame, reason: Reason, detail: str) -> Finding
     result = checked.record.result
     assert result is not None
     report = result.bots.get(checked.colour)
-    tail = report.stderr_tail.strip().splitlines()[-5:] if report is not None else []
-    said = ("; its last words on stderr: " + " | ".join(tail)) if tail else ""
+    tail = last_words(report.stderr_tail, lines=5) if report is not None else ""
+    said = f"; its last words on stderr: {tail}" if tail else ""
     if STDERR_QUOTED in detail:  # the verdict quotes them already (a bot dead before its move)
         said = ""
     if "could not start" in detail:

@@ -17,6 +17,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from protocols.base import Reason
+from referee.printable import csv_cell
 from referee.stats.ratings import Rating, fit_ratings
 from referee.tournament.config import TournamentConfig
 from referee.tournament.events import StandingLine
@@ -201,11 +202,14 @@ def standings_csv(rows: Sequence[StandingRow]) -> str:
 
 
 def _csv(fields: list[str], rows: list[dict[str, Any]]) -> str:
+    """Rows as CSV. Every text cell may hold a bot's words (a verdict's detail quotes its
+    stderr; a collected student names a bot), so each is made printable on one line and can
+    never be taken for a formula (`csv_cell`)."""
     out = io.StringIO()
     writer = csv.DictWriter(out, fieldnames=fields, lineterminator="\n")
     writer.writeheader()
     for data in rows:
-        writer.writerow({k: "" if v is None else v for k, v in data.items()})
+        writer.writerow({k: "" if v is None else csv_cell(v) for k, v in data.items()})
     return out.getvalue()
 
 
