@@ -12,6 +12,7 @@ from html import escape
 from referee.course.checkall import StudentCheck
 from referee.course.feedback import GameSeen, StudentFeedback, TournamentFeedback
 from referee.printable import printable
+from referee.tournament.standings import points_text
 
 STYLE = """
 body { font-family: system-ui, sans-serif; margin: 2em auto; max-width: 70em; padding: 0 1em;
@@ -140,7 +141,7 @@ def rank_text(tournament: TournamentFeedback, student: str, overall: int) -> str
 def student_page(tournament: TournamentFeedback, s: StudentFeedback) -> str:
     st = s.standing
     summary = (
-        f"<p>{rank_text(tournament, s.student, st.rank)}, {st.points} points "
+        f"<p>{rank_text(tournament, s.student, st.rank)}, {points_text(st.points)} "
         f"({st.wins} won, {st.draws} drawn, {st.losses} lost), "
         f"{s.faults} game(s) lost by a fault of your bot.</p>"
         if st is not None

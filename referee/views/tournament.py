@@ -196,6 +196,8 @@ def stage_view(stage: Stage, current: bool = False) -> RenderableType:
         return bracket_table(stage.ties, title)
     if stage.kind == "swiss":
         tables: list[RenderableType] = [swiss_round_table(r) for r in stage.rounds]
+        if stage.note:
+            tables.append(Text(f"Swiss {stage.note}", style="yellow"))
         return Group(*tables, swiss_standings_table(stage))
     return Text("")
 

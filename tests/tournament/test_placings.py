@@ -12,6 +12,7 @@ from typing import Any
 from referee.tournament.config import TournamentConfig
 from referee.tournament.report import Report, build_report, standings_csv
 from referee.tournament.schedule import ScheduledGame
+from referee.tournament.standings import points_text
 from referee.tournament.store import GameRow, TournamentInfo
 from tests.tournament.test_formats_rules import config, play
 
@@ -116,10 +117,10 @@ def test_a_swiss_says_which_tie_break_orders_players_on_the_same_score() -> None
     lines = {line.name: line for line in plan.stages[0].standings}
     for i, name in enumerate(plan.placings):
         note, score = plan.placing_notes[name], lines[name].score
-        assert note.startswith(f"{score:g} points")
+        assert note.startswith(points_text(score))
         neighbours = [plan.placings[j] for j in (i - 1, i + 1) if 0 <= j < len(plan.placings)]
         if all(lines[n].score != score for n in neighbours):
-            assert note == f"{score:g} points"
+            assert note == points_text(score)
         else:
             assert ", Buchholz " in note
 

@@ -231,6 +231,12 @@
         });
       } else if (stage.kind === "bracket") part.append(bracketTable(stage.ties));
       else if (stage.kind === "swiss") part.append(...swissRounds(stage));
+      if (stage.note) {  // a Swiss that ended before its rounds: when and why
+        const note = document.createElement("p");
+        note.className = "muted";
+        note.textContent = stage.name + " " + stage.note;
+        part.append(note);
+      }
       box.append(part);
     });
     if (plan.finished && plan.placings.length) {
