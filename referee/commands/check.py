@@ -21,6 +21,7 @@ from rich.table import Table
 from rich.text import Text
 
 from protocols import GAME_HELP, UnknownGame, canonical_name
+from referee.arguments import seconds, seconds_above_zero
 from referee.commands import EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE
 from referee.course.check import (
     DEFAULT_OPPONENT,
@@ -40,7 +41,8 @@ from referee.isolation.levels import (
     choose,
     describe,
 )
-from referee.match import MatchSettings
+from referee.match import MatchSettings, as_builtin, builtin_refusal
+from referee.records import describe_validation_error
 from referee.views.console import wrapped
 from referee.views.plain import plain
 
@@ -56,9 +58,11 @@ def register(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("game", help=GAME_HELP)
     parser.add_argument("command", help='the bot\'s command, e.g. "python3 my_bot.py"')
     parser.add_argument("-n", "--games", type=int, default=2, help="games per colour (2)")
-    parser.add_argument("-t", "--timeout", type=float, default=5.0, help="seconds per move (5)")
-    parser.add_argument("--grace", type=float, default=0.5, help="extra seconds per move (0.5)")
-    parser.add_argument("--startup", type=float, default=5.0, help="extra seconds, first move")
+    parser.add_argument(
+        "-t", "--timeout", type=seconds_above_zero, default=5.0, help="seconds per move (5)"
+    )
+    parser.add_argument("--grace", type=seconds, default=0.5, help="extra seconds per move (0.5)")
+    parser.add_argument("--startup", type=seconds, default=5.0, help="extra seconds, first move")
     parser.add_argument(
         "--isolation", default="auto", help="auto (default), basic, or e.g. sandbox+cgroup"
     )
@@ -77,6 +81,8 @@ def run_check_command(args: argparse.Namespace, out: Console, err: Console) -> i
         game = canonical_name(args.game)
         if args.games < 1:
             raise ValueError("--games must be at least 1")
+        if refusal := builtin_refusal(as_builtin(args.opponent), game):
+            raise ValueError(f"--opponent: {refusal}")
         settings = MatchSettings(
             move_timeout=args.timeout,
             grace=args.grace,
@@ -84,8 +90,11 @@ def run_check_command(args: argparse.Namespace, out: Console, err: Console) -> i
             isolation=IsolationSettings(level=args.isolation),
         )
         isolation = choose(settings.isolation)
-    except (UnknownGame, ValueError, ValidationError, IsolationUnavailable) as exc:
-        err.print(f"[red]referee check: {exc}[/red]")
+    except ValidationError as exc:  # the flags' types checked the times: the rest, in its words
+        err.print(describe_validation_error(exc, "referee check: invalid setting"), markup=False)
+        return EXIT_USAGE
+    except (UnknownGame, ValueError, IsolationUnavailable) as exc:
+        err.print(f"referee check: {exc}", style="red", markup=False, highlight=False)
         return EXIT_USAGE
     try:
         record_dir: Path = args.records or new_record_dir(game)

@@ -29,11 +29,11 @@ from referee.bot import (
 )
 from referee.isolation.levels import Isolation, choose
 from referee.match import (
-    BUILTIN_BOTS,
     BUILTIN_PREFIX,
     Match,
     MatchSettings,
     PlayerSpec,
+    as_builtin,
     resolve_command,
 )
 from referee.records import GameRecord
@@ -109,12 +109,10 @@ def spread(values: list[float]) -> tuple[float, float] | None:
 def opponent_command(opponent: str, game: str, seed: int) -> str:
     """The command of `--opponent`: a built-in bot's name (with or without `builtin:`, maybe
     followed by its options) runs that bot with `seed`; anything else is a command, run as is."""
-    stripped = opponent.strip()
-    if stripped.partition(" ")[0] in BUILTIN_BOTS:
-        stripped = BUILTIN_PREFIX + stripped
-    if not stripped.startswith(BUILTIN_PREFIX):
+    command = as_builtin(opponent)
+    if not command.strip().startswith(BUILTIN_PREFIX):
         return opponent  # the student's own program: it may not take a --seed
-    return resolve_command(f"{stripped} --seed {seed}", game)
+    return resolve_command(f"{command.strip()} --seed {seed}", game)
 
 
 def new_record_dir(game: str, parent: Path = RECORDS_PARENT, now: datetime | None = None) -> Path:
