@@ -18,6 +18,7 @@ from pydantic import BaseModel, ConfigDict, ValidationError
 
 from protocols.base import Reason
 from referee.printable import csv_cell
+from referee.stats.elo import rounded_elo
 from referee.stats.ratings import Rating, fit_ratings
 from referee.tournament.config import TournamentConfig
 from referee.tournament.events import StandingLine
@@ -159,7 +160,7 @@ def _standing_row(
 
 
 def _round(value: float | None) -> float | None:
-    return None if value is None else round(value, 1)
+    return None if value is None else rounded_elo(value, 1)
 
 
 def _game_line(view: StoreView, row: GameRow) -> GameLine:

@@ -8,11 +8,12 @@ from collections.abc import Sequence
 from rich.table import Table
 
 from referee.league.queries import VersionRow
+from referee.stats.elo import signed_elo
 from referee.views.plain import plain
 
 
 def _elo(value: float | None) -> str:
-    return "" if value is None else f"{value:+.0f}"
+    return "" if value is None else signed_elo(value, 0)
 
 
 def leaderboard_table(rows: Sequence[VersionRow], title: str) -> Table:

@@ -14,6 +14,7 @@ from rich.console import Console, Group, RenderableType
 from rich.progress_bar import ProgressBar
 from rich.text import Text
 
+from referee.stats.elo import signed_elo
 from referee.stats.estimate import Estimate
 from referee.stats.head_to_head import Tally, conclusion
 from referee.stats.match import MatchStats
@@ -24,9 +25,7 @@ from referee.views.tournament_live import keep_drawn
 
 
 def signed(elo: float) -> str:
-    if math.isinf(elo):
-        return "+inf" if elo > 0 else "-inf"
-    return f"{elo:+.1f}"
+    return signed_elo(elo, 1)
 
 
 def percent(probability: float) -> str:
