@@ -164,3 +164,13 @@ def test_printable_keeps_lines_when_asked() -> None:
 )
 def test_a_csv_cell_is_never_a_formula(value: object, cell: object) -> None:
     assert csv_cell(value) == cell
+
+
+def test_referee_check_shows_the_bot_and_its_stderr_not_obey_them(tmp_path: Path) -> None:
+    (tmp_path / "[bold]bot.py").write_text(HOSTILE_BOT)
+    done = referee("check", "tic-tac-toe", "python3 [bold]bot.py", "-n", "1", cwd=tmp_path)
+    assert done.returncode == 1, done.stderr  # it crashed: a problem found, reported
+    assert_shown_not_obeyed(done.stdout + done.stderr)
+    shown = " ".join((done.stdout + done.stderr).replace("│", " ").split())
+    assert "bot python3 [bold]bot.py" in shown  # the command as typed, not read as markup
+    assert "overwritten\\x0dGame over! Winner: blue | [bold]markup[/bold] [/x]" in shown

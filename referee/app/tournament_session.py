@@ -213,8 +213,8 @@ async def _bots_start(
     broken = [c for c in checks if c.broken]
     unreachable = [c for c in checks if c.unreachable]
     for check in checks:
-        if check.warning is not None:
-            err.print(check.warning, markup=False, highlight=False)
+        if check.warning is not None:  # it names the bot
+            err.print(printable(check.warning), markup=False, highlight=False)
         if check.problem is not None:
             what = "cannot start"
             if check.machine_failed:

@@ -152,7 +152,7 @@ def heading(command: str, game: str, games: int, level: str, settings: MatchSett
     table = Table.grid(padding=(0, 1))
     table.add_column(style="bold")
     table.add_column()
-    table.add_row("bot", command)
+    table.add_row("bot", plain(command))  # as typed: never read as rich markup
     table.add_row("game", f"{game}: {games} game(s) as blue and {games} as orange")
     table.add_row("isolation", level)
     for key, value in describe_settings(settings).items():
