@@ -400,10 +400,19 @@ def _validate_line(data: dict[str, Any], where: str) -> Header | Ply | Result:
         raise RecordError(f"{where}: field {field}: {first['msg']}") from None
 
 
-def describe_validation_error(exc: ValidationError, where: str) -> str:
-    """One line per problem: `where: field: message`, without pydantic's links and noise."""
+def validation_text(error: Mapping[str, Any]) -> str:
+    """A pydantic error's message as a plain sentence: a validator's own words without the
+    "Value error, " pydantic puts before them."""
+    return str(error["msg"]).removeprefix("Value error, ").removeprefix("Assertion failed, ")
+
+
+def describe_validation_error(
+    exc: ValidationError, where: str, names: Mapping[str, str] | None = None
+) -> str:
+    """One line per problem: `where: field: message`, without pydantic's links and noise;
+    `names` gives a field (`isolation.level`) the name the user typed for it (`--isolation`)."""
     lines = []
     for error in exc.errors():
         field = ".".join(str(part) for part in error["loc"]) or "(value)"
-        lines.append(f"{where}: {field}: {error['msg']}")
+        lines.append(f"{where}: {(names or {}).get(field, field)}: {validation_text(error)}")
     return "\n".join(lines)

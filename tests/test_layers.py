@@ -84,9 +84,9 @@ LAYERS: list[tuple[str, ...]] = [
     ("referee.match",),
     ("referee.bot",),
     ("referee.isolation",),
-    # Records and what is read from them (verify, replay frames, openings), and three leaves:
-    # a bot's content hash, where the built-in bots' tables are kept, and how the referee
-    # creates its files without following planted links.
+    # Records and what is read from them (verify, replay frames, openings), and four leaves:
+    # a bot's content hash, where the built-in bots' tables are kept, how the referee creates
+    # its files without following planted links, and untrusted text made safe to show.
     (
         "referee.records",
         "referee.nofollow",
@@ -95,6 +95,7 @@ LAYERS: list[tuple[str, ...]] = [
         "referee.openings",
         "referee.bot_content",
         "referee.builtin_tables",
+        "referee.printable",
     ),
     ("referee",),
 ]

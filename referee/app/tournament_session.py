@@ -20,6 +20,7 @@ from rich.console import Console
 
 from referee import EXIT_INTERRUPTED, EXIT_OK, EXIT_VOID
 from referee.isolation import Isolation, IsolationUnavailable, choose, describe
+from referee.printable import printable
 from referee.tournament.bot_folders import contain_run, layout_refusal
 from referee.tournament.config import LoadedConfig
 from referee.tournament.events import Event, TournamentFinished
@@ -227,15 +228,17 @@ async def _bots_start(
     broken = [c for c in checks if c.broken]
     unreachable = [c for c in checks if c.unreachable]
     for check in checks:
-        if check.warning is not None:
-            err.print(check.warning, markup=False, highlight=False)
+        if check.warning is not None:  # it names the bot
+            err.print(printable(check.warning), markup=False, highlight=False)
         if check.problem is not None:
             what = "cannot start"
             if check.machine_failed:
                 what = "cannot run here" if check.unreachable else "the machine failed"
-            err.print(f"{check.name}: {what}: {check.problem}", markup=False, highlight=False)
+            # The problem may quote the bot (its last words on stderr): shown, never obeyed.
+            shown = f"{printable(check.name)}: {what}: {printable(check.problem)}"
+            err.print(shown, markup=False, highlight=False)
     if unreachable:  # the machine's set-up, not the bots': no game is played under it
-        names_text = ", ".join(c.name for c in unreachable)
+        names_text = ", ".join(printable(c.name) for c in unreachable)
         err.print(
             f"referee: not starting the tournament: this machine cannot run {names_text} as a "
             "user of its own (above: the path and the fix).",
@@ -244,7 +247,7 @@ async def _bots_start(
         )
         return False
     if broken and not allow_broken:
-        names_text = ", ".join(c.name for c in broken)
+        names_text = ", ".join(printable(c.name) for c in broken)
         err.print(
             f"referee: not starting the tournament: {names_text} cannot start. {_fix(loaded)}, "
             "or add --allow-broken to score their games as losses.",

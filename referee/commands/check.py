@@ -23,7 +23,7 @@ from rich.table import Table
 from rich.text import Text
 
 from protocols import GAME_HELP, UnknownGame, canonical_name
-from referee.arguments import command_line_folder
+from referee.arguments import command_line_folder, seconds, seconds_above_zero
 from referee.commands import EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE
 from referee.course.check import (
     DEFAULT_OPPONENT,
@@ -43,8 +43,10 @@ from referee.isolation.levels import (
     choose,
     describe,
 )
-from referee.match import MatchSettings
+from referee.match import MatchSettings, as_builtin, builtin_refusal
+from referee.records import describe_validation_error
 from referee.views.console import wrapped
+from referee.views.plain import plain
 
 EXIT_PROBLEMS = 1
 
@@ -62,13 +64,20 @@ def register(parser: argparse.ArgumentParser) -> None:
     # The time control and isolation default to the course's (course.toml, or the course
     # runner's tournament.toml, here or in a folder above), else to `referee course new`'s.
     parser.add_argument(
-        "-t", "--timeout", type=float, default=None, help="seconds per move (the course's, or 2)"
+        "-t",
+        "--timeout",
+        type=seconds_above_zero,
+        default=None,
+        help="seconds per move (the course's, or 2)",
     )
     parser.add_argument(
-        "--grace", type=float, default=None, help="extra seconds per move (the course's, or 0.5)"
+        "--grace", type=seconds, default=None, help="extra seconds per move (the course's, or 0.5)"
     )
     parser.add_argument(
-        "--startup", type=float, default=None, help="extra seconds, first move (the course's, or 5)"
+        "--startup",
+        type=seconds,
+        default=None,
+        help="extra seconds, first move (the course's, or 5)",
     )
     parser.add_argument(
         "--isolation",
@@ -90,11 +99,16 @@ def run_check_command(args: argparse.Namespace, out: Console, err: Console) -> i
         game = canonical_name(args.game)
         if args.games < 1:
             raise ValueError("--games must be at least 1")
+        if refusal := builtin_refusal(as_builtin(args.opponent), game):
+            raise ValueError(f"--opponent: {refusal}")
         limits = course_limits(game, command_line_folder())
         settings = with_flags(limits.settings, args)
         isolation = choose(settings.isolation)
-    except (UnknownGame, ValueError, ValidationError, IsolationUnavailable) as exc:
-        err.print(f"[red]referee check: {exc}[/red]")
+    except ValidationError as exc:  # the flags' types checked the times: the rest, in its words
+        err.print(describe_validation_error(exc, "referee check: invalid setting"), markup=False)
+        return EXIT_USAGE
+    except (UnknownGame, ValueError, IsolationUnavailable) as exc:
+        err.print(f"referee check: {exc}", style="red", markup=False, highlight=False)
         return EXIT_USAGE
     if limits.note is not None:
         err.print(f"note: {limits.note}", markup=False, highlight=False)
@@ -177,7 +191,7 @@ def heading(
     table = Table.grid(padding=(0, 1))
     table.add_column(style="bold")
     table.add_column()
-    table.add_row("bot", command)
+    table.add_row("bot", plain(command))  # as typed: never read as rich markup
     table.add_row("game", f"{game}: {games} game(s) as blue and {games} as orange")
     table.add_row("isolation", level)
     for key, value in describe_settings(settings).items():
@@ -234,9 +248,10 @@ def times_table(report: CheckReport) -> Table:
 
 def finding_panel(finding: Finding) -> Panel:
     # Every sentence whole, at any width: a student may read the report in a CI log.
-    parts = [wrapped(Text(finding.detail)), wrapped(Text("hint: " + finding.hint, style="yellow"))]
+    # The detail may quote the bot (its line, its last words on stderr): shown, never obeyed.
+    parts = [wrapped(plain(finding.detail)), wrapped(Text("hint: " + finding.hint, style="yellow"))]
     if finding.position:
-        parts.insert(1, wrapped(Text(finding.position, style="cyan")))
+        parts.insert(1, wrapped(plain(finding.position, "cyan", lines=True)))
     return Panel(Group(*parts), title=f"game {finding.game}: {finding.title}", expand=False)
 
 

@@ -19,14 +19,21 @@ import trio
 
 from protocols import get_game
 from protocols.base import Reason, Side
-from referee.bot import FLUSH_HINT, STDERR_QUOTED, BotFault, BotInfrastructureError, open_bot
+from referee.bot import (
+    FLUSH_HINT,
+    STDERR_QUOTED,
+    BotFault,
+    BotInfrastructureError,
+    last_words,
+    open_bot,
+)
 from referee.isolation.levels import Isolation, choose
 from referee.match import (
-    BUILTIN_BOTS,
     BUILTIN_PREFIX,
     Match,
     MatchSettings,
     PlayerSpec,
+    as_builtin,
     resolve_command,
 )
 from referee.records import GameRecord
@@ -103,12 +110,10 @@ def spread(values: list[float]) -> tuple[float, float] | None:
 def opponent_command(opponent: str, game: str, seed: int) -> str:
     """The command of `--opponent`: a built-in bot's name (with or without `builtin:`, maybe
     followed by its options) runs that bot with `seed`; anything else is a command, run as is."""
-    stripped = opponent.strip()
-    if stripped.partition(" ")[0] in BUILTIN_BOTS:
-        stripped = BUILTIN_PREFIX + stripped
-    if not stripped.startswith(BUILTIN_PREFIX):
+    command = as_builtin(opponent)
+    if not command.strip().startswith(BUILTIN_PREFIX):
         return opponent  # the student's own program: it may not take a --seed
-    return resolve_command(f"{stripped} --seed {seed}", game)
+    return resolve_command(f"{command.strip()} --seed {seed}", game)
 
 
 def new_record_dir(game: str, parent: Path = RECORDS_PARENT, now: datetime | None = None) -> Path:
@@ -328,8 +333,8 @@ def _crash_finding(checked: CheckedGame, reason: Reason, detail: str) -> Finding
     result = checked.record.result
     assert result is not None
     report = result.bots.get(checked.colour)
-    tail = report.stderr_tail.strip().splitlines()[-5:] if report is not None else []
-    said = ("; its last words on stderr: " + " | ".join(tail)) if tail else ""
+    tail = last_words(report.stderr_tail, lines=5) if report is not None else ""
+    said = f"; its last words on stderr: {tail}" if tail else ""
     if STDERR_QUOTED in detail:  # the verdict quotes them already (a bot dead before its move)
         said = ""
     if "could not start" in detail:

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 
 from referee.course.feedback import is_baseline, student_ranks
 from referee.course.scheme import BASELINE_PREFIX, GradingScheme
+from referee.printable import csv_cell
 from referee.tournament.report import finished_results
 from referee.tournament.standings import compute_standings, head_to_head
 from referee.tournament.store import StoreView
@@ -86,6 +87,7 @@ def grades_csv(lines: list[GradeLine]) -> str:
     for line in lines:
         rank = "" if line.rank is None else line.rank
         writer.writerow(
-            [line.student, f"{line.points:g}", rank, line.games, line.faults, line.grade]
+            # A student's name is a submission's folder name, chosen by the student.
+            [csv_cell(line.student), f"{line.points:g}", rank, line.games, line.faults, line.grade]
         )
     return out.getvalue()

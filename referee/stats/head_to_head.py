@@ -13,6 +13,7 @@ import math
 from dataclasses import dataclass, field
 from typing import Any
 
+from referee.stats.elo import signed_elo
 from referee.stats.estimate import Estimate, Model
 from referee.stats.match import MatchStats, match_stats, sprt_decision
 from referee.stats.sprt import Sprt
@@ -90,9 +91,7 @@ def conclusion(stats: MatchStats, sprt: Sprt, first: str, second: str) -> str:
 
 
 def signed(elo: float) -> str:
-    if math.isinf(elo):
-        return "+inf" if elo > 0 else "-inf"
-    return f"{elo:+.1f}"
+    return signed_elo(elo, 1)
 
 
 def percent(probability: float) -> str:

@@ -23,6 +23,7 @@ from referee.bot_content import bot_content_hash
 from referee.isolation.limits import Limits
 from referee.match import MatchSettings, PlayerSpec, TimeSettings, resolve_command
 from referee.openings import Book, load_book
+from referee.records import validation_text
 from referee.tournament.format_settings import (
     KnockoutSettings,
     StagesSettings,
@@ -287,7 +288,7 @@ def validation_message(error: Any, model: type[BaseModel]) -> str:
     """A pydantic error of `model` in a config file's words: an unknown key gets the setting
     it most likely meant, found among those of the table it is in."""
     if error["type"] != "extra_forbidden":
-        return str(error["msg"])
+        return validation_text(error)
     loc = tuple(error["loc"])
     return unknown_setting(loc[-1], settings_at(model, loc[:-1]))
 

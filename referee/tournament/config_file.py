@@ -18,7 +18,13 @@ from typing import Any
 from pydantic import ValidationError
 
 from protocols import UnknownGame, get_game
-from referee.match import BUILTIN_PREFIX, POSITION, MatchSettings, TimeSettings
+from referee.match import (
+    BUILTIN_PREFIX,
+    POSITION,
+    MatchSettings,
+    TimeSettings,
+    builtin_refusal,
+)
 from referee.openings import Book, OpeningError, load_book
 from referee.stats.ratings import fit_ratings
 from referee.tournament.config import (
@@ -97,6 +103,8 @@ def check_config(config: TournamentConfig) -> list[tuple[Loc, str]]:
         if player.name in seen:
             problems.append((("players", i, "name"), f"duplicate player name {player.name!r}"))
         seen.add(player.name)
+        if refusal := builtin_refusal(player.command, config.game):
+            problems.append((("players", i, "command"), refusal))
     problems += _check_format(config)
     problems += _check_game(config)
     problems += _check_match(config)

@@ -175,6 +175,15 @@ def toml_value(value: Any) -> str:
     raise ValueError(f"{json.dumps(value)} cannot be written in a config")
 
 
+def shown_value(value: Any) -> str:
+    """A setting's value in a message, as TOML writes it (never a Python or JSON dict); `none`
+    where it is not set."""
+    try:
+        return "none" if value is None else toml_value(value)
+    except ValueError:  # what TOML cannot hold (an infinity): as Python prints it
+        return str(value)
+
+
 # -- resuming ---------------------------------------------------------------------------------
 
 
@@ -212,10 +221,7 @@ def _difference(key: str, old: Any, new: Any) -> str:
     if key == "game":
         return f"the game {old}, not {new}"
     if key == "openings":
-        return (
-            f"the openings {json.dumps(old)}, not {json.dumps(new)} (--opening-plies, --openings, "
-            "--book-order, --book-start)"
-        )
+        return f"the openings {_openings(old)}, not {_openings(new)}"
     if key == "players":
         return (
             f"the players {_listed(old)}, not {_listed(new)} (the names come from -p1 and -p2, "
@@ -227,7 +233,19 @@ def _difference(key: str, old: Any, new: Any) -> str:
             f"the game options {_options(old, keys, new)}, not {_options(new, keys, old)} "
             "(-o KEY=VALUE)"
         )
-    return f"{key} {json.dumps(old)}, not {json.dumps(new)}"
+    return f"{key} {shown_value(old)}, not {shown_value(new)}"
+
+
+def _openings(value: Any) -> str:
+    """A match's `[openings]` in the flags that ask for them."""
+    if not isinstance(value, dict) or not (value.get("plies") or value.get("book")):
+        return "none (from the start)"
+    if value.get("book"):
+        return (
+            f"--openings {value['book']} --book-order {value.get('order')} "
+            f"--book-start {value.get('start')}"
+        )
+    return f"--opening-plies {value['plies']}"
 
 
 def _listed(names: Any) -> str:

@@ -17,7 +17,9 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from protocols.base import Reason
+from referee.printable import csv_cell
 from referee.records import ResultLabel, result_label
+from referee.stats.elo import rounded_elo
 from referee.stats.head_to_head import Tally, summary_fields, summary_lines
 from referee.stats.ratings import Rating, fit_ratings
 from referee.tournament.config import TournamentConfig
@@ -231,7 +233,7 @@ def _standing_row(
 
 
 def _round(value: float | None) -> float | None:
-    return None if value is None else round(value, 1)
+    return None if value is None else rounded_elo(value, 1)
 
 
 def _game_line(view: StoreView, row: GameRow) -> GameLine:
@@ -281,11 +283,14 @@ def standings_csv(rows: Sequence[StandingRow]) -> str:
 
 
 def _csv(fields: list[str], rows: list[dict[str, Any]]) -> str:
+    """Rows as CSV. Every text cell may hold a bot's words (a verdict's detail quotes its
+    stderr; a collected student names a bot), so each is made printable on one line and can
+    never be taken for a formula (`csv_cell`)."""
     out = io.StringIO()
     writer = csv.DictWriter(out, fieldnames=fields, lineterminator="\n")
     writer.writeheader()
     for data in rows:
-        writer.writerow({k: "" if v is None else v for k, v in data.items()})
+        writer.writerow({k: "" if v is None else csv_cell(v) for k, v in data.items()})
     return out.getvalue()
 
 

@@ -10,6 +10,7 @@ from referee.tournament.config import LoadedConfig, book_change, comparable_key
 from referee.tournament.formats import FormatMismatch, is_staged, make_schedule, plan_for
 from referee.tournament.growth import added_games
 from referee.tournament.schedule import ScheduledGame
+from referee.tournament.setting_changes import changes
 from referee.tournament.store import (
     Store,
     StoreError,
@@ -94,7 +95,10 @@ def _check_unchanged(loaded: LoadedConfig, store: Store, schedule: list[Schedule
                 changed = [f"the later stages ({exc})"]
     if changed:
         details = "; ".join(
-            f"{key}: {stored.get(key)!r} -> {wanted[key]!r}" for key in changed if key in wanted
+            line
+            for key in changed
+            if key in wanted
+            for line in changes(key, stored.get(key), wanted[key])
         )
         raise ScheduleChanged(
             f"{loaded.path}: the config changes the schedule of the tournament in "

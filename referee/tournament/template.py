@@ -17,6 +17,8 @@ import textwrap
 from dataclasses import dataclass
 from pathlib import Path
 
+from protocols import canonical_name
+from referee.match import builtins_playing
 from referee.tournament.layouts import guess_command
 from referee.tournament.toml_lines import align_comments
 
@@ -135,7 +137,7 @@ tmp_mb = 64                     # all it may write in its private /tmp and HOME
 
 # One [[players]] table per bot. `command` is split like a shell would (no shell is run) and is
 # run in `cwd` (relative to this file); `{{seed}}` in a command becomes each game's seed, and
-# `builtin:random` (also greedy, search, perfect) runs a built-in bot.
+# `builtin:random` (also {builtins}) runs a built-in bot.
 """
 
 
@@ -146,6 +148,7 @@ def example_config(bots: list[FoundBot], config_path: Path, name: str, game: str
         name=_toml_string(name),
         game=_toml_string(game),
         seed=seed,
+        builtins=", ".join(b for b in builtins_playing(canonical_name(game)) if b != "random"),
     )
     base = config_path.resolve().parent
     for bot in bots:

@@ -14,6 +14,7 @@ from rich.table import Table
 from rich.text import Text
 
 from protocols.base import Game, Side
+from referee.printable import printable
 from referee.records import GameRecord, Header, Ply, Result
 from referee.replay import Replay
 from referee.views.boards import draw_board
@@ -59,11 +60,12 @@ def verdict_text(record: GameRecord) -> Text:
     elif result.winner is None:
         head = Text("Draw ", style="bold")
     else:
-        name = record.header.players[result.winner].name
+        name = printable(record.header.players[result.winner].name)
         head = Text(f"{result.winner.value} ({name}) wins ", style=SIDE_STYLE[result.winner])
-    head.append(f"by {result.why}", style="italic")
+    head.append(f"by {printable(result.why)}", style="italic")
     if result.detail:
-        head.append(f": {result.detail}")
+        # The detail may quote a bot (its last words on stderr, its line): shown, never obeyed.
+        head.append(f": {printable(result.detail)}")
     if result.loser_line is not None:
         head.append(f"\noffending line: {result.loser_line!r}", style="red")
     return wrapped(head)
@@ -142,7 +144,7 @@ def players_text(header: Header) -> Text:
     for side in (Side.BLUE, Side.ORANGE):
         player = header.players[side]
         text.append(f"{side.value:6}", style=SIDE_STYLE[side])
-        text.append(f" {player.name}: {player.command}\n")
+        text.append(f" {printable(player.name)}: {printable(player.command)}\n")
     return text
 
 
@@ -165,9 +167,15 @@ def print_summary(
     if record.result is not None and stderr_tails:
         for side, report in record.result.bots.items():
             if report.stderr_tail.strip():
-                tail = report.stderr_tail.strip().splitlines()[-8:]
+                # A Text, not a str: what the bot wrote is neither rich markup nor terminal
+                # control sequences, and stays inside its panel, one line a line.
+                tail = printable(report.stderr_tail.strip(), lines=True).splitlines()[-8:]
                 console.print(
-                    Panel("\n".join(tail), title=f"{side.value} stderr (last lines)", expand=False),
+                    Panel(
+                        Text("\n".join(tail)),
+                        title=f"{side.value} stderr (last lines)",
+                        expand=False,
+                    ),
                     style="dim",
                 )
 

@@ -82,6 +82,16 @@ class Archive:
     def record_id(self, number: int, path: Path) -> str:
         return f"{number}/{path.relative_to(self.roots[number]).as_posix()}"
 
+    def id_of(self, path: Path | None) -> str | None:
+        """The id of the record at `path`, if a served folder holds it; None otherwise."""
+        if path is None:
+            return None
+        resolved = path.resolve()
+        for number, root in enumerate(self.roots):
+            if resolved.is_relative_to(root):
+                return self.record_id(number, resolved)
+        return None
+
     def list_records(self) -> list[dict[str, Any]]:
         """Summaries of the records in every served folder, newest first."""
         found: list[tuple[float, dict[str, Any]]] = []

@@ -138,7 +138,7 @@ def watch_tournament(
         decided: Callable[[], None],
     ) -> GameRecord:
         title = f"game {game.number}: {game.blue} vs {game.orange}"
-        live = hub.open_match(title=title, match_id=live_id(game.number))
+        live = hub.open_match(title=title, match_id=live_id(game.number), record=record)
         return await play(loaded, game, record, chain(listener, live.listener), lag, decided)
 
     def emit_live(event: Event) -> None:

@@ -111,7 +111,7 @@ def test_no_repetition_is_recorded(tmp_path: Path) -> None:
         (["play", "chess", "-p1", "a", "-p2", "b"], "unknown game"),
         (["play", "lasker-morris", "-p1", "a"], "-p2"),
         (["play", "lasker-morris", "-p1", "a", "-p2", "b", "-o", "colour=red"], "colour"),
-        (["play", "lasker-morris", "-p1", "a", "-p2", "b", "-t", "-1"], "move_timeout"),
+        (["play", "lasker-morris", "-p1", "a", "-p2", "b", "-t", "-1"], "-t/--timeout"),
     ],
 )
 def test_usage_errors_exit_2_with_a_clear_message(

@@ -15,15 +15,17 @@ from protocols.base import Reason, Side
 from referee.app.config import load_config
 from referee.course.check import run_check
 from referee.course.collect import collect, load_collected
-from referee.course.feedback import build_feedback
+from referee.course.feedback import build_feedback, time_use
 from referee.course.grades import compute_grades, grade_of
 from referee.course.pages import student_page
 from referee.course.scheme import Course, load_scheme, write_skeleton
 from referee.isolation import IsolationSettings
 from referee.match import MatchSettings
+from referee.records import GameRecord, Ply, TimeControl
 from referee.tournament.store import GameRow, GameState, TournamentInfo
 from tests.commandline import referee
 from tests.course.kit import CRASHES, PYTHON_BOT, make_course, write
+from tests.replay.make_records import header_for
 
 BASIC = MatchSettings(
     move_timeout=2.0,
@@ -162,3 +164,33 @@ async def test_the_check_quotes_a_line_that_is_not_a_move_once(tmp_path: Path) -
     found = [f for f in report.findings if f.title == "not a move"]
     assert found, [f.title for f in report.findings]
     assert found[0].detail == "'hello' is not a point: points are the lowercase letters a..k"
+
+
+def timed_out(times_ms: list[float], **control: float) -> GameRecord:
+    """A record of blue's moves (orange's in between) until blue ran out of time."""
+    header = header_for("lasker-morris").model_copy(
+        update={"time_control": TimeControl(**{"move_timeout": 2, "grace": 0.5, **control})}
+    )
+    plies = []
+    for i, time_ms in enumerate(times_ms):
+        plies.append(Ply(ply=2 * i + 1, side=Side.BLUE, received="x", move="x", time_ms=time_ms))
+        plies.append(Ply(ply=2 * i + 2, side=Side.ORANGE, received="y", move="y", time_ms=1.0))
+    return GameRecord(header=header, plies=plies, result=None)
+
+
+def test_a_timeout_is_told_against_the_limit_each_move_had() -> None:
+    # The first move had 2 s + 0.5 s grace + 5 s to start; the later ones 2.5 s.
+    record = timed_out([6000, 300, 700, 2400], startup_allowance=5)
+    assert time_use(record, Side.BLUE) == (
+        "4 moves before it: the first 6000 ms (its limit 7.5 s, with 5 s for start-up); the 3 "
+        "after it: median 700 ms, slowest 2400 ms (their limit 2.5 s (2 s + 0.5 s grace))"
+    )
+    assert time_use(timed_out([], startup_allowance=5), Side.BLUE) == (
+        "no move was played before the timeout: the first move's limit was 7.5 s (2 s + 0.5 s "
+        "grace + 5 s for start-up); later moves' 2.5 s (2 s + 0.5 s grace)"
+    )
+    clocked = timed_out([6000, 3000], startup_allowance=5, clock_total=10, clock_increment=1)
+    assert time_use(clocked, Side.BLUE) == (
+        "2 moves before it, 9.0 s in all; the limit: a game clock of 10 s + 1 s a move, 0.5 s "
+        "grace a move, and 5 s for start-up on the first, not charged"
+    )

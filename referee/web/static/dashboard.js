@@ -63,8 +63,14 @@
     return response.json();
   }
 
+  /* Which record each live game writes (its id in the archive): a move of the live game moves
+     that record's row too, so the list of records never lags the game. */
+  let liveRecords = {};
+
   async function showLive() {
     const data = await getJSON("/api/live");
+    liveRecords = {};
+    for (const m of data.matches) if (m.record) liveRecords[m.id] = m.record;
     const box = document.getElementById("live");
     const playing = data.matches.filter((m) => !m.finished).reverse();
     box.replaceChildren(table(["game", "", "blue", "orange", "plies", "state"], playing, (row, m) => {
@@ -88,7 +94,7 @@
       cell(row, r.game);
       cell(row, side(r.players.blue, "blue"));
       cell(row, side(r.players.orange, "orange"));
-      cell(row, r.plies, "num");
+      cell(row, r.plies, "num").dataset.recordPlies = r.id;
       cell(row, outcome(r, "unfinished"));
     }, data.folders ? "no records in the served folders" : "no folders served (give them to `referee serve`)"));
     if (data.records.length > shown.length) {
@@ -240,6 +246,12 @@
         });
       } else if (stage.kind === "bracket") part.append(bracketTable(stage.ties));
       else if (stage.kind === "swiss") part.append(...swissRounds(stage));
+      if (stage.note) {  // a Swiss that ended before its rounds: when and why
+        const note = document.createElement("p");
+        note.className = "muted";
+        note.textContent = stage.name + " " + stage.note;
+        part.append(note);
+      }
       box.append(part);
     });
     if (plan.finished && plan.placings.length) {
@@ -284,15 +296,17 @@
   refreshTournaments();
 
   const events = new EventSource("/api/events");
-  events.addEventListener("match", (event) => {
-    refreshLive();
-    if (JSON.parse(event.data).finished) refreshArchive();
-  });
+  /* A game that starts is listed with the records at once (unfinished), and again once it ends. */
+  events.addEventListener("match", () => { refreshLive(); refreshArchive(); });
   events.addEventListener("tournament", () => { refreshTournaments(); refreshArchive(); });
   events.addEventListener("progress", (event) => {
     const data = JSON.parse(event.data);
     for (const td of document.querySelectorAll("#live td[data-plies]")) {
       if (td.dataset.plies === data.id) td.textContent = data.plies;
+    }
+    const record = liveRecords[data.id];
+    for (const td of document.querySelectorAll("#archive td[data-record-plies]")) {
+      if (record && td.dataset.recordPlies === record) td.textContent = data.plies;
     }
   });
   /* After the first connection, an "open" is the server back (a demo serves each game's
