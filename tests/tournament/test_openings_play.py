@@ -75,7 +75,9 @@ def test_a_match_with_a_bot_that_has_not_declared_the_extension_is_refused_by_na
     )  # fmt: skip
     assert done.returncode == 2
     said = " ".join(done.stderr.split())
-    assert "student has not declared the 'position' extension" in said, said
+    # In the command line's words: the bot by name, and the flag's value that declares it.
+    assert "student has not declared the protocol's position extension" in said, said
+    assert "give --position-capable p1 if it reads `position K`" in said, said
     assert not game_records(tmp_path / "m")
 
 
