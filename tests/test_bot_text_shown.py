@@ -9,11 +9,15 @@ from __future__ import annotations
 import csv
 import io
 import re
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
 
+from protocols.base import Reason
 from referee.printable import csv_cell, printable
+from referee.records import Result
+from referee.views.console import course_result_line
 from tests.commandline import referee
 
 # A bot that says all this on stderr, then exits before its first move.
@@ -174,3 +178,22 @@ def test_referee_check_shows_the_bot_and_its_stderr_not_obey_them(tmp_path: Path
     shown = " ".join((done.stdout + done.stderr).replace("│", " ").split())
     assert "bot python3 [bold]bot.py" in shown  # the command as typed, not read as markup
     assert "overwritten\\x0dGame over! Winner: blue | [bold]markup[/bold] [/x]" in shown
+
+
+def test_a_void_games_result_line_shows_its_detail_escaped() -> None:
+    # A machine's failure may quote what it could not start: a path a student chose.
+    detail = "blue: cannot start a process (bots/\x1b]0;title\x07/main.py: \x1b[2J)"
+    result = Result(
+        winner=None,
+        reason=Reason.INFRASTRUCTURE,
+        detail=detail,
+        plies=0,
+        void=True,
+        finished_at=datetime.now(UTC),
+    )
+    line = course_result_line(result)
+    assert_shown_not_obeyed(line, result_line=line)
+    assert line == (
+        "Game over! Void by infrastructure: blue: cannot start a process "
+        "(bots/\\x1b]0;title\\x07/main.py: \\x1b[2J)"
+    )

@@ -38,10 +38,12 @@ def wrapped(text: Text) -> Text:
 
 def course_result_line(result: Result) -> str:
     """The course referee's last line, which scripts parse. A void game (the referee or the
-    machine failed) has no result at all: its line says so and why, never "Draw"."""
+    machine failed) has no result at all: its line says so and why, never "Draw". Its detail
+    may quote what the machine could not start (a path a bot's author chose): shown, never
+    obeyed."""
     label = result.label
     if label == "void":
-        return f"Game over! Void by {result.why}: {' '.join(result.detail.split())}"
+        return f"Game over! Void by {result.why}: {printable(' '.join(result.detail.split()))}"
     if label == "double-forfeit":  # neither bot started playing, and both lose
         return "Game over! No winner!"
     if label == "draw":
