@@ -65,6 +65,19 @@ def test_an_infinite_time_limit_is_refused_alike_by_play_and_match(
     assert "argument --clock: not a clock: 'inf+1'" in said
 
 
+def test_referee_check_refuses_a_time_it_cannot_keep_naming_the_flag(tmp_path: Path) -> None:
+    # Its times default to the course's; one given on the command line is checked as typed.
+    for flag, value, said_of in (
+        ("-t", "inf", "-t/--timeout: not a time limit"),
+        ("-t", "0", "-t/--timeout: not a time limit"),
+        ("--grace", "nan", "--grace: not a number of seconds"),
+        ("--grace", "inf", "--grace: not a number of seconds"),
+        ("--startup", "-1", "--startup: not a number of seconds"),
+    ):
+        said = refused("check", "tic-tac-toe", "python3 x.py", flag, value, cwd=tmp_path)
+        assert f"argument {said_of}: '{value}'" in said
+
+
 def test_a_built_in_bot_that_does_not_play_the_game_is_a_usage_error(tmp_path: Path) -> None:
     expected = (
         "builtin:perfect plays only l-game and alak, not tic-tac-toe (the built-in bots of "
