@@ -25,7 +25,7 @@ import trio
 
 from protocols import game_packages
 from referee.builtin_tables import table_cache_directory
-from referee.isolation import native, proctree
+from referee.isolation import native, proctree, syscall_filter
 from referee.isolation.bot_users import (
     NoFreeSlot,
     Slot,
@@ -196,6 +196,15 @@ def public_directories(caller_environment: bool = False) -> list[Path]:
         paths.add(tables.resolve())
     paths.update(launcher_directories())
     return sorted(paths)
+
+
+def launcher(status_fd: int) -> list[str]:
+    """The launcher program with its status descriptor: the compiled helper's, else the Python
+    one."""
+    helper = native.native_helper()
+    if helper is not None:
+        return [str(helper), "launch", str(status_fd)]
+    return [sys.executable, "-I", "-S", str(LAUNCHER), str(status_fd)]
 
 
 def launcher_directories() -> list[Path]:
@@ -402,10 +411,15 @@ class Confinement:
         )
         spec: dict[str, object] = {"rlimits": rlimits}
         spec["cgroup_procs"] = self.cgroup.procs_files if self.cgroup else []
+        try:
+            seccomp = syscall_filter.argument()
+        except syscall_filter.FilterUnavailable as exc:
+            raise InfrastructureFailure(str(exc)) from None
         if not self.sandboxed:
             # Where the referee is root, every bot gets a network namespace of its own.
             cut = os.geteuid() == 0 and not self.isolation.settings.network
             spec.update(uid=self.uid, stage="only", network="none" if cut else None)
+            spec["seccomp"] = seccomp
             return [str(fd), *options_of(spec), *argv]
         view = View(
             cwd=cwd,
@@ -420,12 +434,8 @@ class Confinement:
             network=self.isolation.settings.network,
         )
         sandbox = sandbox_argv(self._sandbox_program(), view)
-        helper = native.native_helper()
-        if helper is not None:
-            inner_launcher = [str(helper), "launch", str(fd)]
-        else:
-            inner_launcher = [sys.executable, "-I", "-S", str(LAUNCHER), str(fd)]
-        inner = options_of({"stage": "inner", "uid": self.uid})
+        inner_launcher = launcher(fd)
+        inner = options_of({"stage": "inner", "uid": self.uid, "seccomp": seccomp})
         spec["stage"] = "outer"
         return [str(fd), *options_of(spec), *sandbox, *inner_launcher, *inner, *argv]
 

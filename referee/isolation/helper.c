@@ -42,6 +42,8 @@
    namespace of its own for a bot that runs without them. */
 int sandbox_main(char **args);
 int private_network(const char **failed);
+/* kernel.c: the system-call filter. */
+int install_filter(const char *hex, const char **failed);
 
 #define EXIT_LAUNCH_FAILED 127
 #define KILL_ROUNDS_LIMIT_NS (10LL * 1000 * 1000 * 1000) /* a tree that will not die: left */
@@ -67,6 +69,7 @@ struct launch_spec {
     int has_uid, has_gid;
     long uid, gid;
     int no_network; /* --network none: a network namespace of its own (root only) */
+    const char *seccomp; /* --seccomp HEX: the system-call filter's program */
     const char *cgroups[MAX_CGROUPS];
     int cgroup_count;
     struct rlimit_option rlimits[MAX_RLIMITS];
@@ -171,6 +174,8 @@ static void parse_launch(char **args, struct launch_spec *spec) {
         } else if (strcmp(option, "--network") == 0) {
             if (strcmp(value, "none") != 0) usage("only --network none");
             spec->no_network = 1;
+        } else if (strcmp(option, "--seccomp") == 0) {
+            spec->seccomp = value;
         } else {
             usage("unknown option");
         }
@@ -266,6 +271,13 @@ static void default_signals(void) {
         if (number != SIGKILL && number != SIGSTOP) signal(number, SIG_DFL);
 }
 
+/* A kernel step that failed: `failed` says which, errno why; the machine's fault. */
+static void kernel_failed(int status_fd, const char *failed) {
+    char message[512];
+    snprintf(message, sizeof message, "%s: %s", failed, strerror(errno));
+    fail(status_fd, "infra", message);
+}
+
 static void set_inheritable(int fd, int inheritable) {
     int flags = fcntl(fd, F_GETFD);
     if (flags < 0) return;
@@ -283,14 +295,16 @@ static void launch(int status_fd, const struct launch_spec *spec) {
     join_cgroups(status_fd, spec);
     set_limits(status_fd, spec);
     const char *failed;
-    if (spec->no_network && private_network(&failed) != 0) {
-        snprintf(message, sizeof message, "%s: %s", failed, strerror(errno));
-        fail(status_fd, "infra", message);
+    if (spec->no_network && private_network(&failed) != 0) kernel_failed(status_fd, failed);
+    if (!outer) {
+        if (!spec->seccomp) fail(status_fd, "infra", "no system-call filter was given for the bot");
+        umask(077); /* what the bot writes is its own (bwrap sets its own modes) */
     }
-    if (!outer) umask(077); /* what the bot writes is its own (bwrap sets its own modes) */
     drop_privileges(status_fd, spec);
     /* The inner launcher reports through the status pipe too; the bot never sees it. */
     set_inheritable(status_fd, outer);
+    /* Before `ready`: a filter that cannot be installed is reported. */
+    if (!outer && install_filter(spec->seccomp, &failed) != 0) kernel_failed(status_fd, failed);
     const char *program = spec->argv[0];
     if (inner) {
         if (!executable(program)) {

@@ -9,12 +9,15 @@ multi-threaded parent can deadlock.
 
 In order, each step before the next: join the bot's cgroups, set the resource limits, take a
 network namespace of its own (`--network none`, where the referee is root and runs no sandbox),
-set a private umask, drop to the bot's user, then exec ARGV. Failures are written as one line to
+set a private umask, drop to the bot's user, then install the system-call filter (`--seccomp`,
+see `kernel.py`) and exec ARGV. Failures are written as one line to
 STATUS_FD (`infra: ...` for a failure of the machine, `start: ...` for a program that cannot be
 executed) and the launcher exits with 127. Without a sandbox the parent reads STATUS_FD up to its
 end, which comes with the successful exec (the descriptor is close-on-exec). In front of the
 sandbox (`"stage": "outer"`) the descriptor is passed on to the inner launcher, which writes
-`ready` just before its exec, because the sandbox keeps the descriptor open.
+`ready` just before its exec, because the sandbox keeps the descriptor open. The outer launcher
+installs no filter: the sandbox program it executes needs the calls the filter closes; the
+inner one, which executes the bot, does.
 
 The sandbox's own processes (its monitor outside, its init inside) keep their standard input and
 output open for as long as the sandbox lives, so a bot that closes its output would not be seen
@@ -24,7 +27,8 @@ puts /dev/null in their place; the inner launcher moves them back.
 
 The options, each at most once unless said: `--stage only|outer|inner` (default `only`),
 `--uid N`, `--gid N`, `--network none`, `--cgroup PROCS_FILE` (repeated: one per hierarchy),
-`--rlimit NAME SOFT HARD` (repeated; HARD `-` is the same as SOFT).
+`--rlimit NAME SOFT HARD` (repeated; HARD `-` is the same as SOFT), `--seccomp HEX` (the
+filter's program; a launcher that executes the bot refuses to without one).
 """
 
 from __future__ import annotations
@@ -37,7 +41,14 @@ import warnings  # noqa: F401 - see below
 
 # `warnings` is imported now, while the launcher can still read the standard library:
 # `os.execvp` imports it to search the PATH, which is after the switch to the bot's user, who
-# may not be able to read the interpreter's files (an interpreter in root's home).
+# may not be able to read the interpreter's files (an interpreter in root's home). The kernel
+# steps beside this file (ctypes among them) are imported now for the same reason: by the
+# package's name where the referee imports this module, by the file's otherwise.
+if __package__:
+    from referee.isolation import kernel
+else:
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    import kernel  # type: ignore[import-not-found, no-redef]
 
 # typing is for the type checker only: importing it costs 4 ms of each bot's start.
 TYPE_CHECKING = False
@@ -110,6 +121,18 @@ def private_network(status_fd: int) -> None:
         fail(status_fd, "infra", f"cannot bring the loopback up: {exc.strerror or exc}")
 
 
+def kernel_step(status_fd: int, step: Any, *args: Any) -> None:
+    """One of the kernel steps; its failure is the machine's."""
+    try:
+        step(*args)
+    except (OSError, ValueError, kernel.KernelRefused) as exc:
+        fail(status_fd, "infra", str(exc))
+
+
+def install_filter(hexadecimal: str) -> None:
+    kernel.install_filter(bytes.fromhex(hexadecimal))
+
+
 def drop_privileges(status_fd: int, uid: int | None, gid: int | None) -> None:
     if uid is None:
         return
@@ -169,10 +192,14 @@ def run(status_fd: int, spec: dict[str, Any], argv: list[str]) -> NoReturn:
     if spec.get("network") == "none":
         private_network(status_fd)
     if stage != "outer":
+        if not spec.get("seccomp"):
+            fail(status_fd, "infra", "no system-call filter was given for the bot")
         os.umask(0o077)  # what the bot writes is its own (bwrap sets its own modes)
     drop_privileges(status_fd, spec.get("uid"), spec.get("gid"))
     # The inner launcher reports through the status pipe too; the bot never sees it.
     os.set_inheritable(status_fd, stage == "outer")
+    if stage != "outer":  # before `ready`: a filter that cannot be installed is reported
+        kernel_step(status_fd, install_filter, spec["seccomp"])
     if stage == "inner":
         if not executable(argv[0]):
             fail(status_fd, "start", f"{argv[0]!r} cannot be executed inside the sandbox")
@@ -201,7 +228,7 @@ def parse_options(args: list[str]) -> tuple[dict[str, Any], list[str]]:
             spec["cgroup_procs"].append(value)
         elif option in ("--uid", "--gid"):
             spec[option[2:]] = int(value)
-        elif option in ("--stage", "--network"):
+        elif option in ("--stage", "--network", "--seccomp"):
             spec[option[2:]] = value
         else:
             raise ValueError(f"unknown option {option}")
@@ -213,7 +240,7 @@ def options_of(spec: dict[str, Any]) -> list[str]:
     """The options that `parse_options` reads back as `spec` (used by the referee, which
     imports this module for this only)."""
     args = ["--stage", spec.get("stage", "only")]
-    for name in ("uid", "gid", "network"):
+    for name in ("uid", "gid", "network", "seccomp"):
         if spec.get(name) is not None:
             args += [f"--{name}", str(spec[name])]
     for path in spec.get("cgroup_procs", []):
