@@ -16,6 +16,7 @@ import shlex
 import signal
 import site
 import socket
+import subprocess
 import sys
 from collections.abc import Mapping, Sequence
 from contextlib import suppress
@@ -25,7 +26,7 @@ import trio
 
 from protocols import game_packages
 from referee.builtin_tables import table_cache_directory
-from referee.isolation import native, proctree, syscall_filter
+from referee.isolation import kernel, native, proctree, syscall_filter
 from referee.isolation.bot_users import (
     NoFreeSlot,
     Slot,
@@ -71,6 +72,7 @@ PROCESS_SIGNS = (
     "fork: retry",
 )
 SANDBOX_HOME = Path("/tmp")
+KEYS_CLEARED_WAIT = 10.0  # seconds; the launcher clears a user's keys in milliseconds
 
 
 class StartRefused(Exception):
@@ -205,6 +207,25 @@ def launcher(status_fd: int) -> list[str]:
     if helper is not None:
         return [str(helper), "launch", str(status_fd)]
     return [sys.executable, "-I", "-S", str(LAUNCHER), str(status_fd)]
+
+
+async def clear_keys(uid: int) -> None:
+    """Empty the user and user-session keyrings of bot user `uid` if it has keys at all: the
+    launcher does it as that user (only it may), then executes `true`. Best effort: the next bot
+    of that user has them cleared before it starts anyway."""
+    if kernel.key_count(uid) == 0:
+        return
+    options = options_of({"uid": uid, "seccomp": syscall_filter.argument()})
+    with trio.move_on_after(KEYS_CLEARED_WAIT):
+        await trio.run_process(
+            [*launcher(2), *options, "true"],
+            stdin=subprocess.DEVNULL,
+            capture_stdout=True,
+            capture_stderr=True,
+            check=False,
+            cwd="/",
+            env={"PATH": "/usr/bin:/bin"},
+        )
 
 
 def launcher_directories() -> list[Path]:
@@ -537,7 +558,7 @@ class Confinement:
 
     async def release(self) -> None:
         """Give back the cgroup, the scratch directory and the user slot (after removing what
-        the bot's user left in the world-writable directories)."""
+        the bot's user left in the world-writable directories, and its keys)."""
         self._released = True
         with trio.CancelScope(shield=True):
             if self.control is not None:
@@ -553,5 +574,6 @@ class Confinement:
                 self.scratch = None
             if self.slot is not None:
                 await trio.to_thread.run_sync(remove_files_of, self.slot.uid)
+                await clear_keys(self.slot.uid)
                 self.slot.release()
                 self.slot = None

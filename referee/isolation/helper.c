@@ -42,7 +42,9 @@
    namespace of its own for a bot that runs without them. */
 int sandbox_main(char **args);
 int private_network(const char **failed);
-/* kernel.c: the system-call filter. */
+/* kernel.c: the session keyring, its user's keys, the filter. */
+int join_session_keyring(const char **failed);
+int clear_user_keys(long uid, const char **failed);
 int install_filter(const char *hex, const char **failed);
 
 #define EXIT_LAUNCH_FAILED 127
@@ -299,8 +301,12 @@ static void launch(int status_fd, const struct launch_spec *spec) {
     if (!outer) {
         if (!spec->seccomp) fail(status_fd, "infra", "no system-call filter was given for the bot");
         umask(077); /* what the bot writes is its own (bwrap sets its own modes) */
+        /* As root: the keyring counts against root's quota, not the bot user's. */
+        if (join_session_keyring(&failed) != 0) kernel_failed(status_fd, failed);
     }
     drop_privileges(status_fd, spec);
+    if (!outer && spec->has_uid && clear_user_keys(spec->uid, &failed) != 0)
+        kernel_failed(status_fd, failed);
     /* The inner launcher reports through the status pipe too; the bot never sees it. */
     set_inheritable(status_fd, outer);
     /* Before `ready`: a filter that cannot be installed is reported. */

@@ -1,16 +1,73 @@
 /*
  * The launcher's requests to the kernel for a bot, compiled (kernel.py beside this file is the
- * Python launcher's copy, and says why each step exists): the system-call filter. Each returns 0,
- * or -1 with errno set and `*failed` saying which step failed.
+ * Python launcher's copy, and says why each step exists): a session keyring of its own, its
+ * user's keys cleared, and the system-call filter. Each returns 0, or -1 with errno set and
+ * `*failed` saying which step failed.
  */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <linux/filter.h>
+#include <linux/keyctl.h>
 #include <linux/seccomp.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
 
 #define MAX_PROGRAM 4096 /* instructions: BPF_MAXINSNS */
+#define USER_KEYRINGS 2 /* what a cleared user keeps: its user and user-session keyrings */
+#define COLLECTED_WAIT_MS 1000 /* the kernel collects unlinked keys within milliseconds */
+
+/* The key calls closed around us already (a container's own filter): nothing to do, nothing a
+   bot could reach either. */
+static int refused_by_the_machine(void) { return errno == EPERM || errno == ENOSYS; }
+
+int join_session_keyring(const char **failed) {
+    if (syscall(SYS_keyctl, KEYCTL_JOIN_SESSION_KEYRING, NULL) >= 0 || refused_by_the_machine())
+        return 0;
+    *failed = "cannot join a session keyring of its own";
+    return -1;
+}
+
+/* How many keys user `uid` owns, from /proc/key-users (0 where it is not named). */
+int key_count(long uid) {
+    FILE *listing = fopen("/proc/key-users", "re");
+    if (!listing) return 0;
+    char line[256];
+    int count = 0;
+    while (fgets(line, sizeof line, listing)) {
+        long owner;
+        int usage, keys;
+        if (sscanf(line, " %ld: %d %d/", &owner, &usage, &keys) == 3 && owner == uid) {
+            count = keys;
+            break;
+        }
+    }
+    fclose(listing);
+    return count;
+}
+
+/* As user `uid`: empty its user and user-session keyrings, if it has keys at all (the second
+   links the first again, as the kernel made them), then wait (briefly) for the kernel to
+   collect what they held: until then /proc/keys still lists it. */
+int clear_user_keys(long uid, const char **failed) {
+    if (key_count(uid) == 0) return 0;
+    static const long KEYRINGS[] = {KEY_SPEC_USER_KEYRING, KEY_SPEC_USER_SESSION_KEYRING};
+    *failed = "cannot clear the keys of its user";
+    for (size_t i = 0; i < sizeof KEYRINGS / sizeof KEYRINGS[0]; i++)
+        if (syscall(SYS_keyctl, KEYCTL_CLEAR, KEYRINGS[i]) < 0 && !refused_by_the_machine())
+            return -1;
+    /* The user-session keyring links the user keyring, as the kernel made it. */
+    if (syscall(SYS_keyctl, KEYCTL_LINK, KEY_SPEC_USER_KEYRING, KEY_SPEC_USER_SESSION_KEYRING) <
+            0 && !refused_by_the_machine())
+        return -1;
+    struct timespec pause = {0, 1000000};
+    for (int waited = 0; waited < COLLECTED_WAIT_MS && key_count(uid) > USER_KEYRINGS; waited++)
+        nanosleep(&pause, NULL);
+    return 0;
+}
 
 static int nibble(char digit) {
     if (digit >= '0' && digit <= '9') return digit - '0';

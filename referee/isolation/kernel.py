@@ -1,10 +1,19 @@
-"""What the launcher asks of the kernel for a bot, besides limits and its user: the system-call
-filter.
+"""What the launcher asks of the kernel for a bot, besides limits and its user: a session keyring
+of its own, its user's keys cleared, and the system-call filter.
 
 Loaded by the launcher (`launch.py`, run by path: standard library only, and nothing imported
-after the switch to the bot's user, who may not read this interpreter's files). `kernel.c` is the
-compiled helper's copy of these steps.
+after the switch to the bot's user, who may not read this interpreter's files); the referee reads
+`key_count` from here too. `kernel.c` is the compiled helper's copy of these steps.
 
+- `join_session_keyring`: kernel keys are in no namespace; a bot would otherwise share its
+  launcher's session keyring (root's, or the referee's user's). A fresh anonymous one is joined
+  while still root, so it counts against root's quota, not the bot user's, and goes with the bot.
+  Where the machine refuses the key calls themselves (a container's own filter) there is nothing
+  to join, and nothing for the bot to reach either.
+- `clear_user_keys`: the user and user-session keyrings of a bot user outlive every game: what
+  they hold (a key planted before the filter closed the key calls, or by anything else running
+  under that user id) is cleared before the bot starts, as that user (only it may), when
+  /proc/key-users says the user has keys at all.
 - `install_filter`: no-new-privileges, then the seccomp program the referee built
   (`syscall_filter.py`): the last step before exec.
 """
@@ -13,8 +22,18 @@ from __future__ import annotations
 
 import ctypes
 import os
+import time
 
+KEYCTL_JOIN_SESSION_KEYRING, KEYCTL_CLEAR, KEYCTL_LINK = 1, 7, 8
+KEY_SPEC_USER_KEYRING, KEY_SPEC_USER_SESSION_KEYRING = -4, -5
+# keyctl has no wrapper in the C library: its number, as in syscall_filter.NUMBERS (a test
+# checks they agree).
+KEYCTL_NUMBER = {"x86_64": 250, "aarch64": 219}
+REFUSED_BY_THE_MACHINE = (1, 38)  # EPERM, ENOSYS: the key calls are closed around us already
 PR_SET_NO_NEW_PRIVS, PR_SET_SECCOMP, SECCOMP_MODE_FILTER = 38, 22, 2
+KEY_USERS = "/proc/key-users"
+USER_KEYRINGS = 2  # what a cleared user keeps: its user and user-session keyrings, empty
+COLLECTED_WAIT = 1.0  # seconds; the kernel collects unlinked keys within milliseconds
 
 _libc = ctypes.CDLL(None, use_errno=True)
 
@@ -25,6 +44,56 @@ class KernelRefused(Exception):
 
 def _failed(what: str) -> KernelRefused:
     return KernelRefused(f"{what}: {os.strerror(ctypes.get_errno())}")
+
+
+def _keyctl(*args: int) -> int:
+    number = KEYCTL_NUMBER.get(os.uname().machine)
+    if number is None:
+        ctypes.set_errno(38)  # ENOSYS: this architecture has no number here
+        return -1
+    return int(_libc.syscall(ctypes.c_long(number), *map(ctypes.c_long, args)))
+
+
+def join_session_keyring() -> None:
+    if _keyctl(KEYCTL_JOIN_SESSION_KEYRING, 0) < 0:
+        if ctypes.get_errno() in REFUSED_BY_THE_MACHINE:
+            return
+        raise _failed("cannot join a session keyring of its own")
+
+
+def key_count(uid: int) -> int:
+    """How many keys user `uid` owns (0 when /proc/key-users does not name it)."""
+    try:
+        with open(KEY_USERS) as listing:
+            lines = listing.readlines()
+    except OSError:
+        return 0  # a kernel without keys
+    for line in lines:  # "  UID:  USAGE NKEYS/NIKEYS QNKEYS/MAXKEYS QNBYTES/MAXBYTES"
+        owner, _, rest = line.partition(":")
+        if owner.strip() == str(uid):
+            return int(rest.split()[1].split("/")[0])
+    return 0
+
+
+def clear_user_keys(uid: int) -> None:
+    """As user `uid` (after the switch to it): empty its user and user-session keyrings, if it
+    has any keys at all (looking them up would create them; the second links the first again,
+    as the kernel made them), then wait (briefly) for the kernel to collect what they held:
+    until then /proc/keys still lists it."""
+    if key_count(uid) == 0:
+        return
+    calls: list[tuple[int, ...]] = [
+        (KEYCTL_CLEAR, KEY_SPEC_USER_KEYRING),
+        (KEYCTL_CLEAR, KEY_SPEC_USER_SESSION_KEYRING),
+        # The user-session keyring links the user keyring, as the kernel made them.
+        (KEYCTL_LINK, KEY_SPEC_USER_KEYRING, KEY_SPEC_USER_SESSION_KEYRING),
+    ]
+    for call in calls:
+        if _keyctl(*call) < 0 and ctypes.get_errno() not in REFUSED_BY_THE_MACHINE:
+            raise _failed(f"cannot clear the keys of user {uid}")
+    deadline = time.monotonic() + COLLECTED_WAIT
+    while key_count(uid) > USER_KEYRINGS and time.monotonic() < deadline:
+        time.sleep(0.001)
 
 
 class _Program(ctypes.Structure):

@@ -9,15 +9,16 @@ multi-threaded parent can deadlock.
 
 In order, each step before the next: join the bot's cgroups, set the resource limits, take a
 network namespace of its own (`--network none`, where the referee is root and runs no sandbox),
-set a private umask, drop to the bot's user, then install the system-call filter (`--seccomp`,
-see `kernel.py`) and exec ARGV. Failures are written as one line to
+set a private umask, join a session keyring of its own, drop to the bot's user and clear that
+user's keys, then install the system-call filter (`--seccomp`) and exec ARGV (the kernel steps
+are `kernel.py`'s). Failures are written as one line to
 STATUS_FD (`infra: ...` for a failure of the machine, `start: ...` for a program that cannot be
 executed) and the launcher exits with 127. Without a sandbox the parent reads STATUS_FD up to its
 end, which comes with the successful exec (the descriptor is close-on-exec). In front of the
 sandbox (`"stage": "outer"`) the descriptor is passed on to the inner launcher, which writes
 `ready` just before its exec, because the sandbox keeps the descriptor open. The outer launcher
-installs no filter: the sandbox program it executes needs the calls the filter closes; the
-inner one, which executes the bot, does.
+takes no keyring and no filter: the sandbox program it executes needs the calls the filter
+closes; the inner one, which executes the bot, does both.
 
 The sandbox's own processes (its monitor outside, its init inside) keep their standard input and
 output open for as long as the sandbox lives, so a bot that closes its output would not be seen
@@ -195,7 +196,10 @@ def run(status_fd: int, spec: dict[str, Any], argv: list[str]) -> NoReturn:
         if not spec.get("seccomp"):
             fail(status_fd, "infra", "no system-call filter was given for the bot")
         os.umask(0o077)  # what the bot writes is its own (bwrap sets its own modes)
+        kernel_step(status_fd, kernel.join_session_keyring)  # as root: root's quota
     drop_privileges(status_fd, spec.get("uid"), spec.get("gid"))
+    if stage != "outer" and spec.get("uid") is not None:
+        kernel_step(status_fd, kernel.clear_user_keys, spec["uid"])
     # The inner launcher reports through the status pipe too; the bot never sees it.
     os.set_inheritable(status_fd, stage == "outer")
     if stage != "outer":  # before `ready`: a filter that cannot be installed is reported

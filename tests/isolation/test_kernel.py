@@ -1,4 +1,5 @@
-"""Bots share nothing in the kernel: no vsock, none of the calls the system-call filter closes.
+"""Bots share nothing in the kernel: no kernel keys, no vsock, none of the calls the system-call
+filter closes, and no key of theirs outlives the game.
 
 Played by a small bot in C (`kernel_bot.c`, which a bot user can run at every level), as root,
 with the referee's own Python under a 0700 home as on a fresh machine, at the default level (the
@@ -22,6 +23,9 @@ import pytest
 
 from protocols.base import Reason, Side
 from referee.isolation import levels
+from referee.isolation.confinement import clear_keys
+from referee.isolation.kernel import key_count
+from referee.match import MatchSettings
 from referee.records import GameRecord
 from tests.isolation.arena import MOVES, Arena, skip_unless_available
 
@@ -68,6 +72,19 @@ def stage(
         levels.detect.cache_clear()
 
 
+def own_users(request: pytest.FixtureRequest) -> tuple[int, int]:
+    """Two bot user ids of this test's own (its later games get the same two), away from the
+    referee's default range and from those of the other cases running beside it."""
+    base = 63000 + zlib.crc32(request.node.nodeid.encode()) % 400 * 2
+    return base, 2
+
+
+def with_users(arena: Arena, users: tuple[int, int]) -> MatchSettings:
+    settings = arena.settings()
+    isolation = settings.isolation.model_copy(update={"uid_base": users[0], "uid_count": 2})
+    return settings.model_copy(update={"isolation": isolation})
+
+
 def token(request: pytest.FixtureRequest) -> str:
     return f"kernel-{os.getpid()}-{zlib.crc32(request.node.nodeid.encode()):x}"
 
@@ -89,6 +106,79 @@ def ended_with(record: GameRecord, side: Side) -> str:
     assert result is not None and not result.void, result
     assert (result.winner, result.reason) == (side.other, Reason.BAD_SYNTAX), result
     return str(result.loser_line)
+
+
+def said(record: GameRecord, side: Side) -> str:
+    assert record.result is not None
+    return record.result.bots[side].stderr_tail.strip()
+
+
+def keys_described(name: str) -> list[str]:
+    """Lines of /proc/keys naming `name` (root sees every key that others may see)."""
+    return [line for line in Path("/proc/keys").read_text().splitlines() if name in line]
+
+
+def plant_as(uid: int, binary: Path, name: str) -> None:
+    """A key readable by everyone in user `uid`'s user keyring, which outlives every process of
+    that user, planted the old way: by a process of that user that no filter stops (a bot
+    before the filter closed the key calls)."""
+    folder = Path(tempfile.mkdtemp(prefix="kernel-plant-"))
+    try:
+        folder.chmod(0o755)
+        shutil.copy(binary, folder / "kernel_bot")
+        done = subprocess.run(
+            [str(folder / "kernel_bot"), "blue", "plant-user", name, "yes"],
+            input="blue\n", capture_output=True, text=True, user=uid, group=uid,
+            extra_groups=[], check=True, timeout=30,
+        )  # fmt: skip
+        assert done.stdout.strip() == "user-ok", done.stdout
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+    assert keys_described(name), "the key was not planted"
+
+
+async def test_a_key_a_bot_plants_reaches_neither_its_opponent_nor_a_later_bot(
+    stage: Arena, compiled: Path, request: pytest.FixtureRequest
+) -> None:
+    name, users = token(request), own_users(request)
+    planter = bot(stage, compiled, "blue", "plant", name, ends=False)
+    looker = bot(stage, compiled, "orange", "look", name, ends=True)
+    record = await stage.play(planter, looker, with_users(stage, users))
+    assert said(record, Side.BLUE) == "user-ENOSYS session-ENOSYS"
+    assert ended_with(record, Side.ORANGE) == "key-unseen"
+    # A later game's bots get the same two users, the planter's among them.
+    later = bot(stage, compiled, "blue", "look", name, ends=False)
+    last = bot(stage, compiled, "orange", "look", name, ends=True)
+    record = await stage.play(later, last, with_users(stage, users))
+    assert said(record, Side.BLUE) == "key-unseen"
+    assert ended_with(record, Side.ORANGE) == "key-unseen"
+    assert keys_described(name) == []
+    stage.assert_nothing_left()
+
+
+async def test_keys_a_bot_user_had_before_are_cleared_before_its_bot_starts(
+    stage: Arena, compiled: Path, request: pytest.FixtureRequest
+) -> None:
+    name, users = token(request), own_users(request)
+    for uid in range(users[0], users[0] + users[1]):
+        plant_as(uid, compiled, name)
+    blue = bot(stage, compiled, "blue", "look", name, ends=False)
+    orange = bot(stage, compiled, "orange", "look", name, ends=True)
+    record = await stage.play(blue, orange, with_users(stage, users))
+    assert said(record, Side.BLUE) == "key-unseen"
+    assert ended_with(record, Side.ORANGE) == "key-unseen"
+    assert keys_described(name) == []
+    stage.assert_nothing_left()
+
+
+async def test_a_bot_users_keys_are_cleared_when_its_game_ends(
+    compiled: Path, request: pytest.FixtureRequest, helper: str, users_level: None
+) -> None:
+    name, (uid, _) = token(request), own_users(request)
+    plant_as(uid, compiled, name)
+    assert key_count(uid) > 0
+    await clear_keys(uid)
+    assert keys_described(name) == []
 
 
 async def test_calls_a_bot_never_needs_are_closed(

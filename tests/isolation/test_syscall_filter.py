@@ -19,7 +19,7 @@ import trio
 
 from protocols.base import Reason
 from referee.bot import open_bot
-from referee.isolation import syscall_filter
+from referee.isolation import kernel, syscall_filter
 from referee.isolation.confinement import launcher
 from referee.isolation.levels import IsolationSettings, IsolationUnavailable, choose
 from referee.isolation.syscall_filter import (
@@ -123,6 +123,8 @@ def test_the_numbers_are_the_kernels(arch: str) -> None:
     # Every closed call has a number wherever it exists (iopl and ioperm are x86's only).
     missing = {c.name for c in CLOSED} - set(NUMBERS[arch])
     assert missing == (set() if arch == "x86_64" else {"iopl", "ioperm"})
+    # The launcher's own keyctl number, for the keyring it joins and the keys it clears.
+    assert kernel.KEYCTL_NUMBER[arch] == NUMBERS[arch]["keyctl"]
 
 
 def test_the_docs_list_every_closed_call() -> None:
