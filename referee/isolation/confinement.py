@@ -46,7 +46,7 @@ from referee.isolation.interpreters import (
 from referee.isolation.launch import options_of
 from referee.isolation.levels import BASIC_ISOLATION, HELPER, Feature, Isolation, level_name
 from referee.isolation.limits import MB, Limits
-from referee.isolation.sandbox import View, sandbox_argv
+from referee.isolation.sandbox import PRIVATE_PLACES, View, sandbox_argv
 from referee.isolation.scratch import (
     make_private_places,
     make_scratch,
@@ -71,7 +71,9 @@ PROCESS_SIGNS = (
     "failed to spawn thread",  # Rust
     "fork: retry",
 )
-SANDBOX_HOME = Path("/tmp")
+# A bot's HOME and TMPDIR where its /tmp is its own (in the sandbox, and wherever the referee
+# is root): that private /tmp.
+PRIVATE_HOME = Path("/tmp")
 KEYS_CLEARED_WAIT = 10.0  # seconds; the launcher clears a user's keys in milliseconds
 
 
@@ -328,9 +330,10 @@ class Confinement:
     # -- before the start ---------------------------------------------------------------------
 
     async def prepare(self) -> None:
-        """Take a user slot, make the cgroup and the scratch directory (where the referee is
-        root: a tmpfs of `tmp_mb`, the bot's HOME and TMPDIR, or in the sandbox its private
-        /tmp, /var/tmp, /dev/shm and /run/lock)."""
+        """Take a user slot, make the cgroup and the scratch directory: where the referee is
+        root, a tmpfs of `tmp_mb` holding the bot's private /tmp, /var/tmp, /dev/shm and
+        /run/lock (its HOME and TMPDIR are that /tmp); else, without a sandbox, its HOME and
+        TMPDIR."""
         settings = self.isolation.settings
         try:
             if self.isolation.has(Feature.USERS):
@@ -339,11 +342,11 @@ class Confinement:
                 self.cgroup = self.isolation.cgroups.create()
                 memory = self.limits.memory_mb
                 self.cgroup.set_limits(memory * MB if memory else None, self.limits.processes)
-            if not self.sandboxed:
-                self.scratch = make_scratch(self.limits.tmp_mb, self.uid)
-            elif os.geteuid() == 0:
+            if os.geteuid() == 0:
                 self.scratch = make_scratch(self.limits.tmp_mb, None)
                 make_private_places(self.scratch)
+            elif not self.sandboxed:
+                self.scratch = make_scratch(self.limits.tmp_mb, None)
         except (OSError, CgroupError, NoFreeSlot) as exc:
             await self.release()
             raise InfrastructureFailure(str(exc)) from None
@@ -365,14 +368,12 @@ class Confinement:
         self.features = self.features - {Feature.USERS}
         self.slot.release()
         self.slot = None
-        if self.scratch is not None:
-            os.chown(self.scratch, os.getuid(), os.getgid())
 
     def environment(self, extra: Mapping[str, str] | None) -> dict[str, str]:
         """The environment a bot starts with (see `IsolationSettings.environment`), plus any
         extras."""
         settings = self.isolation.settings
-        home = str(SANDBOX_HOME if self.sandboxed else self.scratch)
+        home = str(PRIVATE_HOME if self.isolation.namespaces_of_its_own else self.scratch)
         env = {
             "PATH": os.environ.get("PATH", "/usr/local/bin:/usr/bin:/bin"),
             "HOME": home,
@@ -437,10 +438,9 @@ class Confinement:
         except syscall_filter.FilterUnavailable as exc:
             raise InfrastructureFailure(str(exc)) from None
         if not self.sandboxed:
-            # Where the referee is root, every bot gets a network namespace of its own.
-            cut = os.geteuid() == 0 and not self.isolation.settings.network
-            spec.update(uid=self.uid, stage="only", network="none" if cut else None)
-            spec["seccomp"] = seccomp
+            spec.update(uid=self.uid, stage="only", seccomp=seccomp)
+            if self.isolation.namespaces_of_its_own:  # as the sandbox would give them
+                spec.update(self._namespaces(argv, cwd, executable, named))
             return [str(fd), *options_of(spec), *argv]
         view = View(
             cwd=cwd,
@@ -459,6 +459,37 @@ class Confinement:
         inner = options_of({"stage": "inner", "uid": self.uid, "seccomp": seccomp})
         spec["stage"] = "outer"
         return [str(fd), *options_of(spec), *sandbox, *inner_launcher, *inner, *argv]
+
+    def _namespaces(
+        self, argv: Sequence[str], cwd: Path, executable: Path, named: Sequence[Path]
+    ) -> dict[str, object]:
+        """A root referee's bot without a sandbox: the launcher's options for a network (unless
+        allowed), an IPC and a mount namespace of its own, in which its private places are the
+        folders of its scratch tmpfs and the folders it needs that lie in them are shown again
+        (its own, its interpreter's, the referee's Python and built-in bots)."""
+        assert self.scratch is not None  # made by `prepare` wherever the referee is root
+        places = [
+            (str(self.scratch / name), place)
+            for place, name in PRIVATE_PLACES.items()
+            if Path(place).is_dir() and not Path(place).is_symlink()
+        ]
+        needed = [
+            cwd,
+            *own_directories(argv, cwd, executable),
+            *named,
+            *public_directories(self.isolation.settings.environment == "caller"),
+        ]
+        keep = [
+            str(path)
+            for path in _unique([path.resolve() for path in needed])
+            if any(path.is_relative_to(place) for _, place in places) and path.is_dir()
+        ]
+        return {
+            "network": None if self.isolation.settings.network else "none",
+            "ipc": "private",
+            "places": places,
+            "keep": keep,
+        }
 
     def _sandbox_program(self) -> list[str]:
         """The program that makes the sandbox: the compiled helper, or bwrap."""

@@ -26,6 +26,7 @@
 #include <grp.h>
 #include <limits.h>
 #include <poll.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -42,9 +43,11 @@
    namespace of its own for a bot that runs without them. */
 int sandbox_main(char **args);
 int private_network(const char **failed);
-/* kernel.c: the session keyring, its user's keys, the filter. */
+/* kernel.c: the session keyring, its user's keys, private IPC and places, the filter. */
 int join_session_keyring(const char **failed);
 int clear_user_keys(long uid, const char **failed);
+int private_places(const char *const *places, int place_count, const char *const *keep,
+                   int keep_count, const char **failed);
 int install_filter(const char *hex, const char **failed);
 
 #define EXIT_LAUNCH_FAILED 127
@@ -52,6 +55,8 @@ int install_filter(const char *hex, const char **failed);
 #define MAX_THAW 16
 #define MAX_CGROUPS 16
 #define MAX_RLIMITS 32
+#define MAX_PLACES 16
+#define MAX_KEPT 64
 #define MAX_TREE 65536
 
 static const int PARKED_FDS[2] = {100, 101}; /* launch.py's PARKED_FDS */
@@ -71,6 +76,11 @@ struct launch_spec {
     int has_uid, has_gid;
     long uid, gid;
     int no_network; /* --network none: a network namespace of its own (root only) */
+    int private_ipc; /* --ipc private: an IPC namespace of its own (root only) */
+    const char *places[2 * MAX_PLACES]; /* --place SOURCE PLACE: a mount namespace of its own */
+    int place_count;
+    const char *keep[MAX_KEPT]; /* --keep PATH */
+    int keep_count;
     const char *seccomp; /* --seccomp HEX: the system-call filter's program */
     const char *cgroups[MAX_CGROUPS];
     int cgroup_count;
@@ -160,6 +170,15 @@ static void parse_launch(char **args, struct launch_spec *spec) {
             at += 4;
             continue;
         }
+        if (strcmp(option, "--place") == 0) {
+            if (!args[at + 1] || !args[at + 2]) usage("--place SOURCE PLACE");
+            if (spec->place_count == MAX_PLACES) usage("too many --place");
+            spec->places[2 * spec->place_count] = args[at + 1];
+            spec->places[2 * spec->place_count + 1] = args[at + 2];
+            spec->place_count++;
+            at += 3;
+            continue;
+        }
         const char *value = args[at + 1];
         if (!value) usage("an option without its value");
         if (strcmp(option, "--cgroup") == 0) {
@@ -176,6 +195,12 @@ static void parse_launch(char **args, struct launch_spec *spec) {
         } else if (strcmp(option, "--network") == 0) {
             if (strcmp(value, "none") != 0) usage("only --network none");
             spec->no_network = 1;
+        } else if (strcmp(option, "--ipc") == 0) {
+            if (strcmp(value, "private") != 0) usage("only --ipc private");
+            spec->private_ipc = 1;
+        } else if (strcmp(option, "--keep") == 0) {
+            if (spec->keep_count == MAX_KEPT) usage("too many --keep");
+            spec->keep[spec->keep_count++] = value;
         } else if (strcmp(option, "--seccomp") == 0) {
             spec->seccomp = value;
         } else {
@@ -298,6 +323,17 @@ static void launch(int status_fd, const struct launch_spec *spec) {
     set_limits(status_fd, spec);
     const char *failed;
     if (spec->no_network && private_network(&failed) != 0) kernel_failed(status_fd, failed);
+    if (spec->private_ipc && unshare(CLONE_NEWIPC) != 0)
+        kernel_failed(status_fd, "cannot make namespaces of its own");
+    if (spec->place_count > 0) {
+        char cwd[PATH_MAX];
+        if (!getcwd(cwd, sizeof cwd)) kernel_failed(status_fd, "cannot tell its folder");
+        if (private_places(spec->places, spec->place_count, spec->keep, spec->keep_count,
+                           &failed) != 0)
+            kernel_failed(status_fd, failed);
+        /* The folder at its path in the new view, not the one covered. */
+        if (chdir(cwd) != 0) kernel_failed(status_fd, "cannot enter its folder again");
+    }
     if (!outer) {
         if (!spec->seccomp) fail(status_fd, "infra", "no system-call filter was given for the bot");
         umask(077); /* what the bot writes is its own (bwrap sets its own modes) */

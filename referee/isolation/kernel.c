@@ -1,17 +1,23 @@
 /*
  * The launcher's requests to the kernel for a bot, compiled (kernel.py beside this file is the
  * Python launcher's copy, and says why each step exists): a session keyring of its own, its
- * user's keys cleared, and the system-call filter. Each returns 0, or -1 with errno set and
- * `*failed` saying which step failed.
+ * user's keys cleared, private IPC and mount namespaces with its private places, and the
+ * system-call filter. Each returns 0, or -1 with errno set and `*failed` saying which step failed.
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <fcntl.h>
 #include <linux/filter.h>
 #include <linux/keyctl.h>
 #include <linux/seccomp.h>
+#include <limits.h>
+#include <sched.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/mount.h>
 #include <sys/prctl.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -67,6 +73,90 @@ int clear_user_keys(long uid, const char **failed) {
     for (int waited = 0; waited < COLLECTED_WAIT_MS && key_count(uid) > USER_KEYRINGS; waited++)
         nanosleep(&pause, NULL);
     return 0;
+}
+
+static int depth(const char *path) {
+    int slashes = 0;
+    for (; *path; path++) slashes += *path == '/';
+    return slashes;
+}
+
+static int compare_depth(const void *a, const void *b) {
+    return depth(*(char *const *)a) - depth(*(char *const *)b);
+}
+
+/* `path` and the folders leading to it, searchable by anyone (inside the fresh private place). */
+static int make_folders(const char *path) {
+    char partial[PATH_MAX];
+    if (snprintf(partial, sizeof partial, "%s", path) >= (int)sizeof partial) {
+        errno = ENAMETOOLONG;
+        return -1;
+    }
+    for (char *slash = partial + 1;; slash++) {
+        char ended = *slash;
+        if (ended != '/' && ended != 0) continue;
+        *slash = 0;
+        if (mkdir(partial, 0755) == 0)
+            chmod(partial, 0755); /* whatever the umask */
+        else if (errno != EEXIST)
+            return -1;
+        if (!ended) return 0;
+        *slash = '/';
+    }
+}
+
+static int bind_fd(int fd, const char *where, unsigned long flags) {
+    char source[64];
+    snprintf(source, sizeof source, "/proc/self/fd/%d", fd);
+    return mount(source, where, NULL, MS_BIND | flags, NULL);
+}
+
+/* In a new mount namespace: each source bound over its place, then each kept folder bound back
+   at its own path, shallowest first. Everything is opened before anything is covered (the
+   sources themselves lie in /tmp). */
+int private_places(const char *const *places, int place_count, const char *const *keep,
+                   int keep_count, const char **failed) {
+    *failed = "cannot make a mount namespace";
+    if (unshare(CLONE_NEWNS) != 0) return -1;
+    *failed = "cannot make its mounts private";
+    if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) != 0) return -1;
+    const char *kept[64];
+    int sources[16], kept_fds[64], result = -1;
+    if (place_count > 16 || keep_count > 64) {
+        errno = E2BIG;
+        *failed = "too many private places or kept folders";
+        return -1;
+    }
+    memcpy(kept, keep, sizeof kept[0] * (size_t)keep_count);
+    qsort(kept, (size_t)keep_count, sizeof kept[0], compare_depth);
+    int opened = 0, kept_opened = 0;
+    *failed = "cannot open a private place or a kept folder";
+    for (; opened < place_count; opened++)
+        if ((sources[opened] = open(places[2 * opened], O_PATH | O_CLOEXEC)) < 0) goto done;
+    for (; kept_opened < keep_count; kept_opened++)
+        if ((kept_fds[kept_opened] = open(kept[kept_opened], O_PATH | O_CLOEXEC)) < 0) goto done;
+    mode_t mask = umask(022);
+    *failed = "cannot bind a private place";
+    for (int i = 0; i < place_count; i++)
+        if (bind_fd(sources[i], places[2 * i + 1], 0) != 0) goto unmask;
+    *failed = "cannot show a kept folder again";
+    for (int i = 0; i < keep_count; i++) {
+        int shown = 0;
+        for (int j = 0; j < i && !shown; j++) {
+            size_t length = strlen(kept[j]);
+            shown = strncmp(kept[i], kept[j], length) == 0 &&
+                    (kept[i][length] == '/' || kept[i][length] == 0);
+        }
+        if (shown) continue; /* shown with a folder above it */
+        if (make_folders(kept[i]) != 0 || bind_fd(kept_fds[i], kept[i], MS_REC) != 0) goto unmask;
+    }
+    result = 0;
+unmask:
+    umask(mask);
+done:
+    for (int i = 0; i < opened; i++) close(sources[i]);
+    for (int i = 0; i < kept_opened; i++) close(kept_fds[i]);
+    return result;
 }
 
 static int nibble(char digit) {

@@ -1,5 +1,5 @@
 """What the launcher asks of the kernel for a bot, besides limits and its user: a session keyring
-of its own, its user's keys cleared, and the system-call filter.
+of its own, its user's keys cleared, private IPC and mount namespaces, and the system-call filter.
 
 Loaded by the launcher (`launch.py`, run by path: standard library only, and nothing imported
 after the switch to the bot's user, who may not read this interpreter's files); the referee reads
@@ -14,6 +14,12 @@ after the switch to the bot's user, who may not read this interpreter's files); 
   they hold (a key planted before the filter closed the key calls, or by anything else running
   under that user id) is cleared before the bot starts, as that user (only it may), when
   /proc/key-users says the user has keys at all.
+- `private_places`: without the sandbox, a root referee gives the bot a mount namespace of its
+  own in which the machine's shared places (/tmp, /var/tmp, /dev/shm, /run/lock) are folders of
+  its private scratch tmpfs, and the folders it needs that lie in them (its own, its
+  interpreter's) are bound back at their paths. Together with an IPC namespace of its own this
+  leaves two bots nothing in common to talk through: no SysV or POSIX IPC, no files in shared
+  folders, and nothing of theirs outlives the game.
 - `install_filter`: no-new-privileges, then the seccomp program the referee built
   (`syscall_filter.py`): the last step before exec.
 """
@@ -24,12 +30,14 @@ import ctypes
 import os
 import time
 
+CLONE_NEWNS, CLONE_NEWIPC = 0x00020000, 0x08000000
 KEYCTL_JOIN_SESSION_KEYRING, KEYCTL_CLEAR, KEYCTL_LINK = 1, 7, 8
 KEY_SPEC_USER_KEYRING, KEY_SPEC_USER_SESSION_KEYRING = -4, -5
 # keyctl has no wrapper in the C library: its number, as in syscall_filter.NUMBERS (a test
 # checks they agree).
 KEYCTL_NUMBER = {"x86_64": 250, "aarch64": 219}
 REFUSED_BY_THE_MACHINE = (1, 38)  # EPERM, ENOSYS: the key calls are closed around us already
+MS_BIND, MS_REC, MS_PRIVATE = 0x1000, 0x4000, 0x40000
 PR_SET_NO_NEW_PRIVS, PR_SET_SECCOMP, SECCOMP_MODE_FILTER = 38, 22, 2
 KEY_USERS = "/proc/key-users"
 USER_KEYRINGS = 2  # what a cleared user keeps: its user and user-session keyrings, empty
@@ -94,6 +102,44 @@ def clear_user_keys(uid: int) -> None:
     deadline = time.monotonic() + COLLECTED_WAIT
     while key_count(uid) > USER_KEYRINGS and time.monotonic() < deadline:
         time.sleep(0.001)
+
+
+def unshare(flags: int) -> None:
+    if _libc.unshare(ctypes.c_int(flags)) != 0:
+        raise _failed("cannot make namespaces of its own")
+
+
+def private_places(places: list[tuple[str, str]], keep: list[str]) -> None:
+    """In a new mount namespace: each (SOURCE, PLACE) bound over PLACE, then each folder of
+    `keep` that lies in one of them bound back at its own path, shallowest first. Everything is
+    opened before anything is covered (the sources themselves lie in /tmp)."""
+    unshare(CLONE_NEWNS)
+    if _libc.mount(None, b"/", None, ctypes.c_ulong(MS_REC | MS_PRIVATE), None) != 0:
+        raise _failed("cannot make its mounts private")
+    opened = {path: os.open(path, os.O_PATH | os.O_CLOEXEC) for path, _ in places}
+    kept = sorted(dict.fromkeys(keep), key=lambda path: path.count("/"))
+    opened.update({path: os.open(path, os.O_PATH | os.O_CLOEXEC) for path in kept})
+    mask = os.umask(0o022)  # the folders leading to a kept one: searchable by the bot's user
+    try:
+        for source, place in places:
+            _bind(opened[source], place, 0)
+        bound: list[str] = []
+        for path in kept:
+            if any(path == done or path.startswith(done + "/") for done in bound):
+                continue  # shown with a folder above it
+            os.makedirs(path, mode=0o755, exist_ok=True)
+            _bind(opened[path], path, MS_REC)
+            bound.append(path)
+    finally:
+        os.umask(mask)
+        for fd in opened.values():
+            os.close(fd)
+
+
+def _bind(fd: int, where: str, flags: int) -> None:
+    source = f"/proc/self/fd/{fd}".encode()
+    if _libc.mount(source, where.encode(), None, ctypes.c_ulong(MS_BIND | flags), None) != 0:
+        raise _failed(f"cannot bind over {where}")
 
 
 class _Program(ctypes.Structure):

@@ -7,11 +7,12 @@ work in a separate program rather than in a `preexec_fn` keeps the referee safe:
 processes from a worker thread, and running Python code between fork and exec in a
 multi-threaded parent can deadlock.
 
-In order, each step before the next: join the bot's cgroups, set the resource limits, take a
-network namespace of its own (`--network none`, where the referee is root and runs no sandbox),
-set a private umask, join a session keyring of its own, drop to the bot's user and clear that
-user's keys, then install the system-call filter (`--seccomp`) and exec ARGV (the kernel steps
-are `kernel.py`'s). Failures are written as one line to
+In order, each step before the next: join the bot's cgroups, set the resource limits, take
+namespaces of its own where the referee is root and runs no sandbox (network: `--network none`;
+IPC: `--ipc private`; mounts, with its private places: `--place`, `--keep`), set a private
+umask, join a session keyring of its own, drop to the bot's user and clear that user's keys, then
+install the system-call filter (`--seccomp`) and exec ARGV (the kernel steps are `kernel.py`'s).
+Failures are written as one line to
 STATUS_FD (`infra: ...` for a failure of the machine, `start: ...` for a program that cannot be
 executed) and the launcher exits with 127. Without a sandbox the parent reads STATUS_FD up to its
 end, which comes with the successful exec (the descriptor is close-on-exec). In front of the
@@ -27,9 +28,11 @@ to. In front of the sandbox, the outer launcher therefore parks the bot's stdin 
 puts /dev/null in their place; the inner launcher moves them back.
 
 The options, each at most once unless said: `--stage only|outer|inner` (default `only`),
-`--uid N`, `--gid N`, `--network none`, `--cgroup PROCS_FILE` (repeated: one per hierarchy),
-`--rlimit NAME SOFT HARD` (repeated; HARD `-` is the same as SOFT), `--seccomp HEX` (the
-filter's program; a launcher that executes the bot refuses to without one).
+`--uid N`, `--gid N`, `--network none`, `--ipc private`, `--cgroup PROCS_FILE` (repeated: one per
+hierarchy), `--rlimit NAME SOFT HARD` (repeated; HARD `-` is the same as SOFT), `--place SOURCE
+PLACE` (repeated: SOURCE is bound over PLACE in a mount namespace of its own), `--keep PATH`
+(repeated: a folder inside a place, shown again), `--seccomp HEX` (the filter's program; a
+launcher that executes the bot refuses to without one).
 """
 
 from __future__ import annotations
@@ -122,6 +125,17 @@ def private_network(status_fd: int) -> None:
         fail(status_fd, "infra", f"cannot bring the loopback up: {exc.strerror or exc}")
 
 
+def private_ipc_and_places(spec: dict[str, Any]) -> None:
+    """An IPC namespace of its own, and a mount namespace with its private places (see
+    kernel.py); where the referee is root and runs no sandbox."""
+    if spec.get("ipc") == "private":
+        kernel.unshare(kernel.CLONE_NEWIPC)
+    if spec["places"]:
+        cwd = os.getcwd()
+        kernel.private_places(spec["places"], spec["keep"])
+        os.chdir(cwd)  # the folder at its path in the new view, not the one covered
+
+
 def kernel_step(status_fd: int, step: Any, *args: Any) -> None:
     """One of the kernel steps; its failure is the machine's."""
     try:
@@ -192,6 +206,7 @@ def run(status_fd: int, spec: dict[str, Any], argv: list[str]) -> NoReturn:
     set_limits(status_fd, spec.get("rlimits", []))
     if spec.get("network") == "none":
         private_network(status_fd)
+    kernel_step(status_fd, private_ipc_and_places, spec)
     if stage != "outer":
         if not spec.get("seccomp"):
             fail(status_fd, "infra", "no system-call filter was given for the bot")
@@ -218,7 +233,7 @@ def run(status_fd: int, spec: dict[str, Any], argv: list[str]) -> NoReturn:
 
 def parse_options(args: list[str]) -> tuple[dict[str, Any], list[str]]:
     """The options before `--` as a spec (see the module docstring), and what follows it."""
-    spec: dict[str, Any] = {"cgroup_procs": [], "rlimits": []}
+    spec: dict[str, Any] = {"cgroup_procs": [], "rlimits": [], "places": [], "keep": []}
     at = 0
     while args[at] != "--":
         option = args[at]
@@ -227,12 +242,19 @@ def parse_options(args: list[str]) -> tuple[dict[str, Any], list[str]]:
             spec["rlimits"].append((name, int(soft), None if hard == "-" else int(hard)))
             at += 4
             continue
+        if option == "--place":
+            source, place = args[at + 1 : at + 3]
+            spec["places"].append((source, place))
+            at += 3
+            continue
         value = args[at + 1]
         if option == "--cgroup":
             spec["cgroup_procs"].append(value)
+        elif option == "--keep":
+            spec["keep"].append(value)
         elif option in ("--uid", "--gid"):
             spec[option[2:]] = int(value)
-        elif option in ("--stage", "--network", "--seccomp"):
+        elif option in ("--stage", "--network", "--ipc", "--seccomp"):
             spec[option[2:]] = value
         else:
             raise ValueError(f"unknown option {option}")
@@ -244,13 +266,17 @@ def options_of(spec: dict[str, Any]) -> list[str]:
     """The options that `parse_options` reads back as `spec` (used by the referee, which
     imports this module for this only)."""
     args = ["--stage", spec.get("stage", "only")]
-    for name in ("uid", "gid", "network", "seccomp"):
+    for name in ("uid", "gid", "network", "ipc", "seccomp"):
         if spec.get(name) is not None:
             args += [f"--{name}", str(spec[name])]
     for path in spec.get("cgroup_procs", []):
         args += ["--cgroup", path]
     for name, soft, hard in spec.get("rlimits", []):
         args += ["--rlimit", name, str(soft), "-" if hard is None else str(hard)]
+    for source, place in spec.get("places", []):
+        args += ["--place", source, place]
+    for path in spec.get("keep", []):
+        args += ["--keep", path]
     return [*args, "--"]
 
 

@@ -17,10 +17,10 @@ it is missing, never a silent downgrade.
 
 No bot runs as root unless the run says so in words: a root referee refuses a level without
 `users` unless the level names `root` (`cgroup+root`) or the settings say `allow_root = true`.
-Where the referee is root, every bot also gets a network namespace of its own (no network) at
-every level, unless the settings say `network = true`. At every level, for every referee, a bot
-runs under the system-call filter (`syscall_filter.py`); a machine the filter has no table for
-runs no bot at all.
+Where the referee is root, every bot also gets network, IPC and mount namespaces of its own at
+every level (no network, unless the settings say `network = true`; private /tmp, /var/tmp,
+/dev/shm and /run/lock). At every level, for every referee, a bot runs under the system-call
+filter (`syscall_filter.py`); a machine the filter has no table for runs no bot at all.
 """
 
 from __future__ import annotations
@@ -215,6 +215,13 @@ class Isolation:
     @property
     def name(self) -> str:
         return level_name(self.features)
+
+    @property
+    def namespaces_of_its_own(self) -> bool:
+        """Whether every bot gets IPC and mount namespaces of its own (private /tmp, /var/tmp,
+        /dev/shm and /run/lock) and, unless allowed, no network: in the sandbox, and at every
+        level wherever the referee is root."""
+        return self.has(Feature.SANDBOX) or os.geteuid() == 0
 
     def has(self, feature: Feature) -> bool:
         return feature in self.features

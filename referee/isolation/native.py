@@ -4,7 +4,7 @@ per machine and kept on disk.
 Every bot starts through a supervisor and, in the sandbox, an inner launcher. As the Python
 programs `supervise.py` and `launch.py` they cost two interpreter starts per bot: 30-50 ms of
 CPU, and as much before the bot's own start. `helper.c` is the same two programs in C, and
-`kernel.c` is `kernel.py`'s steps in C (keyring, the system-call filter), and
+`kernel.c` is `kernel.py`'s steps in C (keyring, private places, the system-call filter), and
 `sandbox.c` makes a bot's namespaces and private view where the referee is root (bubblewrap
 does that otherwise, and without the compiled helper); the first
 referee on a machine that has a C compiler (`cc`, or `$CC`) compiles it into the cache folder

@@ -1,12 +1,12 @@
-"""A bot's private writable space (its HOME and TMPDIR) outside the sandbox, and the clean-up of
-what a bot wrote elsewhere.
+"""A bot's private writable space, and the clean-up of what a bot wrote elsewhere.
 
 The scratch directory is a fresh directory named after the referee's pid. When the referee may
 mount (it runs as root), a tmpfs of the bot's `tmp_mb` is mounted on it, so the bot's total
 writes there are bounded, not only each file (`RLIMIT_FSIZE`): a bot that fills it gets ENOSPC.
-Without that right the directory is an ordinary one. In the sandbox, a root referee's scratch
-folder holds the bot's private /tmp, /var/tmp, /dev/shm and /run/lock (one tmpfs for all four);
-a referee that is not root gives it a tmpfs of its own for each instead.
+A root referee's scratch folder holds the bot's private /tmp, /var/tmp, /dev/shm and /run/lock
+(one tmpfs for all four), at every level: bound in the sandbox's view, or by the launcher in a
+mount namespace of the bot's own. A referee that is not root gives a sandboxed bot a tmpfs of
+its own for each instead, and any other bot an ordinary directory as its HOME and TMPDIR.
 
 A bot with a user of its own can also write to the machine's world-writable directories; what
 it left there is removed after the game. Scratch directories (and mounts) of a referee that died

@@ -1,5 +1,5 @@
-"""Bots share nothing in the kernel: no kernel keys, no vsock, none of the calls the system-call
-filter closes, and no key of theirs outlives the game.
+"""Bots share nothing in the kernel: no kernel keys, no IPC, no vsock, none of the calls the
+system-call filter closes, and nothing of theirs outlives the game.
 
 Played by a small bot in C (`kernel_bot.c`, which a bot user can run at every level), as root,
 with the referee's own Python under a 0700 home as on a fresh machine, at the default level (the
@@ -9,6 +9,7 @@ root machine without either gets), each with the compiled helper and with the Py
 
 from __future__ import annotations
 
+import ctypes
 import os
 import shlex
 import shutil
@@ -202,4 +203,45 @@ async def test_calls_a_bot_never_needs_are_closed(
         "io_uring-ENOSYS userfaultfd-ENOSYS perf-ENOSYS bpf-ENOSYS keyctl-ENOSYS "
         "clone-newuser-EPERM unshare-newuser-EPERM ptrace-EPERM vsock-EAFNOSUPPORT thread-ok"
     )
+    stage.assert_nothing_left()
+
+
+def remove_ipc_left(name: str) -> list[str]:
+    """What of the IPC objects and files named after `name` (as kernel_bot.c names them) the
+    machine still has; each is removed, so that a failing test leaves nothing either."""
+    hash_ = 5381
+    for byte in name.encode():
+        hash_ = (hash_ * 33 + byte) & 0xFFFFFFFFFFFFFFFF
+    keys = {(hash_ & 0x0FFFFFFF) * 4 + which for which in (1, 2, 3)}
+    left = []
+    for kind, option in (("shm", "-M"), ("msg", "-Q"), ("sem", "-S")):
+        for line in Path(f"/proc/sysvipc/{kind}").read_text().splitlines()[1:]:
+            if int(line.split()[0]) in keys:
+                left.append(f"SysV {kind}")
+                subprocess.run(["ipcrm", option, line.split()[0]], check=False)
+    libc = ctypes.CDLL(None, use_errno=True)
+    if libc.mq_unlink(f"/{name}".encode()) == 0:
+        left.append("POSIX queue")
+    for path in (Path("/dev/shm", name), Path("/tmp", name)):
+        if path.exists():
+            left.append(str(path))
+            path.unlink()
+    return left
+
+
+async def test_two_bots_collude_through_no_ipc_and_leave_none(
+    stage: Arena, compiled: Path, request: pytest.FixtureRequest
+) -> None:
+    name = token(request)
+    maker = bot(stage, compiled, "blue", "ipc-make", name, ends=False)
+    looker = bot(stage, compiled, "orange", "ipc-look", name, ends=True)
+    try:
+        record = await stage.play(maker, looker)
+        assert said(record, Side.BLUE) == "shm-ok msg-ok sem-ok mq-ok dev/shm-ok tmp-ok"
+        assert ended_with(record, Side.ORANGE) == (
+            "shm-unseen msg-unseen sem-unseen mq-unseen dev/shm-unseen tmp-unseen"
+        )
+    finally:
+        left = remove_ipc_left(name)
+    assert left == []
     stage.assert_nothing_left()
