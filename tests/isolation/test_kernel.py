@@ -75,9 +75,10 @@ def stage(
 
 def own_users(request: pytest.FixtureRequest) -> tuple[int, int]:
     """Two bot user ids of this test's own (its later games get the same two), away from the
-    referee's default range and from those of the other cases running beside it."""
-    base = 63000 + zlib.crc32(request.node.nodeid.encode()) % 400 * 2
-    return base, 2
+    referee's default range and, most likely, from those of the other cases and runs beside it
+    (a pair taken by another would void its game, not pass it)."""
+    case = f"{request.node.nodeid} {os.getpid()}"
+    return 63000 + zlib.crc32(case.encode()) % 400 * 2, 2
 
 
 def with_users(arena: Arena, users: tuple[int, int]) -> MatchSettings:
