@@ -3,7 +3,8 @@
  * Python launcher's copy, and says why each step exists): a session keyring of its own, its
  * user's keys cleared, a mount namespace of its own (its private places, the folders it needs
  * in them, its own folders read-only), and the system-call filter (the IPC namespace is a bare
- * unshare, in helper.c). Each returns 0, or -1 with errno set and `*failed` saying which step failed.
+ * unshare, in helper.c). Each returns 0, or -1 with errno set and `*failed` saying which step
+ * failed.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -117,12 +118,12 @@ static int bind_fd(int fd, const char *where, unsigned long flags) {
 /* What a read-only remount keeps of a mount (sandbox.c: nosuid, nodev, noexec, the atime's). */
 unsigned long kept_flags(const char *mount_point);
 
-/* In a new mount namespace that receives the machine's mounts and unmounts and gives none back:
-   each source bound over its place, then each kept folder bound back at its own path, shallowest
-   first, then each read-only folder made a read-only bind of itself, as the bot sees it by then
-   (a folder of its own in /tmp is shown again first, then made read-only, not the other way
-   round). The sources and the kept folders are opened before anything is covered (the sources
-   themselves lie in /tmp). */
+/* In a new mount namespace, a slave of the machine's mounts (it takes their mounts and unmounts
+   where they propagate, and gives none back): each source bound over its place, then each kept
+   folder bound back at its own path, shallowest first, then each read-only folder made a
+   read-only bind of itself, as the bot sees it by then (a folder of its own in /tmp is shown
+   again first, then made read-only, not the other way round). The sources and the kept folders
+   are opened before anything is covered (the sources themselves lie in /tmp). */
 int private_mounts(const char *const *places, int place_count, const char *const *keep,
                    int keep_count, const char *const *readonly, int readonly_count,
                    const char **failed) {

@@ -22,8 +22,9 @@ after the switch to the bot's user, who may not read this interpreter's files); 
   folders, and nothing of theirs outlives the game. In the same namespace, last, the bot's own
   folders that its user could write (open to every user) are read-only binds of themselves,
   unless the run lets bots write their folder: it plants nothing there for the referee and fills
-  no disk beyond its scratch tmpfs. The namespace receives the machine's unmounts, so it never
-  keeps alive a file system the machine let go (another bot's scratch tmpfs once its game ended).
+  no disk beyond its scratch tmpfs. The namespace is a slave of the machine's mounts: it gives
+  none back, and where they propagate (a shared root, as systemd makes it) it takes the machine's
+  unmounts, so it keeps alive no file system the machine let go (another bot's scratch tmpfs).
 - `install_filter`: no-new-privileges, then the seccomp program the referee built
   (`syscall_filter.py`): the last step before exec.
 """
@@ -116,12 +117,13 @@ def unshare(flags: int) -> None:
 
 
 def private_mounts(places: list[tuple[str, str]], keep: list[str], readonly: list[str]) -> None:
-    """In a new mount namespace that receives the machine's mounts and unmounts and gives none
-    back: each (SOURCE, PLACE) bound over PLACE, then each folder of `keep` that lies in one of
-    them bound back at its own path, shallowest first, then each folder of `readonly` made a
-    read-only bind of itself, as the bot sees it by then (a folder of its own in /tmp is shown
-    again first, then made read-only, not the other way round). The sources and the kept folders
-    are opened before anything is covered (the sources themselves lie in /tmp)."""
+    """In a new mount namespace, a slave of the machine's mounts (it takes their mounts and
+    unmounts where they propagate, and gives none back): each (SOURCE, PLACE) bound over PLACE,
+    then each folder of `keep` that lies in one of them bound back at its own path, shallowest
+    first, then each folder of `readonly` made a read-only bind of itself, as the bot sees it by
+    then (a folder of its own in /tmp is shown again first, then made read-only, not the other
+    way round). The sources and the kept folders are opened before anything is covered (the
+    sources themselves lie in /tmp)."""
     unshare(CLONE_NEWNS)
     if _libc.mount(None, b"/", None, ctypes.c_ulong(MS_REC | MS_SLAVE), None) != 0:
         raise _failed("cannot make its mounts private")
