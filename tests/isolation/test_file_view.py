@@ -25,6 +25,7 @@ import trio
 from protocols.base import Reason, Side
 from referee.bot import open_bot
 from referee.isolation import scratch
+from referee.isolation.bot_users import DEFAULT_UID_BASE, unreachable_reason
 from referee.isolation.levels import Feature, IsolationSettings
 from referee.records import Header, Ply, Result
 from tests.isolation import test_newcomer
@@ -299,6 +300,14 @@ def test_a_sweep_follows_no_link_planted_in_the_machines_tmp(mount_point: Path) 
         for link in links:
             link.unlink(missing_ok=True)
         shutil.rmtree(folder, ignore_errors=True)
+
+
+def test_no_bot_user_may_enter_the_referees_private_folder() -> None:
+    # A root referee's bots reach their scratch tmpfs only as their private places, which the
+    # launcher or the sandbox binds as root: none of their users needs a way into the folder
+    # that holds every bot's scratch, so none has one.
+    folder = scratch.private_folder()
+    assert unreachable_reason(folder, DEFAULT_UID_BASE, os.X_OK) is not None
 
 
 @pytest.mark.parametrize("record", ["default", "chosen"])
