@@ -3,7 +3,8 @@ the bubblewrap sandbox, bot users, cgroups, the freezer and process trees.
 
 The rest of the referee uses the names below; the modules behind them are this package's own.
 `launch.py` and `supervise.py` are programs, run by path before a bot's exec (the referee imports
-`launch.py` only for the way it writes the launcher's options).
+`launch.py` only for the way it writes the launcher's options); `launch.py` loads `kernel.py`
+beside it, whose steps `kernel.c` repeats for the compiled helper.
 """
 
 from referee.isolation.confinement import (

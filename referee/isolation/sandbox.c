@@ -262,7 +262,9 @@ static void make_file(const char *path) {
 
 /* -- read-only mounts -------------------------------------------------------------------------- */
 
-static unsigned long kept_flags(const char *mount_point) {
+/* What a read-only remount must keep of the mount at `mount_point` (the kernel refuses to drop
+   these for a mount that has them). kernel.c's read-only folders use it too. */
+unsigned long kept_flags(const char *mount_point) {
     struct statvfs info;
     if (statvfs(mount_point, &info) != 0) return 0;
     unsigned long flags = 0;
@@ -450,39 +452,6 @@ int private_network(const char **failed) {
         return -1;
     }
     close(sock);
-    return 0;
-}
-
-/* A mount namespace of its own for this process (receiving the machine's mounts and unmounts,
-   giving none back) in which each of `folders` is a read-only bind of itself: the launcher's
-   `--readonly`, for a bot without a sandbox whose user could write its folder. 0, or -1 with
-   errno set and `*failed` saying which step failed. */
-int readonly_folders(const char *const *folders, int count, const char **failed) {
-    if (unshare(CLONE_NEWNS) != 0) {
-        *failed = "cannot make a mount namespace";
-        return -1;
-    }
-    if (mount(NULL, "/", NULL, MS_REC | MS_SLAVE, NULL) != 0) {
-        *failed = "cannot make the mounts private";
-        return -1;
-    }
-    for (int i = 0; i < count; i++) {
-        if (mount(folders[i], folders[i], NULL, MS_BIND | MS_REC, NULL) != 0) {
-            *failed = "cannot bind a folder to make it read-only";
-            return -1;
-        }
-        unsigned long flags = MS_REMOUNT | MS_BIND | MS_RDONLY | kept_flags(folders[i]);
-        if (mount(NULL, folders[i], NULL, flags, NULL) != 0) {
-            *failed = "cannot make a folder read-only";
-            return -1;
-        }
-    }
-    /* The working folder was entered before: entered again, it is the read-only mount on top. */
-    char here[PATH_MAX];
-    if (!getcwd(here, sizeof here) || chdir(here) != 0) {
-        *failed = "cannot enter the working folder again";
-        return -1;
-    }
     return 0;
 }
 

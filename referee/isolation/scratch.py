@@ -1,15 +1,16 @@
-"""A bot's private writable space (its HOME and TMPDIR) outside the sandbox, and the clean-up of
-what a bot wrote elsewhere.
+"""A bot's private writable space, and the clean-up of what a bot wrote elsewhere.
 
 Each referee process keeps its bots' scratch folders in a private folder of its own, made fresh
-in the temporary folder (`/tmp/referee-scratch-<pid>-XXXXXXXX`, mode 0711: the referee's user alone
-may list it or write in it; a bot's user may only pass through it to its own scratch folder).
-Each scratch folder is made inside it, with a random name. When the referee may mount (it runs as
-root), a tmpfs of the bot's `tmp_mb` is mounted on it, so the bot's total writes there are
-bounded, not only each file (`RLIMIT_FSIZE`): a bot that fills it gets ENOSPC. Without that right
-the folder is an ordinary one. In the sandbox, a root referee's scratch folder holds the bot's
-private /tmp, /var/tmp, /dev/shm and /run/lock (one tmpfs for all four); a referee that is not
-root gives it a tmpfs of its own for each instead.
+in the temporary folder (`/tmp/referee-scratch-<pid>-XXXXXXXX`, mode 0700: the referee's user
+alone may enter it; no bot's user needs to, since a root referee's bot reaches its scratch folder
+only as its private places, bound as root). Each scratch folder is made inside it, with a random
+name. When the referee may mount (it runs as root), a tmpfs of the bot's `tmp_mb` is mounted on
+it, so the bot's total writes there are bounded, not only each file (`RLIMIT_FSIZE`): a bot that
+fills it gets ENOSPC. A root referee's scratch folder holds the bot's private /tmp, /var/tmp,
+/dev/shm and /run/lock (one tmpfs for all four), at every level: bound in the sandbox's view, or
+by the launcher in a mount namespace of the bot's own. A referee that is not root gives a
+sandboxed bot a tmpfs of its own for each instead, and any other bot an ordinary folder as its
+HOME and TMPDIR.
 
 A referee killed hard leaves its private folder behind; the next one to start sweeps it. Anyone
 may create names in /tmp, so the sweep trusts nothing it finds there by its name: it takes only
@@ -19,8 +20,8 @@ mounted (named `referee-scratch`) at exactly a scratch folder's path, without fo
 it removes the rest without following links. The private folders of referees still running are
 never touched.
 
-A bot with a user of its own can also write to the machine's world-writable directories; what
-it left there is removed after the game.
+A bot with a user of its own does not see the machine's world-writable folders (its own private
+ones are in their place); whatever it left in them anyway is removed after the game.
 """
 
 from __future__ import annotations
@@ -39,7 +40,7 @@ from referee.isolation.limits import MB
 from referee.isolation.sandbox import PRIVATE_PLACES
 
 PRIVATE_PREFIX = "referee-scratch-"  # a referee's private folder: PREFIX<pid>-<random>
-PRIVATE_MODE = 0o711  # its user lists and writes it; a bot's user only passes through
+PRIVATE_MODE = 0o700  # its user's alone: every bot reaches its scratch through binds made as root
 SCRATCH_PREFIX = "referee-bot-"  # a bot's scratch folder inside it: PREFIX<random>
 TMPFS_NAME = b"referee-scratch"  # the source that mountinfo shows for a scratch tmpfs
 MNT_DETACH = 2
@@ -106,8 +107,9 @@ def _is_private(path: Path, pid: int) -> bool:
 
 
 def make_private_places(path: Path) -> None:
-    """In a sandboxed bot's scratch folder, the folders bound to its private /tmp, /var/tmp,
-    /dev/shm and /run/lock: one tmpfs for the four, writable by anyone (as /tmp is)."""
+    """In a root referee's scratch folder for a bot, the folders bound to its private /tmp,
+    /var/tmp, /dev/shm and /run/lock (in the sandbox's view, or in the mount namespace the
+    launcher makes): one tmpfs for the four, writable by anyone (as /tmp is)."""
     for name in PRIVATE_PLACES.values():
         place = path / name
         place.mkdir()

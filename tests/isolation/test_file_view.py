@@ -15,6 +15,7 @@ import os
 import shutil
 import subprocess
 import sys
+import zlib
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -24,6 +25,7 @@ import trio
 from protocols.base import Reason, Side
 from referee.bot import open_bot
 from referee.isolation import scratch
+from referee.isolation.bot_users import DEFAULT_UID_BASE, unreachable_reason
 from referee.isolation.levels import Feature, IsolationSettings
 from referee.records import Header, Ply, Result
 from tests.isolation import test_newcomer
@@ -34,6 +36,7 @@ pytestmark = pytest.mark.skipif(
 )
 ORANGE = Side.ORANGE
 TOKEN = f"fileview-{os.getpid()}"  # what this test's bots leave in shared folders is named so
+MS_SHARED, MNT_DETACH = 1 << 20, 2
 # The newcomer's machine: a virtualenv in a 0700 home, bubblewrap hidden or present.
 private_home = test_newcomer.private_home
 sandbox_program = test_newcomer.sandbox_program
@@ -223,6 +226,88 @@ async def test_a_folder_open_to_everyone_is_not_the_bots_to_write_in(
     assert said(record) == "link-blocked-fill-blocked"
     assert sorted(os.listdir(folder)) == ["hostile.py", "secret"]
     stage.assert_nothing_left()
+
+
+@pytest.fixture
+def shared_mount(tmp_path: Path, request: pytest.FixtureRequest) -> Iterator[tuple[Path, str]]:
+    """A tmpfs of this test's own, under a mount that shares its mounts and unmounts (as a
+    systemd machine's root does), and the name mountinfo shows it by."""
+    libc = ctypes.CDLL(None, use_errno=True)
+    parent, name = tmp_path / "shared", f"{TOKEN}-{zlib.crc32(request.node.nodeid.encode()):x}"
+    parent.mkdir()
+    assert libc.mount(b"tmpfs", bytes(parent), b"tmpfs", 0, b"size=1m") == 0
+    try:
+        assert libc.mount(None, bytes(parent), None, MS_SHARED, None) == 0
+        child = parent / "child"
+        child.mkdir()
+        assert libc.mount(name.encode(), bytes(child), b"tmpfs", 0, b"size=1m") == 0
+        yield child, name
+    finally:
+        libc.umount2(bytes(parent / "child"), MNT_DETACH)
+        libc.umount2(bytes(parent), MNT_DETACH)
+
+
+async def test_a_bot_keeps_nothing_mounted_that_the_machine_unmounts(
+    stage: Arena, shared_mount: tuple[Path, str]
+) -> None:
+    # A bot's mount namespace starts as a copy of the machine's. Once a game is over its
+    # scratch tmpfs is unmounted, but a namespace that kept its own copy (another bot's, still
+    # playing) would keep that tmpfs, and its memory, alive: it must let go of what the machine
+    # unmounts, wherever the machine's mounts propagate.
+    mount, name = shared_mount
+    hostile = stage.hostile(f"""
+        def mounted():
+            with open("/proc/self/mountinfo") as f:
+                return "present" if {name!r} in f.read() else "absent"
+        before = mounted()
+        start(); hear()
+        say(f"start-{{before}}-end-{{mounted()}}")
+    """)
+    unmounted: list[int] = []
+
+    def unmount_after_the_first_move(line: Header | Ply | Result) -> None:
+        if isinstance(line, Ply) and not unmounted:  # before the bot hears its opponent's move
+            ctypes.CDLL(None, use_errno=True).umount2(bytes(mount), MNT_DETACH)
+            unmounted.append(line.ply)
+
+    record = await stage.play(hostile, stage.opponent(), listener=unmount_after_the_first_move)
+    assert unmounted and not os.path.ismount(mount)
+    # The sandbox's view never had it; without the sandbox the bot's copy had it, until then.
+    seen = "absent" if sandboxed(stage, record) else "present"
+    assert said(record) == f"start-{seen}-end-absent"
+    stage.assert_nothing_left()
+
+
+def test_a_sweep_follows_no_link_planted_in_the_machines_tmp(mount_point: Path) -> None:
+    # A root referee's bots have a /tmp of their own, so what they plant never reaches the
+    # machine's (above); another user of the machine may still plant there links and a folder
+    # named like a dead referee's (in the layout of this version and of the one before) that
+    # lead to a mount point. The sweep unmounts nothing and follows no link.
+    dead = dead_pid()
+    base = Path(scratch.tempfile.gettempdir())
+    links = [base / f"referee-bot-{dead}-{TOKEN}-sweep", base / f"referee-scratch-{dead}-{TOKEN}"]
+    folder = base / f"referee-scratch-{dead}-{TOKEN}-sweep"
+    try:
+        for link in links:
+            link.symlink_to(mount_point)
+        folder.mkdir(mode=0o700)  # as a referee's own would be: it is swept
+        (folder / f"referee-bot-{TOKEN}").symlink_to(mount_point)
+        scratch.sweep_stale_scratch.__wrapped__()
+        assert os.path.ismount(mount_point), "the sweep unmounted what a planted link pointed at"
+        assert (mount_point / "kept").read_text() == "kept"
+        assert not folder.exists()
+    finally:
+        for link in links:
+            link.unlink(missing_ok=True)
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+def test_no_bot_user_may_enter_the_referees_private_folder() -> None:
+    # A root referee's bots reach their scratch tmpfs only as their private places, which the
+    # launcher or the sandbox binds as root: none of their users needs a way into the folder
+    # that holds every bot's scratch, so none has one.
+    folder = scratch.private_folder()
+    assert unreachable_reason(folder, DEFAULT_UID_BASE, os.X_OK) is not None
 
 
 @pytest.mark.parametrize("record", ["default", "chosen"])
