@@ -39,7 +39,6 @@ TOKEN = f"fileview-{os.getpid()}"  # what this test's bots leave in shared folde
 MS_SHARED, MNT_DETACH = 1 << 20, 2
 # The newcomer's machine: a virtualenv in a 0700 home, bubblewrap hidden or present.
 private_home = test_newcomer.private_home
-sandbox_program = test_newcomer.sandbox_program
 
 
 @pytest.fixture(params=["auto", "users+cgroup"])
