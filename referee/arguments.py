@@ -1,5 +1,7 @@
 """Values that several commands read from their command line in the same way: game options
-given as `-o KEY=VALUE` and a game clock given as `TOTAL[+INC]`.
+given as `-o KEY=VALUE`, a game clock given as `TOTAL[+INC]`, which bots declared the
+protocol's position extension (`--position-capable p1|p2|both`), and the folder the bots'
+commands are read from.
 
 Only the standard library here: the commands' parsers are built before anything heavy loads.
 """
@@ -8,18 +10,76 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
+from pathlib import Path
 from typing import Any
+
+
+def command_line_folder() -> Path:
+    """Where a bot given on the command line (`play`, `check`, `match`) runs, and what the
+    relative paths of its command are read from: the folder the command was run from, as a
+    shell would read them. (Built-in bots run elsewhere, whatever this says.)"""
+    return Path.cwd().absolute()
+
+
+def _seconds(text: str, positive: bool) -> float:
+    """A number of seconds as typed; ValueError unless finite and above 0 (`positive`) or at
+    least 0. Every limit is finite: a bot that never answers must lose, and a record's times
+    stay numbers that every JSON reader reads (`inf` is not JSON)."""
+    value = float(text)
+    if not math.isfinite(value) or value < 0 or (positive and value == 0):
+        raise ValueError(text)
+    return value
+
+
+def seconds_above_zero(text: str) -> float:
+    """`-t 2.5` -> 2.5: a time limit, a finite number of seconds above 0."""
+    try:
+        return _seconds(text, positive=True)
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"not a time limit: {text!r} (a number of seconds above 0, such as 2.5)"
+        ) from None
+
+
+def seconds(text: str) -> float:
+    """`--grace 0.5` -> 0.5: extra time, a finite number of seconds, 0 or more."""
+    try:
+        return _seconds(text, positive=False)
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"not a number of seconds: {text!r} (0 or more, such as 0.5)"
+        ) from None
 
 
 def parse_clock(text: str) -> tuple[float, float]:
     """`300+2` -> (300.0, 2.0); `300` -> (300.0, 0.0)."""
     total, _, increment = text.partition("+")
     try:
-        return float(total), float(increment or 0)
+        return _seconds(total, positive=True), _seconds(increment or "0", positive=False)
     except ValueError:
         raise argparse.ArgumentTypeError(
             f"not a clock: {text!r} (seconds per side, plus seconds per move: e.g. 300+2)"
         ) from None
+
+
+POSITION_CAPABLE = {"p1": {"p1"}, "p2": {"p2"}, "both": {"p1", "p2"}}
+
+
+def position_refusal(undeclared: dict[str, str], declared: str | None, without: str) -> str:
+    """Why a game from an opening is refused, in the command line's words: the bots of
+    `undeclared` ({"p1": name}) have not declared the protocol's position extension; the
+    `--position-capable` value that would declare them with those already `declared`, and
+    `without`, how to play without an opening."""
+    keys = set(undeclared) | POSITION_CAPABLE.get(declared or "", set())
+    value = "both" if len(keys) == 2 else next(iter(keys))
+    one = len(undeclared) == 1
+    return (
+        f"{' and '.join(undeclared.values())} {'has' if one else 'have'} not declared the "
+        f"protocol's position extension, so {'it' if one else 'they'} cannot start from an "
+        f"opening: give --position-capable {value} if {'it reads' if one else 'both read'} "
+        f"`position K` and the opening's moves after the colour (docs/protocol.md), or {without}"
+    )
 
 
 def parse_option_values(pairs: list[str]) -> dict[str, Any]:

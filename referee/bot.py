@@ -52,6 +52,7 @@ from referee.isolation import (
     proctree,
     start_confined,
 )
+from referee.printable import printable
 
 READ_CHUNK = 65536
 DEFAULT_STDERR_TAIL = 16384
@@ -521,8 +522,10 @@ STDERR_QUOTED = "its stderr ends:"  # how a verdict quotes a bot's last words on
 
 
 def last_words(stderr: str, lines: int = 3, limit: int = 400) -> str:
-    """The last few non-blank lines of a bot's stderr, on one line, bounded."""
-    tail = [line.strip() for line in stderr.splitlines() if line.strip()][-lines:]
+    """The last few non-blank lines of a bot's stderr, on one line, bounded, and printable: the
+    verdict quoting them is shown on terminals, in tables and pages (see `printable`)."""
+    shown = printable(stderr, lines=True)
+    tail = [line.strip() for line in shown.splitlines() if line.strip()][-lines:]
     text = " | ".join(tail)
     return text if len(text) <= limit else "..." + text[-limit:]
 

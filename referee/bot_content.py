@@ -9,7 +9,8 @@ tournament started the game:
 - every file the command names (`python3 alice.py`: alice.py; `./bot`: bot), found from the
   folder it runs in; a bare program name found on the PATH (`python3`, `java`) is not a file
   of the bot and is left out;
-- the whole of the player's own folder (`cwd` in its config), when it has one.
+- the whole of the player's own folder (`cwd` in its config), when it has one (a `cwd` it
+  shares, `shared_cwd = true` as `referee match` writes, is not its own).
 
 So an edit of the program, of anything in its folder, or of its command line gives a new hash.
 """

@@ -9,6 +9,7 @@ blaming a bot, and Ctrl-C voids it as `interrupted`; both still write the result
 from __future__ import annotations
 
 import json
+import math
 import random
 import shlex
 import sys
@@ -19,7 +20,7 @@ from pathlib import Path
 from typing import Any, NamedTuple, Protocol
 
 import trio
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from protocols import get_game
 from protocols.base import Game, IllegalMove, Outcome, Reason, Side
@@ -33,7 +34,7 @@ from referee.bot import (
     unwrap_single,
 )
 from referee.builtin_tables import prepare_tables, table_cache_directory
-from referee.isolation.confinement import player_directories
+from referee.isolation.confinement import player_places
 from referee.isolation.levels import Isolation, IsolationSettings, IsolationUnavailable, choose
 from referee.isolation.limits import Limits
 from referee.openings import apply_opening
@@ -55,6 +56,9 @@ BUILTIN_PREFIX = "builtin:"
 # The built-in bots (`python -m bots NAME`), named here because the referee never imports `bots`
 # (tests/bots/test_builtin_names.py keeps this list equal to the bots' own).
 BUILTIN_BOTS = ("random", "greedy", "search", "perfect", "applet", "lielow-reference")
+# The built-in bots that play only some games, and those games; the others play every game (the
+# same test keeps this what the bots themselves accept).
+BUILTIN_GAMES = {"perfect": ("l-game", "alak"), "lielow-reference": ("lielow",)}
 # The built-in bots that read solved tables or a compiled engine from the cache folder.
 CACHED_BOTS = ("perfect", "search")
 # A built-in bot reads nothing of its folder, so it runs in `/`: the caller's folder (a private
@@ -88,6 +92,37 @@ def refuse_undeclared(players: Sequence[PlayerSpec], opening: Sequence[str] | No
                 f'from an opening: declare it (capabilities = ["{POSITION}"] for a tournament '
                 "player, --position-capable for play) or play without openings"
             )
+
+
+def as_builtin(opponent: str) -> str:
+    """An opponent as `referee check` and a course name it: a built-in bot's name (`random`,
+    `perfect --seed 3`) as its command (`builtin:...`); anything else as it is."""
+    stripped = opponent.strip()
+    return BUILTIN_PREFIX + stripped if stripped.partition(" ")[0] in BUILTIN_BOTS else opponent
+
+
+def builtins_playing(game: str) -> list[str]:
+    """The built-in bots that play `game`."""
+    return [name for name in BUILTIN_BOTS if game in BUILTIN_GAMES.get(name, (game,))]
+
+
+def builtin_refusal(command: str, game: str) -> str | None:
+    """Why `command`, when it names a built-in bot (`builtin:NAME [args]`), cannot play `game`:
+    no built-in bot has that name, or that bot plays other games only. None for a command that
+    can, or is not a built-in: its start is for the game to tell."""
+    stripped = command.strip()
+    if not stripped.startswith(BUILTIN_PREFIX):
+        return None
+    name = stripped[len(BUILTIN_PREFIX) :].partition(" ")[0]
+    if name not in BUILTIN_BOTS:
+        return f"{BUILTIN_PREFIX}{name} is not a built-in bot ({', '.join(BUILTIN_BOTS)})"
+    if name not in builtins_playing(game):
+        plays = " and ".join(BUILTIN_GAMES[name])
+        return (
+            f"{BUILTIN_PREFIX}{name} plays only {plays}, not {game} (the built-in bots of "
+            f"{game}: {', '.join(builtins_playing(game))})"
+        )
+    return None
 
 
 def is_builtin(command: str) -> bool:
@@ -149,6 +184,15 @@ class TimeSettings(TimeControl):
     overload_threshold: float = Field(
         0.25, gt=0, description="referee lag (seconds) during a move that voids its timeout"
     )
+
+    @field_validator(*TimeControl.model_fields, "overload_threshold")
+    @classmethod
+    def _finite(cls, value: float | None) -> float | None:
+        """Every time is finite: a bot that never answers must lose, and a record's times stay
+        numbers that every JSON reader reads (`inf` is not JSON)."""
+        if value is not None and not math.isfinite(value):
+            raise ValueError("must be a finite number of seconds")
+        return value
 
 
 class MatchSettings(TimeSettings):
@@ -256,7 +300,7 @@ def open_bot_player(
         isolation=isolation,
         freeze=settings.freeze,
         freeze_grace=settings.freeze_grace,
-        hide=player_directories(opponent.command, player_cwd(opponent)),
+        hide=player_places(opponent.command, player_cwd(opponent)),
     )
 
 
@@ -554,7 +598,7 @@ class Match:
             if isinstance(failure := failures.get(side), BotInfrastructureError):
                 return Verdict(None, Reason.INFRASTRUCTURE, f"{side}: {failure.detail}")
         failed = [(side, e) for side in Side if isinstance(e := failures.get(side), BotStartError)]
-        return self._start_failure_verdict(failed) if failed else None
+        return await self._start_failure_verdict(failed) if failed else None
 
     async def _hold(
         self,
@@ -578,26 +622,35 @@ class Match:
         finally:
             opened.set()
 
-    def _start_failure_verdict(self, failed: list[tuple[Side, BotStartError]]) -> Verdict:
+    async def _start_failure_verdict(self, failed: list[tuple[Side, BotStartError]]) -> Verdict:
+        """Both could not be started, or one could not and the other was: the other wins
+        unless it fails before moving too (exits at once, a script that is not there), for a
+        program that started and died at once never started playing either."""
         if len(failed) == 2:
             return neither_started(dict(failed))
         side, exc = failed[0]
+        if (theirs := await self._start_failure_of(side.other)) is not None:
+            return neither_started({side: exc, side.other: theirs})
         return Verdict(side.other, Reason.CRASH, f"{side}: {exc.detail}")
 
     async def _fault_verdict(self, side: Side, fault: BotFault) -> Verdict:
         """`side` loses for `fault`, unless no move was played yet and the opponent could not
-        start either: which of two dead programs the referee notices first is chance, so the
-        opponent is given `START_FAILURE_WAIT` for its own failure to show."""
+        start either."""
         if self.plies or fault.reason not in START_FAILURES:
             return fault_verdict(side, fault)
-        opponent = self.bots[side.other]
-        with trio.move_on_after(START_FAILURE_WAIT):
-            while opponent.fault is None:
-                await trio.sleep(START_FAILURE_POLL)
-        theirs = opponent.fault
-        if theirs is None or theirs.reason not in START_FAILURES:
+        if (theirs := await self._start_failure_of(side.other)) is None:
             return fault_verdict(side, fault)
         return neither_started({side: fault, side.other: theirs})
+
+    async def _start_failure_of(self, side: Side) -> BotFault | None:
+        """`side`'s own failure to start, if it shows within `START_FAILURE_WAIT`: which of two
+        dead programs the referee notices first is chance. None: it is still there."""
+        bot = self.bots[side]
+        with trio.move_on_after(START_FAILURE_WAIT):
+            while bot.fault is None:
+                await trio.sleep(START_FAILURE_POLL)
+        fault = bot.fault
+        return fault if fault is not None and fault.reason in START_FAILURES else None
 
     def _on_idle_fault(self, bot: Player) -> None:
         # The bot that is not on move did something wrong: stop waiting for the mover.

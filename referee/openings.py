@@ -11,8 +11,11 @@ only a bot that has declared it is sent: see docs/openings.md.
 
 from __future__ import annotations
 
+import hashlib
 import random
+from bisect import bisect_left
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -67,12 +70,41 @@ def _single_token(game: Game[Any, Any, Any], state: Any) -> bool:
     return bool(legal) and all(" " not in game.format_move(m) for m in legal)
 
 
-def load_openings(
-    path: str | Path, game_name: str, options: Mapping[str, Any] | None = None
-) -> list[list[str]]:
-    """Every opening of a file: one per line; blank lines and lines starting with `#` skipped."""
+@dataclass(frozen=True)
+class Book:
+    """A book of openings as read from its file: each opening with the number of the file's
+    line it is on (the unit every message and `start` use), and the sha256 of the file's bytes,
+    which a run that resumes checks it still plays from."""
+
+    path: Path
+    openings: list[list[str]]
+    lines: list[int]
+    sha256: str
+
+    def first_from_line(self, line: int) -> int:
+        """The index of the first opening on line `line` or after it (blank and comment lines
+        hold none); `OpeningError` past the last."""
+        index = bisect_left(self.lines, line)
+        if index == len(self.lines):
+            raise OpeningError(
+                f"{self.path}: no opening on line {line} or after it (the last is on line "
+                f"{self.lines[-1]})"
+            )
+        return index
+
+
+def load_book(path: str | Path, game_name: str, options: Mapping[str, Any] | None = None) -> Book:
+    """Every opening of a file: one per line; blank lines and lines starting with `#` skipped.
+    `OSError` for a file that cannot be read, `OpeningError` (naming the file and the line) for
+    one that is not a book."""
+    path = Path(path)
+    data = path.read_bytes()
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise OpeningError(f"{path}: not UTF-8 text ({exc.reason} at byte {exc.start})") from None
     openings: list[list[str]] = []
-    text = Path(path).read_text(encoding="utf-8")
+    lines: list[int] = []
     for number, raw in enumerate(text.splitlines(), 1):
         line = raw.strip()
         if not line or line.startswith("#"):
@@ -81,9 +113,17 @@ def load_openings(
             openings.append(canonical_opening(game_name, options, line))
         except OpeningError as exc:
             raise OpeningError(f"{path}:{number}: {exc}") from exc
+        lines.append(number)
     if not openings:
         raise OpeningError(f"{path}: no openings")
-    return openings
+    return Book(path, openings, lines, hashlib.sha256(data).hexdigest())
+
+
+def load_openings(
+    path: str | Path, game_name: str, options: Mapping[str, Any] | None = None
+) -> list[list[str]]:
+    """The openings of a book (`load_book`), without their lines."""
+    return load_book(path, game_name, options).openings
 
 
 def random_opening(

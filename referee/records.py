@@ -32,6 +32,7 @@ from pydantic import (
 )
 
 from protocols.base import Outcome, Reason, Side, why_ended
+from referee.nofollow import create_file
 
 SCHEMA_VERSION = 2  # 2: every line carries its `chain`
 
@@ -121,6 +122,23 @@ class BotReport(_Model):
 _LEGACY_ENDINGS = frozenset({"too-few-stones", "king-lost", "stone-count"})
 
 
+# A finished game's result in one word, as every view, event and report names it.
+ResultLabel = Literal["blue", "orange", "draw", "double-forfeit", "void"]
+# How people read "double-forfeit": no winner, and both lose (neither bot started playing).
+DOUBLE_FORFEIT = "double forfeit"
+
+
+def result_label(winner: Side | None, reason: Reason) -> ResultLabel:
+    """The winner's colour; `void` for a game the referee or the machine failed; for a game
+    without a winner ended by a bot's fault (neither bot started playing) `double-forfeit`,
+    which is a loss for both and never a draw; else `draw`."""
+    if winner is not None:
+        return "blue" if winner is Side.BLUE else "orange"
+    if reason.voids_game:
+        return "void"
+    return "double-forfeit" if reason.is_bot_fault else "draw"
+
+
 class Result(_Model):
     type: Literal["result"] = "result"
     winner: Side | None
@@ -179,6 +197,11 @@ class Result(_Model):
     def why(self) -> str:
         """What ended the game as people read it ("by king-lost", "by timeout")."""
         return why_ended(self.reason, self.ending)
+
+    @property
+    def label(self) -> ResultLabel:
+        """The result in one word (`result_label`)."""
+        return result_label(self.winner, self.reason)
 
 
 RecordLine = Annotated[Header | Ply | Result, Field(discriminator="type")]
@@ -277,8 +300,9 @@ class RecordWriter:
     def __init__(self, path: Path) -> None:
         self.path = path
         self.chain = GENESIS
-        path.parent.mkdir(parents=True, exist_ok=True)
-        self._file: TextIO | None = path.open("w", encoding="utf-8")
+        # Never through a link planted in a folder others may write to (a bot's own folder):
+        # `PlantedLink` names it, and nothing is written (referee/nofollow.py).
+        self._file: TextIO | None = os.fdopen(create_file(path), "w", encoding="utf-8")
 
     def write(self, line: Header | Ply | Result) -> None:
         if self._file is None:
@@ -383,10 +407,19 @@ def _validate_line(data: dict[str, Any], where: str) -> Header | Ply | Result:
         raise RecordError(f"{where}: field {field}: {first['msg']}") from None
 
 
-def describe_validation_error(exc: ValidationError, where: str) -> str:
-    """One line per problem: `where: field: message`, without pydantic's links and noise."""
+def validation_text(error: Mapping[str, Any]) -> str:
+    """A pydantic error's message as a plain sentence: a validator's own words without the
+    "Value error, " pydantic puts before them."""
+    return str(error["msg"]).removeprefix("Value error, ").removeprefix("Assertion failed, ")
+
+
+def describe_validation_error(
+    exc: ValidationError, where: str, names: Mapping[str, str] | None = None
+) -> str:
+    """One line per problem: `where: field: message`, without pydantic's links and noise;
+    `names` gives a field (`isolation.level`) the name the user typed for it (`--isolation`)."""
     lines = []
     for error in exc.errors():
         field = ".".join(str(part) for part in error["loc"]) or "(value)"
-        lines.append(f"{where}: {field}: {error['msg']}")
+        lines.append(f"{where}: {(names or {}).get(field, field)}: {validation_text(error)}")
     return "\n".join(lines)

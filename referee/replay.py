@@ -19,7 +19,7 @@ from pydantic import BaseModel, ConfigDict
 from protocols import get_game
 from protocols.base import Game, Touched
 from referee.openings import apply_opening
-from referee.records import GameRecord, Header, Ply, Result, read_chained_record
+from referee.records import GameRecord, Header, Ply, Result, ResultLabel, read_chained_record
 from referee.verify import verify_record
 
 # The squares a move touched, as every view reads them (the web renderers' SVG ids are the same).
@@ -51,6 +51,9 @@ class Replay(BaseModel):
     frames: list[Frame]
     problems: list[str]
     chain: str | None = None  # the record's final hash (None: no hash chain)
+    # The result in one word (`records.result_label`: a double forfeit is no draw); None while
+    # the record has no result.
+    outcome: ResultLabel | None = None
 
     @property
     def ok(self) -> bool:
@@ -82,6 +85,7 @@ def build_replay(record: GameRecord, chain: str | None = None) -> Replay:
         frames=frames,
         problems=verification.problems,
         chain=chain,
+        outcome=record.result.label if record.result else None,
     )
 
 

@@ -5,7 +5,8 @@ tournaments with scripts/league_generator.py, checks one tournament with `refere
 verify`, then measures, each as its own `referee` process (wall time and peak resident memory,
 medians over `--runs`):
 
-    add         `league add` of every tournament: the first read of every record's header
+    add         `league add` of every tournament: the first read of every record, each checked
+                as `tournament verify` checks it
     rate        `league rate` as configured (nothing new to read; the fit, 100 bootstrap
                 resamples, the history by source), and its parts: --bootstrap 0 --history none,
                 and the history alone

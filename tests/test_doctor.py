@@ -8,6 +8,11 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
+from referee.commands.doctor import what_each_bot_gets
+from referee.isolation.levels import BASIC_ISOLATION
+
 
 def doctor(cwd: Path, **env: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
@@ -37,3 +42,24 @@ def test_a_foreign_bots_package_on_the_path_is_named(tmp_path: Path) -> None:
     said = " ".join(done.stdout.split())
     assert f"`import bots` loads {foreign}, not the referee's own bots package" in said, said
     assert "`import protocols`" not in said
+
+
+def test_doctor_says_what_every_bot_gets_and_what_is_left(tmp_path: Path) -> None:
+    done = doctor(tmp_path)
+    said = " ".join(done.stdout.split())
+    assert "system calls: filtered at every level" in said, said
+    assert "vsock" in said and "kernel keys" in said and "new namespaces" in said
+    if os.geteuid() == 0:  # namespaces of their own at every level, the sandbox or not
+        assert "network: never" in said
+        assert "each bot has its own: IPC (SysV, POSIX queues), /tmp," in said
+        assert "left after a game: nothing of the bot (no process, kernel key or IPC object" in said
+
+
+def test_without_root_or_sandbox_doctor_says_what_bots_share(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(os, "geteuid", lambda: 1000)
+    lines = what_each_bot_gets(BASIC_ISOLATION)
+    assert lines[0] == "network: the machine's"
+    assert "shares IPC and /tmp with the referee's user" in lines[1]
+    assert lines[-1] == "left after a game: no process; what it wrote as the referee's user stays"

@@ -45,6 +45,15 @@ ALLOWED = {
     "bots": {"bots", "protocols", "pydantic"},
     "referee": {"referee", "protocols", "pydantic", "trio", "rich", "hypercorn", "starlette"},
 }
+# The rating model: its entry and its parts (numpy arrays, scipy's sparse matrices, graphs and
+# factorisations).
+RATING_MODEL = (
+    "referee/stats/rating.py",
+    *(
+        f"referee/stats/rating_{name}.py"
+        for name in ("input", "graph", "fit", "estimate", "laplace", "bounds", "bootstrap")
+    ),
+)
 # Optional or heavy libraries, each imported only by the files or folders named here (and lazily
 # where the start-up needs it: see the start-up test).
 ONLY_UNDER = {
@@ -52,14 +61,15 @@ ONLY_UNDER = {
     "dask": ("referee/cluster/",),
     "networkx": ("referee/tournament/swiss.py",),  # Swiss pairing's maximum matching
     "pycgt": ("referee/analysis/",),  # combinatorial game algebra of `referee analyse`
-    # The league's Elo fit and bootstrap (arrays, and scipy's optimiser), and the league's
-    # rating of its index, which hands the fit its arrays.
+    # The league's Elo fit and bootstrap (arrays, and scipy's optimiser), the rating model, and
+    # the league's rating of its index, which hands the fit its arrays.
     "numpy": (
         "referee/stats/elo_fit.py",
         "referee/stats/elo_intervals.py",
+        *RATING_MODEL,
         "referee/league/rating.py",
     ),
-    "scipy": ("referee/stats/elo_fit.py",),
+    "scipy": ("referee/stats/elo_fit.py", *RATING_MODEL),
     # The offline analyses may use the bots' solvers; the runtime never imports them.
     "bots": ("referee/analysis/",),
 }

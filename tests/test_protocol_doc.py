@@ -10,9 +10,10 @@ from pathlib import Path
 import pytest
 
 from protocols import builtin_names, get_game, parts
-from protocols.base import Side
+from protocols.base import Reason, Side
 from referee.bot import DEFAULT_STDERR_TAIL
 from referee.match import MatchSettings
+from referee.records import Result, utc_now
 
 ROOT = Path(__file__).resolve().parents[1]
 PROTOCOL = (ROOT / "docs" / "protocol.md").read_text(encoding="utf-8")
@@ -94,3 +95,18 @@ def test_the_position_extension_is_described_as_the_protocol_defines_it() -> Non
     example = re.search(r"`position 3`, `([^`]+)`, `([^`]+)`, `([^`]+)`; the (\w+) bot", said)
     assert example is not None
     assert play("lasker-morris", list(example.groups()[:3])).value == example[4]
+
+
+def test_the_page_says_how_a_result_line_names_an_ending() -> None:
+    """A record splits an ending in two: `reason` (a rule ending every game may have, a verdict,
+    or game-ending) and, for a game's own ending, its code in `ending`: as the page says."""
+    text = flat(PROTOCOL)
+    assert "`reason` is one of the endings every game may have" in text
+    assert '(`"reason": "game-ending", "ending": "king-lost"`; `ending` is null otherwise)' in text
+    own = Result(winner=Side.BLUE, reason=Reason.GAME_ENDING, ending="king-lost", detail="",
+                 plies=9, finished_at=utc_now()).model_dump(mode="json")  # fmt: skip
+    assert (own["reason"], own["ending"]) == ("game-ending", "king-lost")
+    shared = Result(winner=None, reason=Reason.REPETITION, detail="", plies=9,
+                    finished_at=utc_now()).model_dump(mode="json")  # fmt: skip
+    assert (shared["reason"], shared["ending"]) == ("repetition", None)
+    assert "king-lost" in get_game("lielow").endings

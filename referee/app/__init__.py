@@ -2,8 +2,8 @@
 the cluster meet, below the commands and above everything they use.
 
 `config` reads a tournament's config for a command (the tournament's checks and the cluster's
-address parser together); `tournament_session` plays or resumes a tournament with its live
-display, dashboard or cluster, and turns how it finished into an exit code; `match_session`
-opens a match between two bots (`referee match`) as a tournament and keeps its statistics up to
-date as its games finish.
+address parser together); `game_options` reads a game's `-o KEY=VALUE` options by their types;
+`tournament_session` plays or resumes a tournament with its live display, dashboard or cluster, and
+turns how it finished into an exit code; `match_session` opens a match between two bots (`referee
+match`) as a tournament and keeps its statistics up to date as its games finish.
 """

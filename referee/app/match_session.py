@@ -1,26 +1,26 @@
 """A match between two bots (`referee match`) opened as a tournament: its config written in its
 directory once it is known to fit the games already there (refused, in the match's own words,
-when they were played with other settings), and its statistics (`referee.stats.head_to_head`)
-fed the stored games, then each game as it finishes.
+when they were played with other settings), with how its statistics are computed
+(`referee.tournament.match_figures`), and its statistics (`referee.stats.head_to_head`) fed the
+stored games, then each game as it finishes.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
 from rich.console import Console
 
-from protocols.base import Side
 from referee.app.config import parse_config
 from referee.stats.estimate import Model
 from referee.stats.head_to_head import Tally
 from referee.stats.sprt import Sprt
 from referee.tournament.config import ConfigError, LoadedConfig
 from referee.tournament.events import Event, GameFinished
+from referee.tournament.match_figures import save_statistics, tally_rows
 from referee.tournament.match_setup import CONFIG_NAME, MatchSpec, resume_refusal
-from referee.tournament.store import GameRow, GameState, StoreError, open_view
+from referee.tournament.store import GameState, StoreError, open_view
 
 
 @dataclass(frozen=True)
@@ -48,6 +48,8 @@ def open_match(request: MatchRequest, err: Console) -> tuple[LoadedConfig, Tally
     request.directory.mkdir(parents=True, exist_ok=True)
     if not path.exists() or path.read_text(encoding="utf-8") != text:
         path.write_text(text, encoding="utf-8")
+    # So that `tournament results` and the dashboard show this match as this command does.
+    save_statistics(request.directory, request.sprt, request.model)
     return loaded, tally
 
 
@@ -62,7 +64,7 @@ def resume(directory: Path, loaded: LoadedConfig, tally: Tally, err: Console) ->
             view.close()
     except StoreError:
         return  # a new match (an unreadable store is reported when the games start)
-    refusal = resume_refusal(info.schedule_key, loaded.config.schedule_key(), directory)
+    refusal = resume_refusal(info.schedule_key, loaded.schedule_key(), directory)
     if refusal is not None:
         raise ValueError(refusal)
     played = any(row.state is GameState.FINISHED for row in rows)
@@ -76,20 +78,6 @@ def resume(directory: Path, loaded: LoadedConfig, tally: Tally, err: Console) ->
             highlight=False,
         )
     tally_rows(tally, rows)
-
-
-def tally_rows(tally: Tally, rows: Iterable[GameRow]) -> None:
-    """Count the stored games of this match (another match's games, between other players,
-    never count: its config is then refused before any game is played)."""
-    for row in rows:
-        if row.state is GameState.FINISHED and {row.blue, row.orange} == {
-            tally.first,
-            tally.second,
-        }:
-            winner = None
-            if row.winner is not None:
-                winner = row.blue if row.winner is Side.BLUE else row.orange
-            tally.add(row.number, winner)
 
 
 def tally_event(tally: Tally, event: Event) -> None:

@@ -20,6 +20,8 @@ from rich.console import Console
 
 from referee import EXIT_INTERRUPTED, EXIT_OK, EXIT_VOID
 from referee.isolation import Isolation, IsolationUnavailable, choose, describe
+from referee.printable import printable
+from referee.tournament.bot_folders import contain_run, layout_refusal
 from referee.tournament.config import LoadedConfig
 from referee.tournament.events import Event, TournamentFinished
 from referee.tournament.opening_plan import OpeningPlan
@@ -65,6 +67,7 @@ def play_tournament(
     web: WebView | None = None,
     allow_broken: bool = False,
     stop_when: Callable[[RunState], bool] | None = None,
+    could_stop: Callable[[int], bool] | None = None,
     watch: Callable[[Event], None] | None = None,
     display: Callable[[Console, RunState], Display] | None = None,
     resume_hint: str = "run the same command to resume",
@@ -73,8 +76,9 @@ def play_tournament(
     """Play or resume one tournament with the live display (and, with `web`, the live web
     dashboard for as long as it runs); None if it could not start.
 
-    A match (`referee match`) passes the runner's `stop_when`, `watch` to see every event
-    before the runner asks `stop_when`, and its own `display` in place of the standings.
+    A match (`referee match`) passes the runner's `stop_when` (and `could_stop`: which games'
+    results could make it stop), `watch` to see every event before the runner asks
+    `stop_when`, and its own `display` in place of the standings.
 
     The first line it prints is the isolation level the bots will run under; a level this
     machine cannot give stops it here, before any game, saying why and what would provide it.
@@ -86,11 +90,17 @@ def play_tournament(
     cluster (docs/cluster.md): each worker chooses its bots' isolation and starts them.
     """
     address = loaded.config.cluster_address(cluster)
+    players = [loaded.player_spec(p.name, loaded.config.seed) for p in loaded.config.players]
+    if refusal := layout_refusal(players):
+        err.print(f"referee: {loaded.path}: {refusal}", markup=False, highlight=False)
+        return None
     isolation: Isolation | None = None
     if address is None:
         try:
-            # No bot of the tournament may see its folder: the store, the records, the config.
-            isolation = choose(loaded.config.match_settings().isolation).hiding(loaded.directory)
+            # No bot of the tournament may see its folder (the store, the records, the config),
+            # any other player's files, nor other runs' stores and records.
+            chosen = choose(loaded.config.match_settings().isolation).hiding(loaded.directory)
+            isolation = contain_run(chosen, players)
         except IsolationUnavailable as exc:
             err.print(f"referee: {loaded.path}: [match.isolation]: {exc}", markup=False)
             return None
@@ -148,7 +158,13 @@ def play_tournament(
 
             play, on_event = watch_tournament(hub, play, emit)
         runner = Runner(
-            loaded, store, concurrency=limit, emit=on_event, play=play, stop_when=stop_when
+            loaded,
+            store,
+            concurrency=limit,
+            emit=on_event,
+            play=play,
+            stop_when=stop_when,
+            could_stop=could_stop,
         )
         if not quiet:
             live: Display = LiveDisplay(err, runner.state, loaded.config.name)
@@ -212,15 +228,17 @@ async def _bots_start(
     broken = [c for c in checks if c.broken]
     unreachable = [c for c in checks if c.unreachable]
     for check in checks:
-        if check.warning is not None:
-            err.print(check.warning, markup=False, highlight=False)
+        if check.warning is not None:  # it names the bot
+            err.print(printable(check.warning), markup=False, highlight=False)
         if check.problem is not None:
             what = "cannot start"
             if check.machine_failed:
                 what = "cannot run here" if check.unreachable else "the machine failed"
-            err.print(f"{check.name}: {what}: {check.problem}", markup=False, highlight=False)
+            # The problem may quote the bot (its last words on stderr): shown, never obeyed.
+            shown = f"{printable(check.name)}: {what}: {printable(check.problem)}"
+            err.print(shown, markup=False, highlight=False)
     if unreachable:  # the machine's set-up, not the bots': no game is played under it
-        names_text = ", ".join(c.name for c in unreachable)
+        names_text = ", ".join(printable(c.name) for c in unreachable)
         err.print(
             f"referee: not starting the tournament: this machine cannot run {names_text} as a "
             "user of its own (above: the path and the fix).",
@@ -229,7 +247,7 @@ async def _bots_start(
         )
         return False
     if broken and not allow_broken:
-        names_text = ", ".join(c.name for c in broken)
+        names_text = ", ".join(printable(c.name) for c in broken)
         err.print(
             f"referee: not starting the tournament: {names_text} cannot start. {_fix(loaded)}, "
             "or add --allow-broken to score their games as losses.",

@@ -1,9 +1,11 @@
 """`referee check GAME "CMD"`: a student's pre-flight before a tournament.
 
-Plays the bot against a built-in bot a few times in each colour, under the limits and isolation
-a tournament uses, and prints what went wrong in plain words: illegal moves with the position,
-protocol mistakes with the likely fix, limits hit, and the bot's times. Exit code 0 only when
-every game was played cleanly, 1 otherwise (2: usage error, 130: interrupted).
+Plays the bot against a built-in bot a few times in each colour, under the course's time control
+(`referee/course/check_limits.py`: the course of the folder it is run in, else the time control
+`referee course new` writes) and the limits and isolation a tournament uses, and prints what went
+wrong in plain words: illegal moves with the position, protocol mistakes with the likely fix,
+limits hit, and the bot's times. Exit code 0 only when every game was played cleanly, 1
+otherwise (2: usage error, 130: interrupted).
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ from rich.table import Table
 from rich.text import Text
 
 from protocols import GAME_HELP, UnknownGame, canonical_name
+from referee.arguments import command_line_folder, seconds, seconds_above_zero
 from referee.commands import EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE
 from referee.course.check import (
     DEFAULT_OPPONENT,
@@ -32,34 +35,54 @@ from referee.course.check import (
     run_check,
     spread,
 )
+from referee.course.check_limits import course_limits
 from referee.isolation import reach_check
 from referee.isolation.levels import (
     Isolation,
-    IsolationSettings,
     IsolationUnavailable,
     choose,
     describe,
 )
-from referee.match import MatchSettings
+from referee.match import MatchSettings, as_builtin, builtin_refusal
+from referee.records import describe_validation_error
 from referee.views.console import wrapped
+from referee.views.plain import plain
 
 EXIT_PROBLEMS = 1
 
 
 def register(parser: argparse.ArgumentParser) -> None:
     parser.description = (
-        "Play the bot against a built-in bot in both colours, under tournament limits and "
-        "isolation, and report every problem with a hint. Exit code 0 only if every game "
-        "was clean."
+        "Play the bot against a built-in bot in both colours, under the course's time limits "
+        "(its course.toml or tournament.toml, here or in a folder above; else 2 s a move) and "
+        "tournament limits and isolation, and report every problem with a hint. Exit code 0 "
+        "only if every game was clean."
     )
     parser.add_argument("game", help=GAME_HELP)
     parser.add_argument("command", help='the bot\'s command, e.g. "python3 my_bot.py"')
     parser.add_argument("-n", "--games", type=int, default=2, help="games per colour (2)")
-    parser.add_argument("-t", "--timeout", type=float, default=5.0, help="seconds per move (5)")
-    parser.add_argument("--grace", type=float, default=0.5, help="extra seconds per move (0.5)")
-    parser.add_argument("--startup", type=float, default=5.0, help="extra seconds, first move")
+    # The time control and isolation default to the course's (course.toml, or the course
+    # runner's tournament.toml, here or in a folder above), else to `referee course new`'s.
     parser.add_argument(
-        "--isolation", default="auto", help="auto (default), basic, or e.g. sandbox+cgroup"
+        "-t",
+        "--timeout",
+        type=seconds_above_zero,
+        default=None,
+        help="seconds per move (the course's, or 2)",
+    )
+    parser.add_argument(
+        "--grace", type=seconds, default=None, help="extra seconds per move (the course's, or 0.5)"
+    )
+    parser.add_argument(
+        "--startup",
+        type=seconds,
+        default=None,
+        help="extra seconds, first move (the course's, or 5)",
+    )
+    parser.add_argument(
+        "--isolation",
+        default=None,
+        help="auto (the default, or the course's), basic, or e.g. sandbox+cgroup",
     )
     parser.add_argument(
         "--opponent",
@@ -76,27 +99,30 @@ def run_check_command(args: argparse.Namespace, out: Console, err: Console) -> i
         game = canonical_name(args.game)
         if args.games < 1:
             raise ValueError("--games must be at least 1")
-        settings = MatchSettings(
-            move_timeout=args.timeout,
-            grace=args.grace,
-            startup_allowance=args.startup,
-            isolation=IsolationSettings(level=args.isolation),
-        )
+        if refusal := builtin_refusal(as_builtin(args.opponent), game):
+            raise ValueError(f"--opponent: {refusal}")
+        limits = course_limits(game, command_line_folder())
+        settings = with_flags(limits.settings, args)
         isolation = choose(settings.isolation)
-    except (UnknownGame, ValueError, ValidationError, IsolationUnavailable) as exc:
-        err.print(f"[red]referee check: {exc}[/red]")
+    except ValidationError as exc:  # the flags' types checked the times: the rest, in its words
+        err.print(describe_validation_error(exc, "referee check: invalid setting"), markup=False)
         return EXIT_USAGE
+    except (UnknownGame, ValueError, IsolationUnavailable) as exc:
+        err.print(f"referee check: {exc}", style="red", markup=False, highlight=False)
+        return EXIT_USAGE
+    if limits.note is not None:
+        err.print(f"note: {limits.note}", markup=False, highlight=False)
     try:
         record_dir: Path = args.records or new_record_dir(game)
     except OSError as exc:
         err.print(f"referee check: cannot create the records folder: {exc}", markup=False)
         return EXIT_USAGE
     out.print(describe(isolation), markup=False, highlight=False)
-    if refused := reach_check(args.command, None, isolation):
+    if refused := reach_check(args.command, command_line_folder(), isolation):
         err.print(f"referee check: cannot run the bot here: {refused}", markup=False)
         return EXIT_USAGE
     out.print(Text("referee check", style="bold underline"))
-    out.print(heading(args.command, game, args.games, isolation.name, settings))
+    out.print(heading(args.command, game, args.games, isolation.name, settings, limits.source))
     try:
         report = play_with_progress(args, game, settings, isolation, record_dir, err)
     except KeyboardInterrupt:
@@ -133,20 +159,45 @@ def play_with_progress(
                 opponent=args.opponent,
                 seed=args.seed,
                 on_game=advance,
+                cwd=command_line_folder(),
                 isolation=isolation,
             )
         )
 
 
-def heading(command: str, game: str, games: int, level: str, settings: MatchSettings) -> Table:
+def with_flags(settings: MatchSettings, args: argparse.Namespace) -> MatchSettings:
+    """The course's (or the default) settings, with what the command line says instead."""
+    update: dict[str, Any] = {}
+    if args.timeout is not None:  # a limit per move, as asked, in place of a game clock
+        update.update(move_timeout=args.timeout, clock_total=None, clock_increment=0.0)
+    if args.grace is not None:
+        update["grace"] = args.grace
+    if args.startup is not None:
+        update["startup_allowance"] = args.startup
+    if args.isolation is not None:
+        update["isolation"] = settings.isolation.model_copy(update={"level": args.isolation})
+    # Validated again as a whole: a flag's value is checked as the config's would be.
+    return MatchSettings.model_validate({**settings.model_dump(), **update})
+
+
+def heading(
+    command: str,
+    game: str,
+    games: int,
+    level: str,
+    settings: MatchSettings,
+    course: Path | None = None,
+) -> Table:
     table = Table.grid(padding=(0, 1))
     table.add_column(style="bold")
     table.add_column()
-    table.add_row("bot", command)
+    table.add_row("bot", plain(command))  # as typed: never read as rich markup
     table.add_row("game", f"{game}: {games} game(s) as blue and {games} as orange")
     table.add_row("isolation", level)
     for key, value in describe_settings(settings).items():
         table.add_row(key, value)
+    where = f"the course's, {course}" if course else "the defaults of a course (no course here)"
+    table.add_row("limits from", where)
     return table
 
 
@@ -161,8 +212,9 @@ def games_table(report: CheckReport) -> Table:
         elif result.void:
             outcome, how = "void", result.why
         else:
+            # A double forfeit (neither bot started playing) is lost, never a draw.
             outcome = (
-                "draw" if result.winner is None else "won" if result.winner is g.colour else "lost"
+                "draw" if result.label == "draw" else "won" if result.winner is g.colour else "lost"
             )
             how = result.why
         style = "green" if g.clean else "red"
@@ -196,9 +248,10 @@ def times_table(report: CheckReport) -> Table:
 
 def finding_panel(finding: Finding) -> Panel:
     # Every sentence whole, at any width: a student may read the report in a CI log.
-    parts = [wrapped(Text(finding.detail)), wrapped(Text("hint: " + finding.hint, style="yellow"))]
+    # The detail may quote the bot (its line, its last words on stderr): shown, never obeyed.
+    parts = [wrapped(plain(finding.detail)), wrapped(Text("hint: " + finding.hint, style="yellow"))]
     if finding.position:
-        parts.insert(1, wrapped(Text(finding.position, style="cyan")))
+        parts.insert(1, wrapped(plain(finding.position, "cyan", lines=True)))
     return Panel(Group(*parts), title=f"game {finding.game}: {finding.title}", expand=False)
 
 

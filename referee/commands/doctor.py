@@ -20,6 +20,7 @@ from rich.table import Table
 
 from referee.bot import BotFault, BotInfrastructureError, open_bot
 from referee.commands import EXIT_OK
+from referee.isolation import syscall_filter
 from referee.isolation.levels import (
     FEATURE_ORDER,
     Isolation,
@@ -63,9 +64,8 @@ def run_doctor(args: argparse.Namespace, out: Console, err: Console) -> int:
         out.print(f"[red]auto: {exc}[/red]", highlight=False)
         return EXIT_TRIAL_FAILED
     out.print(f"[bold]auto[/bold] chooses: {describe(isolation).removeprefix('isolation: ')}")
-    if os.geteuid() == 0:
-        network = "never" if not isolation.settings.network else "allowed"
-        out.print(f"bots run as root: never (unless a run allows it); network: {network}")
+    for line in what_each_bot_gets(isolation):
+        out.print(line, highlight=False)
     out.print(f"default limits per bot: {Limits().summary()}")
     shadowed = foreign_packages()
     for name, where in shadowed:
@@ -76,6 +76,39 @@ def run_doctor(args: argparse.Namespace, out: Console, err: Console) -> int:
             highlight=False,
         )
     return trial(isolation, out) or (EXIT_TRIAL_FAILED if shadowed else EXIT_OK)
+
+
+def what_each_bot_gets(isolation: Isolation) -> list[str]:
+    """What the chosen level gives every bot besides its features: its network, what it shares
+    with other bots, its system calls, and what is left of it after a game."""
+    root = os.geteuid() == 0
+    own = isolation.namespaces_of_its_own
+    network = "allowed" if isolation.settings.network else "never" if own else "the machine's"
+    lines = [f"network: {network}"]
+    if root:
+        lines[0] = f"bots run as root: never (unless a run allows it); {lines[0]}"
+    if own:
+        lines.append(
+            "each bot has its own: IPC (SysV, POSIX queues), /tmp, /var/tmp, /dev/shm, "
+            "/run/lock, session keyring"
+        )
+    else:
+        lines.append(
+            "each bot has its own: session keyring; it shares IPC and /tmp with the referee's "
+            "user (no sandbox, not root)"
+        )
+    lines.append(
+        f"system calls: filtered at every level ({syscall_filter.machine()}); "
+        f"{syscall_filter.summary()}"
+    )
+    if own:
+        lines.append(
+            "left after a game: nothing of the bot (no process, kernel key or IPC object, "
+            "nothing in /tmp, /var/tmp, /dev/shm, /run/lock)"
+        )
+    else:
+        lines.append("left after a game: no process; what it wrote as the referee's user stays")
+    return lines
 
 
 def foreign_packages() -> list[tuple[str, Path]]:

@@ -7,8 +7,9 @@
     referee league export DIR --html OUT         the dashboard as plain files
     referee league serve DIR [--port P]          the dashboard, served
 
-Exit codes: 0 done, 1 done but some records could not be read (listed), 2 a bad command line or
-a folder that is not a league, 130 after Ctrl-C (what was read and committed before stays).
+Exit codes: 0 done, 1 done but a source could not be read or a game is refused (its record does
+not hold: listed), 2 a bad command line or a folder that is not a league, 130 after Ctrl-C (what
+was read and committed before stays).
 """
 
 from __future__ import annotations
@@ -40,7 +41,7 @@ from referee.league.config import (
     save_league,
     source_entry,
 )
-from referee.league.discovery import SyncReport, sync, tournament_folders
+from referee.league.discovery import SyncReport, named_refusal, sync, tournament_folders
 from referee.league.index import LeagueIndex, open_index
 from referee.league.queries import leaderboard
 from referee.league.rating import rate_league
@@ -146,27 +147,51 @@ def run_add(args: argparse.Namespace, out: Console, err: Console) -> int:
 
 
 def read_sources(folder: Path, config: LeagueConfig, err: Console) -> int:
-    """Bring the index up to date, with progress; EXIT_PROBLEMS if some records were bad."""
+    """Bring the index up to date, with progress; EXIT_PROBLEMS if a source could not be read
+    or a game is refused."""
     index = open_index(folder, writer=True)
     try:
         with progress_bar(err) as step:
             report = sync(index, folder, config, lambda name, done, total: step(name, done, total))
+        return print_sync(report, index, err)
     finally:
         index.close()
-    return print_sync(report, err)
 
 
-def print_sync(report: SyncReport, err: Console) -> int:
+def print_sync(report: SyncReport, index: LeagueIndex, err: Console) -> int:
     say(
         err,
         f"{report.sources} sources: {report.read} games read, {report.unchanged} unchanged,"
         f" {report.removed} removed",
     )
-    for problem in report.problems[:20]:
-        say(err, f"  {problem}")
-    if len(report.problems) > 20:
-        say(err, f"  ... and {len(report.problems) - 20} more")
-    return EXIT_PROBLEMS if report.problems else EXIT_OK
+    print_list(err, report.problems)
+    refused = print_refused(index, err)
+    return EXIT_PROBLEMS if report.problems or refused else EXIT_OK
+
+
+def print_list(err: Console, lines: list[str], most: int = 20) -> None:
+    for line in lines[:most]:
+        say(err, f"  {line}")
+    if len(lines) > most:
+        say(err, f"  ... and {len(lines) - most} more")
+
+
+def print_refused(index: LeagueIndex, err: Console) -> bool:
+    """What the league leaves out, from its index: the games refused (each named, with why)
+    and the games counted once (copies). True if a game is refused."""
+    rows = index.refused()
+    refused = [named_refusal(r.source, r.number, r.record, r.problem) for r in rows
+               if r.kind == "refused"]  # fmt: skip
+    copies = [f"{r.source}: game {r.number} is {r.problem}" for r in rows if r.kind == "copy"]
+    if refused:
+        games = "game" if len(refused) == 1 else "games"
+        say(err, f"{len(refused)} {games} refused, not rated: their records do not hold")
+        print_list(err, refused)
+    if copies:
+        games = "game" if len(copies) == 1 else "games"
+        say(err, f"{len(copies)} {games} found again in another folder, counted once:")
+        print_list(err, copies, most=5)
+    return bool(refused)
 
 
 @contextmanager
@@ -202,7 +227,7 @@ def run_rate(args: argparse.Namespace, out: Console, err: Console) -> int:
             with progress_bar(err) as step:
                 report = sync(index, folder, config, step)
                 rated = rate_league(index, settings, step)
-            done.code = print_sync(report, err)
+            done.code = print_sync(report, index, err)
             say(
                 err,
                 f"rated {rated.players} versions over {rated.games} games"
@@ -236,6 +261,7 @@ def run_show(args: argparse.Namespace, out: Console, err: Console) -> int:
             if "rated_at" not in index.meta():
                 raise LeagueError(f"{args.dir}: not rated yet (run `referee league rate`)")
             show_board(index, out, args.game, args.all_versions, args.top)
+            print_refused(index, err)
         finally:
             index.close()
     return done.code

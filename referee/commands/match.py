@@ -23,18 +23,28 @@ from typing import Any
 from pydantic import ValidationError
 from rich.console import Console
 
-from protocols import GAME_HELP, UnknownGame, canonical_name, get_game
+from protocols import GAME_HELP, UnknownGame, canonical_name
 from referee import EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE, EXIT_VOID
+from referee.app.game_options import game_options
 from referee.app.match_session import MatchRequest, open_match, tally_event
 from referee.app.tournament_session import play_tournament
-from referee.arguments import parse_clock, parse_option_values
-from referee.match import TimeSettings
-from referee.records import describe_validation_error
-from referee.stats.head_to_head import Tally, summary_fields
+from referee.arguments import (
+    POSITION_CAPABLE,
+    command_line_folder,
+    parse_clock,
+    parse_option_values,
+    position_refusal,
+    seconds_above_zero,
+)
+from referee.isolation import IsolationSettings, IsolationUnavailable, choose
+from referee.match import BUILTIN_PREFIX, TimeSettings, builtin_refusal
+from referee.openings import OpeningError, load_book
+from referee.records import describe_validation_error, validation_text
+from referee.stats.head_to_head import Tally, summary_fields, summary_lines
 from referee.stats.sprt import parse_sprt, typical_games
 from referee.tournament.config import LoadedConfig
 from referee.tournament.match_setup import MatchSpec, default_directory, player_names
-from referee.views.match_live import MatchDisplay, summary_lines
+from referee.views.match_live import MatchDisplay
 
 
 def register(parser: argparse.ArgumentParser) -> None:
@@ -72,7 +82,9 @@ def register(parser: argparse.ArgumentParser) -> None:
         help="a game clock instead of the per-move limit: seconds per side, plus seconds "
         "added after each move, e.g. 60+1",
     )  # fmt: skip
-    games.add_argument("--move-timeout", type=float, metavar="S", help="seconds per move (5)")
+    games.add_argument(
+        "--move-timeout", type=seconds_above_zero, metavar="S", help="seconds per move (5)"
+    )
     games.add_argument("--seed", type=int, default=1, metavar="N", help="the seed of the games (1)")
     games.add_argument(
         "--isolation", default=None, metavar="LEVEL",
@@ -97,7 +109,9 @@ def register(parser: argparse.ArgumentParser) -> None:
     )  # fmt: skip
     openings.add_argument(
         "--book-start", type=int, default=1, metavar="N",
-        help="the book's line the first pair takes, with --book-order sequential (1)",
+        help="with --book-order sequential, the first pair takes the first opening on line N "
+        "of the book's file or after it (lines are counted as the book's errors count them, "
+        "comments and blank lines included) (1)",
     )  # fmt: skip
     statistics = parser.add_argument_group("the statistics")
     statistics.add_argument(
@@ -137,6 +151,7 @@ def run_match(args: argparse.Namespace, out: Console, err: Console) -> int:
         quiet=args.quiet,
         events=args.events,
         stop_when=tally.decided,
+        could_stop=tally.could_decide,
         watch=partial(tally_event, tally),
         display=lambda console, state: MatchDisplay(console, state, tally),
     )
@@ -165,22 +180,32 @@ def read_request(args: argparse.Namespace, err: Console) -> MatchRequest:
             markup=False,
             highlight=False,
         )
+    for flag, command in (("-p1", args.player1), ("-p2", args.player2)):
+        if refusal := builtin_refusal(command, game):
+            raise ValueError(f"{flag}: {refusal}")
     guessed = player_names(args.player1, args.player2)
     first, second = args.name1 or guessed[0], args.name2 or guessed[1]
     if first == second:
         raise ValueError("the two bots need different names (see --name1, --name2)")
-    capable = {"p1": {0}, "p2": {1}, "both": {0, 1}}.get(args.position_capable, set())
+    capable = POSITION_CAPABLE.get(args.position_capable, set())
+    options = game_options(game, parse_option_values(args.option))  # in the flag's words
+    openings = openings_table(args, game, options)
+    if openings and (undeclared := undeclared_bots(args, (first, second), capable)):
+        without = "play without --opening-plies and --openings"
+        raise ValueError(position_refusal(undeclared, args.position_capable, without))
     spec = MatchSpec(
         game=game,
         players=((first, args.player1), (second, args.player2)),
         games=games,
         seed=args.seed,
-        options=game_options(game, args.option),
+        options=options,
         time_control=time_control(args),
         isolation=args.isolation,
-        openings=openings_table(args),
-        position_capable=frozenset(capable),
+        openings=openings,
+        position_capable=frozenset(i for i, key in enumerate(("p1", "p2")) if key in capable),
+        folder=command_line_folder(),
     )
+    check_isolation(args.isolation)
     sprt = parse_sprt(args.sprt) if args.sprt is not None else None
     if sprt is not None and games < (usual := typical_games(sprt)):
         err.print(
@@ -194,8 +219,34 @@ def read_request(args: argparse.Namespace, err: Console) -> MatchRequest:
     return MatchRequest(spec, directory, sprt, "trinomial" if args.trinomial else "pentanomial")
 
 
-def openings_table(args: argparse.Namespace) -> dict[str, Any]:
-    """The match's `[openings]` entries from its options (empty: games from the start)."""
+def check_isolation(level: str | None) -> None:
+    """ValueError, naming --isolation, for a level that is unknown or that this machine cannot
+    give (the match's config, written from the flags, would be named instead)."""
+    try:
+        choose(IsolationSettings(level=level or "auto"))
+    except ValidationError as exc:
+        raise ValueError(f"--isolation: {validation_text(exc.errors()[0])}") from None
+    except IsolationUnavailable as exc:
+        raise ValueError(f"--isolation: {exc}") from None
+
+
+def undeclared_bots(
+    args: argparse.Namespace, names: tuple[str, str], capable: set[str]
+) -> dict[str, str]:
+    """The bots ({"p1": name}) that cannot start from an opening: not built-in (those all
+    understand it) and not declared by --position-capable."""
+    commands = {"p1": args.player1, "p2": args.player2}
+    return {
+        key: name
+        for key, name in zip(("p1", "p2"), names, strict=True)
+        if key not in capable and not commands[key].strip().startswith(BUILTIN_PREFIX)
+    }
+
+
+def openings_table(args: argparse.Namespace, game: str, options: dict[str, Any]) -> dict[str, Any]:
+    """The match's `[openings]` entries from its options (empty: games from the start); a book
+    that cannot be read, or a --book-start past its last opening, is a ValueError naming the
+    option."""
     if args.opening_plies < 0:
         raise ValueError("--opening-plies cannot be negative")
     if args.book_start < 1:
@@ -203,19 +254,18 @@ def openings_table(args: argparse.Namespace) -> dict[str, Any]:
     if args.opening_plies and args.openings is not None:
         raise ValueError("give --opening-plies or --openings, not both")
     if args.openings is not None:
-        book = args.openings.absolute()
-        return {"book": str(book), "order": args.book_order, "start": args.book_start}
+        path = args.openings.absolute()
+        try:
+            book = load_book(path, game, options)
+        except (OSError, OpeningError) as exc:
+            raise ValueError(f"--openings: {exc}") from None
+        if args.book_order == "sequential":
+            try:
+                book.first_from_line(args.book_start)
+            except OpeningError as exc:
+                raise ValueError(f"--book-start {args.book_start}: {exc}") from None
+        return {"book": str(path), "order": args.book_order, "start": args.book_start}
     return {"plies": args.opening_plies} if args.opening_plies else {}
-
-
-def game_options(game: str, pairs: list[str]) -> dict[str, Any]:
-    """The `-o KEY=VALUE` options, checked by the game."""
-    options = parse_option_values(pairs)
-    try:
-        get_game(game).parse_options(options)
-    except ValidationError as exc:
-        raise ValueError(describe_validation_error(exc, f"-o: {game}'s options")) from None
-    return options
 
 
 def time_control(args: argparse.Namespace) -> dict[str, float]:

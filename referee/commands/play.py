@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import random
 from datetime import datetime
 from pathlib import Path
@@ -17,7 +18,17 @@ import trio
 from pydantic import ValidationError
 
 from protocols import GAME_HELP, UnknownGame, canonical_name, get_game
-from referee.arguments import parse_clock, parse_option_values
+from referee.app.game_options import game_options
+from referee.arguments import (
+    POSITION_CAPABLE,
+    command_line_folder,
+    parse_clock,
+    parse_option_values,
+    position_refusal,
+    seconds,
+    seconds_above_zero,
+)
+from referee.bot import unwrap_single
 from referee.commands import EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE, EXIT_VOID
 from referee.isolation import (
     Isolation,
@@ -34,17 +45,29 @@ from referee.match import (
     MatchSettings,
     OpeningRefused,
     PlayerSpec,
+    builtin_refusal,
     player_cwd,
     resolve_command,
 )
+from referee.nofollow import PlantedLink
 from referee.openings import OpeningError, canonical_opening
 from referee.records import GameRecord, Header, Ply, Result, describe_validation_error
+from referee.tournament.bot_folders import contain_run
 from referee.web import DEFAULT_HOST, check_port
 
 if TYPE_CHECKING:
     from rich.console import Console
 
 DEFAULT_RECORD_DIR = Path("referee-games")
+# The flag that sets each of the match's settings, for a message about it.
+FLAGS = {
+    "move_timeout": "-t/--timeout",
+    "grace": "--grace",
+    "startup_allowance": "--startup",
+    "clock_total": "--clock",
+    "clock_increment": "--clock",
+    "level": "--isolation",
+}
 
 
 def _flag_pair(
@@ -68,6 +91,17 @@ def bot_command(text: str) -> str:
     return text
 
 
+def opening_moves(text: str) -> str:
+    """An opening as given on the command line: one without a move (`""`, `", "`) is a usage
+    error, never a game from the start."""
+    if not text.replace(",", " ").replace(";", " ").strip():
+        raise argparse.ArgumentTypeError(
+            'empty: give the moves of the opening separated by commas, e.g. "c, e", or leave '
+            "--opening out to play from the start"
+        )
+    return text
+
+
 def add_play_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "-p1", "--player1", required=True, type=bot_command, metavar="CMD", help="first player"
@@ -76,11 +110,15 @@ def add_play_arguments(parser: argparse.ArgumentParser) -> None:
         "-p2", "--player2", required=True, type=bot_command, metavar="CMD", help="second player"
     )
     parser.add_argument(
-        "-t", "--timeout", type=float, default=5.0, help="seconds per move (default 5)"
+        "-t",
+        "--timeout",
+        type=seconds_above_zero,
+        default=5.0,
+        help="seconds per move (default 5)",
     )
-    parser.add_argument("--grace", type=float, default=0.5, help="extra seconds per move (0.5)")
+    parser.add_argument("--grace", type=seconds, default=0.5, help="extra seconds per move (0.5)")
     parser.add_argument(
-        "--startup", type=float, default=5.0, help="extra seconds on each first move (5)"
+        "--startup", type=seconds, default=5.0, help="extra seconds on each first move (5)"
     )
     parser.add_argument("--seed", type=int, default=None, help="seed for the colour draw")
     parser.add_argument("--name1", default="player1", help="the first player's name (player1)")
@@ -98,11 +136,14 @@ def add_play_arguments(parser: argparse.ArgumentParser) -> None:
         default="auto",
         metavar="LEVEL",
         help="how bots are contained: auto (the strongest this machine offers; default), basic, "
-        "or features joined by + (sandbox, users, cgroup); see `referee doctor`",
+        "or features joined by + (sandbox, users, cgroup); see `referee doctor`. Bots get your "
+        "environment; their folder stays writable where the referee is not root (a root "
+        "referee's bots run as users of their own, and their folder is read-only to them)",
     )
     parser.add_argument(
         "--opening",
         default=None,
+        type=opening_moves,
         metavar="MOVES",
         help='start from an opening: moves separated by commas, e.g. "h1 d1 r0, h2 d2 r0" (the '
         "bots must understand the protocol's position extension: see --position-capable)",
@@ -160,6 +201,18 @@ def register(play: argparse.ArgumentParser) -> None:
     play.set_defaults(run=run_play, exit_at_once=True)
 
 
+def play_isolation(level: str, network: bool) -> IsolationSettings:
+    """The isolation `referee play` gives its bots: as under the course referee, the caller's
+    environment (its virtualenv, PYTHONPATH, libraries installed with --user), and where the
+    referee is not root, their folder writable (they run as the caller's own user, who may write
+    beside their files anyway). A root referee's bots run as users of their own, and their
+    folder is read-only to them, whatever its permissions: a folder every user may write to
+    would let a bot plant links there for the next root referee, or fill the disk."""
+    return IsolationSettings(
+        level=level, writable_dir=os.geteuid() != 0, environment="caller", network=network
+    )
+
+
 def default_record_path(game: str) -> Path:
     stamp = datetime.now().strftime("%Y%m%d-%H%M%S")
     return DEFAULT_RECORD_DIR / f"{game}-{stamp}-{random.randrange(16**6):06x}.jsonl"
@@ -169,7 +222,10 @@ def run_play(args: argparse.Namespace, out: Console, err: Console) -> int:
     try:
         game_name = canonical_name(args.game)
         game = get_game(game_name)
-        raw_options = parse_option_values(args.option)
+        for flag, command in (("-p1", args.player1), ("-p2", args.player2)):
+            if refusal := builtin_refusal(command, game_name):
+                raise ValueError(f"{flag}: {refusal}")
+        raw_options = game_options(game_name, parse_option_values(args.option))
         if args.no_repetition:
             if "repetition" not in game.options_model.model_fields:
                 raise ValueError(f"{game_name} has no repetition rule to switch off")
@@ -183,39 +239,44 @@ def run_play(args: argparse.Namespace, out: Console, err: Console) -> int:
             freeze=args.freeze,
             clock_total=args.clock[0] if args.clock else None,
             clock_increment=args.clock[1] if args.clock else 0.0,
-            # As under the course referee: bots write beside their own files, and get the
-            # caller's environment (its virtualenv, PYTHONPATH, libraries installed with --user).
-            isolation=IsolationSettings(
-                level=args.isolation,
-                writable_dir=True,
-                environment="caller",
-                network=args.allow_network,
-            ),
+            isolation=play_isolation(args.isolation, args.allow_network),
         )
         isolation = choose(settings.isolation)
-        err.print(describe(isolation), markup=False, highlight=False)
+        if args.visual:
+            check_port(args.port)
     except ValidationError as exc:
-        err.print(describe_validation_error(exc, "referee: invalid setting"), markup=False)
+        described = describe_validation_error(exc, "referee: invalid setting", FLAGS)
+        err.print(described, markup=False, highlight=False)
         return EXIT_USAGE
     except (UnknownGame, ValueError) as exc:  # IsolationUnavailable is a ValueError
         err.print(f"referee: {exc}", markup=False, highlight=False)
         return EXIT_USAGE
     seed = args.seed if args.seed is not None else random.randrange(2**31)
     record_path = args.record or default_record_path(game_name)
-    capable = {"p1": {"p1"}, "p2": {"p2"}, "both": {"p1", "p2"}}.get(args.position_capable, set())
+    capable = POSITION_CAPABLE.get(args.position_capable, set())
     players = [
         PlayerSpec(
             name=name,
             command=resolve_command(cmd, game_name, options),
+            cwd=command_line_folder(),
             capabilities=frozenset({POSITION} if key in capable else ()),
         )
         for key, name, cmd in (("p1", args.name1, args.player1), ("p2", args.name2, args.player2))
     ]
-    if refused := unreachable_players(players, isolation):
-        err.print(refused, markup=False, highlight=False)
+    undeclared = {
+        key: player.name
+        for key, player in zip(("p1", "p2"), players, strict=True)
+        if not player.understands(POSITION)
+    }
+    if args.opening is not None and undeclared:
+        refusal = position_refusal(undeclared, args.position_capable, "play without --opening")
+        err.print(f"referee: {refusal}", markup=False, highlight=False)
         return EXIT_USAGE
+    isolation = contain_run(isolation, players)  # each kept from the other's files, and records
     try:
-        opening = canonical_opening(game_name, raw_options, args.opening) if args.opening else None
+        opening = None
+        if args.opening is not None:
+            opening = canonical_opening(game_name, raw_options, args.opening)
         match = Match(
             game_name,
             players[0],
@@ -231,6 +292,12 @@ def run_play(args: argparse.Namespace, out: Console, err: Console) -> int:
     except (OpeningError, OpeningRefused) as exc:
         err.print(f"referee: --opening: {exc}", markup=False, highlight=False)
         return EXIT_USAGE
+    # The command line is valid: say how the bots will be contained, then whether this
+    # machine can run them so.
+    err.print(describe(isolation), markup=False, highlight=False)
+    if refused := unreachable_players(players, isolation):
+        err.print(refused, markup=False, highlight=False)
+        return EXIT_USAGE
     if args.visual:
         return run_visual(args, out, err, match, record_path)
     try:
@@ -238,6 +305,9 @@ def run_play(args: argparse.Namespace, out: Console, err: Console) -> int:
     except KeyboardInterrupt:
         err.print(f"[red]interrupted; the record so far is in {record_path}[/red]")
         return EXIT_INTERRUPTED
+    except PlantedLink as exc:  # raised before any bot starts
+        err.print(f"referee: cannot write the record: {exc}", markup=False, highlight=False)
+        return EXIT_USAGE
     return report_play(args, out, err, match, record, record_path)
 
 
@@ -289,7 +359,11 @@ def report_play(
             "players": {
                 s.value: p.model_dump(mode="json") for s, p in record.header.players.items()
             },
+            # The moves played before the bots took over (None: the game started at the start);
+            # `plies` counts the bots' moves after them.
+            "opening": record.header.opening,
             **result.model_dump(mode="json", exclude={"type"}),
+            "result": result.label,  # in one word: blue, orange, draw, double-forfeit, void
         }
         out.out(json.dumps(payload), highlight=False)
     else:
@@ -320,8 +394,7 @@ def run_visual(
         err.print(f"[bold]live view: {url}[/bold]", highlight=False)
 
     try:
-        check_port(args.port)
-        check_can_bind(DEFAULT_HOST, args.port)  # before any game starts
+        check_can_bind(DEFAULT_HOST, args.port)  # before any game starts (the port is checked)
         watched = trio.run(
             lambda: play_watched(
                 match,
@@ -335,6 +408,11 @@ def run_visual(
         )
     except (ValueError, WebServerError) as exc:
         err.print(f"[red]referee: {exc}; choose another with --port[/red]", highlight=False)
+        return EXIT_USAGE
+    except BaseExceptionGroup as group:  # the record refused, from inside the view's nursery
+        if not isinstance(planted := unwrap_single(group), PlantedLink):
+            raise
+        err.print(f"referee: cannot write the record: {planted}", markup=False, highlight=False)
         return EXIT_USAGE
     if watched.record is None:
         err.print(f"[red]interrupted; the record so far is in {record_path}[/red]")

@@ -17,7 +17,7 @@ from pathlib import Path
 from rich.console import Console
 
 from referee.commands import EXIT_OK, EXIT_USAGE
-from referee.records import EditedRecord, RecordError
+from referee.records import DOUBLE_FORFEIT, EditedRecord, RecordError
 from referee.replay import Replay, load_replay
 from referee.views.console import has_colour, replay_frame
 from referee.web.html_export import replay_html
@@ -101,7 +101,8 @@ def print_verification(console: Console, replay: Replay) -> None:
             highlight=False,
         )
     elif replay.ok and result is not None:
-        verdict = f"{f'{result.winner} wins' if result.winner else 'draw'} by {result.why}"
+        no_winner = DOUBLE_FORFEIT if result.label == "double-forfeit" else result.label
+        verdict = f"{f'{result.winner} wins' if result.winner else no_winner} by {result.why}"
         console.print(
             f"[green]verified:[/green] {replay.game}, {plies} plies, {verdict}", highlight=False
         )

@@ -37,7 +37,12 @@ from referee.tournament.store import (
     StoreView,
     open_view,
 )
-from referee.tournament.template import describe_bots, discover_bots, example_config
+from referee.tournament.template import (
+    describe_bots,
+    discover_bots,
+    example_config,
+    give_folders,
+)
 from referee.views.tournament import print_report
 from referee.web import add_server_arguments, check_address, url_of
 
@@ -131,6 +136,20 @@ def run_new(args: argparse.Namespace, out: Console, err: Console) -> int:
     if args.output.exists() and not args.force:
         err.print(f"referee: {args.output} exists (use --force to overwrite)", markup=False)
         return EXIT_USAGE
+    try:
+        moved = give_folders(args.bots)
+    except OSError as exc:
+        err.print(f"referee: cannot give each bot of {args.bots} a folder: {exc}", markup=False)
+        return EXIT_USAGE
+    for program, target in moved:  # a bot reads all of its folder: one of its own each
+        err.print(f"moved {program} to {target}", markup=False, highlight=False)
+    if moved and (left := sorted(p.name for p in args.bots.iterdir() if p.is_file())):
+        err.print(
+            f"left in {args.bots}, where no bot sees them: {', '.join(left)} (move a bot's data "
+            "into its folder)",
+            markup=False,
+            highlight=False,
+        )
     bots = discover_bots(args.bots)
     name = f"{args.bots.resolve().name} {game}"
     text = example_config(bots, args.output, name, game, random.randrange(1, 10**6))
@@ -311,10 +330,11 @@ def audit_games(view: StoreView, rows: list[GameRow], err: Console) -> list[Game
     """Every game checked in turn, with a progress bar on a terminal (the replays take time)."""
     columns = (TextColumn("verifying"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn())
     audits = []
+    game = view.info().game
     with Progress(*columns, console=err, transient=True, disable=not err.is_terminal) as progress:
         task = progress.add_task("games", total=len(rows))
         for row in rows:
-            audits.append(audit_game(view, row))
+            audits.append(audit_game(view, row, game))
             progress.advance(task)
     return audits
 

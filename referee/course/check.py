@@ -19,17 +19,25 @@ import trio
 
 from protocols import get_game
 from protocols.base import Reason, Side
-from referee.bot import FLUSH_HINT, STDERR_QUOTED, BotFault, BotInfrastructureError, open_bot
+from referee.bot import (
+    FLUSH_HINT,
+    STDERR_QUOTED,
+    BotFault,
+    BotInfrastructureError,
+    last_words,
+    open_bot,
+)
 from referee.isolation.levels import Isolation, choose
 from referee.match import (
-    BUILTIN_BOTS,
     BUILTIN_PREFIX,
     Match,
     MatchSettings,
     PlayerSpec,
+    as_builtin,
     resolve_command,
 )
 from referee.records import GameRecord
+from referee.tournament.bot_folders import contain_run
 from referee.verify import verify_record
 
 DEFAULT_OPPONENT = "builtin:random"
@@ -102,12 +110,10 @@ def spread(values: list[float]) -> tuple[float, float] | None:
 def opponent_command(opponent: str, game: str, seed: int) -> str:
     """The command of `--opponent`: a built-in bot's name (with or without `builtin:`, maybe
     followed by its options) runs that bot with `seed`; anything else is a command, run as is."""
-    stripped = opponent.strip()
-    if stripped.partition(" ")[0] in BUILTIN_BOTS:
-        stripped = BUILTIN_PREFIX + stripped
-    if not stripped.startswith(BUILTIN_PREFIX):
+    command = as_builtin(opponent)
+    if not command.strip().startswith(BUILTIN_PREFIX):
         return opponent  # the student's own program: it may not take a --seed
-    return resolve_command(f"{stripped} --seed {seed}", game)
+    return resolve_command(f"{command.strip()} --seed {seed}", game)
 
 
 def new_record_dir(game: str, parent: Path = RECORDS_PARENT, now: datetime | None = None) -> Path:
@@ -144,6 +150,12 @@ async def run_check(
     the whole check; None: chosen here from the settings)."""
     report = CheckReport(game_name, command, settings)
     isolation = (isolation or choose(settings.isolation)).hiding(record_dir.absolute())
+    # Nor may it see earlier checks' records (referee-games/), or a command opponent's files.
+    players = [
+        PlayerSpec(name=BOT_NAME, command=command, cwd=cwd),
+        PlayerSpec(name=opponent, command=opponent_command(opponent, game_name, seed)),
+    ]
+    isolation = contain_run(isolation, players)
     for _ in range(games_per_colour):
         elapsed = await time_startup(command, settings, isolation, cwd)
         if elapsed is not None:
@@ -321,8 +333,8 @@ def _crash_finding(checked: CheckedGame, reason: Reason, detail: str) -> Finding
     result = checked.record.result
     assert result is not None
     report = result.bots.get(checked.colour)
-    tail = report.stderr_tail.strip().splitlines()[-5:] if report is not None else []
-    said = ("; its last words on stderr: " + " | ".join(tail)) if tail else ""
+    tail = last_words(report.stderr_tail, lines=5) if report is not None else ""
+    said = f"; its last words on stderr: {tail}" if tail else ""
     if STDERR_QUOTED in detail:  # the verdict quotes them already (a bot dead before its move)
         said = ""
     if "could not start" in detail:
@@ -336,9 +348,12 @@ def _crash_finding(checked: CheckedGame, reason: Reason, detail: str) -> Finding
 
 def describe_settings(settings: MatchSettings) -> dict[str, Any]:
     """What the check ran under, for the report's header."""
+    if settings.clock_total is not None:
+        per = f"{settings.clock_total} s per side, +{settings.clock_increment} s per move"
+    else:
+        per = f"{settings.move_timeout} s per move"
     return {
-        "time": f"{settings.move_timeout} s per move, +{settings.grace} s grace, "
-        f"+{settings.startup_allowance} s for start-up",
+        "time": f"{per}, +{settings.grace} s grace, +{settings.startup_allowance} s for start-up",
         "limits": settings.limits.summary(),
         "freeze": "the bot not on move is frozen" if settings.freeze else "no freezing",
     }

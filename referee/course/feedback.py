@@ -152,12 +152,31 @@ def position(record: GameRecord) -> str | None:
 
 
 def time_use(record: GameRecord, colour: Side) -> str:
+    """A timed-out bot's moves before the timeout, each set against the limit that applied to
+    it: the first move had the start-up allowance besides the move's limit and the grace, the
+    later ones had not (with a game clock, the clock was the limit)."""
     times = [p.time_ms for p in record.plies if p.side is colour]
-    control = record.header.time_control
-    limit = f"; the limit: {control.move_timeout:g} s per move + {control.grace:g} s grace"
+    c = record.header.time_control
+    start_up = f"{c.startup_allowance:g} s for start-up"
+    if c.clock_total is not None:
+        limit = (
+            f"the limit: a game clock of {c.clock_total:g} s + {c.clock_increment:g} s a move, "
+            f"{c.grace:g} s grace a move, and {start_up} on the first, not charged"
+        )
+        if not times:
+            return f"no move was played before the timeout; {limit}"
+        return f"{len(times)} moves before it, {sum(times) / 1000:.1f} s in all; {limit}"
+    per_move = f"{c.move_timeout + c.grace:g} s ({c.move_timeout:g} s + {c.grace:g} s grace)"
+    first_limit = f"{c.move_timeout + c.grace + c.startup_allowance:g} s"
     if not times:
-        return f"no move was played before the timeout{limit}"
-    return (
-        f"{len(times)} moves before it: median {statistics.median(times):.0f} ms, "
-        f"slowest {max(times):.0f} ms, all together {sum(times) / 1000:.1f} s{limit}"
-    )
+        return (
+            f"no move was played before the timeout: the first move's limit was {first_limit} "
+            f"({c.move_timeout:g} s + {c.grace:g} s grace + {start_up}); later moves' {per_move}"
+        )
+    said = [f"the first {times[0]:.0f} ms (its limit {first_limit}, with {start_up})"]
+    if later := times[1:]:
+        said.append(
+            f"the {len(later)} after it: median {statistics.median(later):.0f} ms, slowest "
+            f"{max(later):.0f} ms (their limit {per_move})"
+        )
+    return f"{len(times)} moves before it: " + "; ".join(said)

@@ -5,7 +5,8 @@ A student's points: `clean` for finishing every game without a fault of their bo
 played at least one), `per_fault` for each game lost by a fault, the points of the first rank
 band holding their rank among the students (baselines not counted), and for each baseline the
 points for more wins than losses against it. Students who were collected but never played get
-the points of the scheme for nothing (usually 0), with no rank.
+the points of the scheme for nothing (usually 0), with no rank. Every student gets a grade: the
+lowest step of the scheme's grades takes every total below it, negative ones included.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from dataclasses import dataclass
 
 from referee.course.feedback import is_baseline, student_ranks
 from referee.course.scheme import BASELINE_PREFIX, GradingScheme
+from referee.printable import csv_cell
 from referee.tournament.report import finished_results
 from referee.tournament.standings import compute_standings, head_to_head
 from referee.tournament.store import StoreView
@@ -35,10 +37,14 @@ class GradeLine:
 
 
 def grade_of(scheme: GradingScheme, points: float) -> str:
-    for step in sorted(scheme.grades, key=lambda g: -g.min):
+    """The grade of the first step, from the highest `min`, that `points` reach. The lowest
+    step also takes every total below its `min` (negative points included): every student has
+    a grade, whatever their points. "" only for a scheme without grades."""
+    steps = sorted(scheme.grades, key=lambda g: -g.min)
+    for step in steps:
         if points >= step.min:
             return step.grade
-    return ""
+    return steps[-1].grade if steps else ""
 
 
 def band_points(scheme: GradingScheme, rank: int, students: int) -> float:
@@ -81,6 +87,7 @@ def grades_csv(lines: list[GradeLine]) -> str:
     for line in lines:
         rank = "" if line.rank is None else line.rank
         writer.writerow(
-            [line.student, f"{line.points:g}", rank, line.games, line.faults, line.grade]
+            # A student's name is a submission's folder name, chosen by the student.
+            [csv_cell(line.student), f"{line.points:g}", rank, line.games, line.faults, line.grade]
         )
     return out.getvalue()

@@ -11,6 +11,8 @@ from html import escape
 
 from referee.course.checkall import StudentCheck
 from referee.course.feedback import GameSeen, StudentFeedback, TournamentFeedback
+from referee.printable import printable
+from referee.tournament.standings import points_text
 
 STYLE = """
 body { font-family: system-ui, sans-serif; margin: 2em auto; max-width: 70em; padding: 0 1em;
@@ -111,7 +113,7 @@ def _explained(g: GameSeen) -> str:
     if e is None:
         return ""
     parts = [f'<div class="explained"><h3>why you lost: {escape(e.title)}</h3>']
-    parts.append(f"<p>{escape(e.detail)}</p>")
+    parts.append(f"<p>{escape(printable(e.detail))}</p>")
     if e.line is not None:
         parts.append(f"<p>your bot wrote: <code>{escape(repr(e.line))}</code></p>")
     if e.board:
@@ -119,7 +121,9 @@ def _explained(g: GameSeen) -> str:
     if e.times:
         parts.append(f"<p>your time use: {escape(e.times)}</p>")
     if e.stderr_tail:
-        parts.append(f"<p>the end of your bot's stderr:</p><pre>{escape(e.stderr_tail)}</pre>")
+        # Escaped for HTML, and its bidi overrides and controls shown rather than obeyed.
+        tail = escape(printable(e.stderr_tail, lines=True))
+        parts.append(f"<p>the end of your bot's stderr:</p><pre>{tail}</pre>")
     parts.append("</div>")
     return "\n".join(parts)
 
@@ -137,7 +141,7 @@ def rank_text(tournament: TournamentFeedback, student: str, overall: int) -> str
 def student_page(tournament: TournamentFeedback, s: StudentFeedback) -> str:
     st = s.standing
     summary = (
-        f"<p>{rank_text(tournament, s.student, st.rank)}, {st.points} points "
+        f"<p>{rank_text(tournament, s.student, st.rank)}, {points_text(st.points)} "
         f"({st.wins} won, {st.draws} drawn, {st.losses} lost), "
         f"{s.faults} game(s) lost by a fault of your bot.</p>"
         if st is not None

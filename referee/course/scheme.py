@@ -14,8 +14,8 @@ from typing import Any, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
-from protocols import UnknownGame, canonical_name
-from referee.match import BUILTIN_BOTS, TimeSettings
+from protocols import UnknownGame, canonical_name, game_names
+from referee.match import BUILTIN_BOTS, TimeSettings, as_builtin, builtin_refusal, builtins_playing
 from referee.tournament.config import field_name, validation_message
 from referee.tournament.toml_lines import align_comments, locate
 
@@ -76,6 +76,21 @@ class CourseConfig(_Model):
         except UnknownGame as exc:
             raise ValueError(str(exc)) from None
 
+    def bots_problems(self) -> list[tuple[tuple[str | int, ...], str]]:
+        """The check's opponent or a baseline that is a built-in bot that does not play the
+        course's game (it would crash in every check and tournament game), where it is set."""
+        named: list[tuple[tuple[str | int, ...], str]] = [
+            (("check", "opponent"), self.check.opponent)
+        ]
+        named += [
+            (("tournament", "baselines", i), b) for i, b in enumerate(self.tournament.baselines)
+        ]
+        return [
+            (loc, refusal)
+            for loc, name in named
+            if (refusal := builtin_refusal(as_builtin(name), self.game))
+        ]
+
 
 class RankBand(_Model):
     up_to: float = Field(gt=0, le=1, description="the top fraction of the students")
@@ -119,16 +134,23 @@ def load_model(path: Path, model: type[M]) -> M:
     except tomllib.TOMLDecodeError as exc:
         raise CourseError(f"{path}: not valid TOML: {exc}") from None
     try:
-        return model.model_validate(raw)
+        loaded = model.model_validate(raw)
     except ValidationError as exc:
-        lines = []
-        for error in exc.errors():
-            loc = tuple(error["loc"])
-            line = locate(text, loc)
-            where = f"{path}:{line}" if line is not None else str(path)
-            message = validation_message(error, model)
-            lines.append(f"{where}: {field_name(loc)}: {message}")
-        raise CourseError("\n".join(lines)) from None
+        problems = [(tuple(e["loc"]), validation_message(e, model)) for e in exc.errors()]
+        raise CourseError(_described(path, text, problems)) from None
+    if isinstance(loaded, CourseConfig) and (problems := loaded.bots_problems()):
+        raise CourseError(_described(path, text, problems))
+    return loaded
+
+
+def _described(path: Path, text: str, problems: list[tuple[tuple[str | int, ...], str]]) -> str:
+    """One `FILE:LINE: FIELD: message` line per problem."""
+    lines = []
+    for loc, message in problems:
+        line = locate(text, loc)
+        where = f"{path}:{line}" if line is not None else str(path)
+        lines.append(f"{where}: {field_name(loc)}: {message}")
+    return "\n".join(lines)
 
 
 class Course:
@@ -172,7 +194,7 @@ COURSE_TEXT = """\
 # Relative paths are relative to this file's folder.
 
 name = {name}
-game = {game}               # lasker-morris, lielow, legionnaires, l-game or alak
+game = {game}               # {games}
 submissions = "submissions"   # one entry per student: a folder, a .zip or .tar.gz, a git repository
 work = "work"                 # where submissions are unpacked and built, and results go
 grading = "{scheme}"          # the grading scheme used by `referee course grades`
@@ -192,7 +214,7 @@ max_files = 2000              # and one with more files
 
 [check]                       # `referee course check`
 games_per_colour = 1          # games against the opponent in each colour
-opponent = "random"           # a built-in bot: random, greedy, search, perfect, applet
+opponent = "random"           # a built-in bot that plays this game: {builtins}
 concurrency = 2               # checks at once
 
 [tournament]                  # the config `collect` writes
@@ -222,7 +244,8 @@ points = 20.0
 [baselines]
 random = 20.0
 
-# Grades: the first step (from the top) whose `min` the points reach.
+# Grades: the first step (from the top) whose `min` the points reach. The lowest step also takes
+# every total below its `min` (faults can make points negative): every student gets a grade.
 [[grades]]
 min = 80.0
 grade = "A"
@@ -233,9 +256,14 @@ grade = "B"
 min = 40.0
 grade = "C"
 [[grades]]
-min = 0.0
+min = 0.0             # and below
 grade = "F"
 """
+
+
+def _or_list(names: list[str]) -> str:
+    """`a, b or c`."""
+    return f"{', '.join(names[:-1])} or {names[-1]}" if len(names) > 1 else "".join(names)
 
 
 def toml_string(text: str) -> str:
@@ -248,7 +276,13 @@ def write_skeleton(folder: Path, name: str, game: str) -> list[Path]:
     folder.mkdir(parents=True, exist_ok=True)
     course = folder / COURSE_FILE
     scheme = folder / SCHEME_FILE
-    text = COURSE_TEXT.format(name=toml_string(name), game=toml_string(game), scheme=SCHEME_FILE)
+    text = COURSE_TEXT.format(
+        name=toml_string(name),
+        game=toml_string(game),
+        games=_or_list(game_names()),
+        builtins=", ".join(builtins_playing(canonical_name(game))),
+        scheme=SCHEME_FILE,
+    )
     course.write_text(align_comments(text), encoding="utf-8")
     scheme.write_text(align_comments(SCHEME_TEXT), encoding="utf-8")
     (folder / "submissions").mkdir(exist_ok=True)

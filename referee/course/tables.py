@@ -7,6 +7,7 @@ from rich.table import Table
 from referee.course.checkall import StudentCheck
 from referee.course.collect import Submission
 from referee.course.grades import GradeLine
+from referee.views.plain import plain
 
 
 def collect_table(found: list[Submission]) -> Table:
@@ -16,7 +17,8 @@ def collect_table(found: list[Submission]) -> Table:
     for s in sorted(found, key=lambda s: s.student):
         last = (s.content_hash or "")[:12] if s.ready else (s.problem or "")
         style = "green" if s.ready else "red"
-        table.add_row(s.student, s.status, s.command or "", s.build or "", last, style=style)
+        cells = (plain(s.student), s.status, plain(s.command), plain(s.build), plain(last))
+        table.add_row(*cells, style=style)
     return table
 
 
@@ -27,7 +29,8 @@ def check_table(results: list[StudentCheck]) -> Table:
     for r in results:
         status = "ready" if r.ready else "failing" if r.report else "not collected"
         games = str(len(r.report.games)) if r.report else "-"
-        table.add_row(r.student, status, games, r.why(), style="green" if r.ready else "red")
+        style = "green" if r.ready else "red"
+        table.add_row(plain(r.student), status, games, plain(r.why()), style=style)
     return table
 
 
@@ -37,5 +40,6 @@ def grades_table(lines: list[GradeLine]) -> Table:
         table.add_column(column)
     for g in lines:
         rank = "-" if g.rank is None else str(g.rank)
-        table.add_row(g.student, f"{g.points:g}", rank, str(g.games), str(g.faults), g.grade)
+        cells = (f"{g.points:g}", rank, str(g.games), str(g.faults), g.grade)
+        table.add_row(plain(g.student), *cells)
     return table

@@ -3,7 +3,8 @@ the bubblewrap sandbox, bot users, cgroups, the freezer and process trees.
 
 The rest of the referee uses the names below; the modules behind them are this package's own.
 `launch.py` and `supervise.py` are programs, run by path before a bot's exec (the referee imports
-`launch.py` only for the way it writes the launcher's options).
+`launch.py` only for the way it writes the launcher's options); `launch.py` loads `kernel.py`
+beside it, whose steps `kernel.c` repeats for the compiled helper.
 """
 
 from referee.isolation.confinement import (
@@ -12,6 +13,7 @@ from referee.isolation.confinement import (
     StartRefused,
     Unreachable,
     player_directories,
+    player_places,
     reach_check,
     reach_fix,
     reach_problem,
@@ -50,6 +52,7 @@ __all__ = [
     "detect",
     "parse_level",
     "player_directories",
+    "player_places",
     "ran_as_root_warning",
     "reach_check",
     "reach_fix",

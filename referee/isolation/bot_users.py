@@ -128,6 +128,12 @@ def unreachable_reason(path: Path, uid: int, need: int, *, parents: bool = True)
     return None
 
 
+def writable_by(path: Path, uid: int) -> bool:
+    """Whether user `uid` (with group `uid`) may make files in the folder `path` (permission
+    bits only: a folder everyone may write to, or one given to that user)."""
+    return path.is_dir() and _allows(path, uid, os.W_OK | os.X_OK)
+
+
 def _allows(path: Path, uid: int, need: int) -> bool:
     try:
         st = path.stat()
@@ -140,5 +146,6 @@ def _allows(path: Path, uid: int, need: int) -> bool:
     else:
         shift = 0
     bits = (st.st_mode >> shift) & 0o7
-    wanted = (4 if need & os.R_OK else 0) | (1 if need & os.X_OK else 0)
+    wanted = (4 if need & os.R_OK else 0) | (2 if need & os.W_OK else 0)
+    wanted |= 1 if need & os.X_OK else 0
     return bits & wanted == wanted

@@ -7,6 +7,12 @@ Both kernel interfaces are supported, because both are in use: the unified hiera
 referee's own (v1) or below the root of a v2 hierarchy that hands out the memory and pids
 controllers, named `referee-<referee pid>-<n>`, and removed when the bot is gone. The launcher
 puts the bot into it before exec (`procs_files`), so not even its first instruction runs outside.
+
+Under v1 the bot also gets a cgroup of its own in the `cpu` and `cpuset` hierarchies where they
+are mounted apart from those four (no limit is set there): the sandbox shows a bot its own cgroups
+and no other (`views`), and the JVM reads its memory limit only where it finds all of memory,
+cpu, cpuacct and cpuset. A bot's cgroup folders are readable by root and the bot's own group
+alone (`restrict_to`), so that no other bot reads its counters (its CPU time move by move).
 """
 
 from __future__ import annotations
@@ -23,6 +29,8 @@ import trio
 
 CGROUP_ROOT = Path("/sys/fs/cgroup")
 V1_CONTROLLERS = ("memory", "pids", "freezer", "cpuacct")
+V1_VIEWED = ("cpu", "cpuset")  # joined where mounted apart, for what runtimes read (above)
+CGROUP_MODE = 0o750  # a bot's cgroup folders: root's, and readable by the bot's group only
 _counter = itertools.count(1)
 
 
@@ -59,6 +67,8 @@ class Cgroup:
 
     version: int
     dirs: dict[str, Path]  # controller name (or "unified") -> directory
+    # controller name -> the mount point of its hierarchy (where the sandbox shows its folder)
+    mounts: dict[str, Path] = field(default_factory=dict)
     # The CPU usage file, kept open: it is read after every move, and opening a cgroup file
     # costs ten times what reading it does.
     _cpu_fd: int | None = field(default=None, init=False, repr=False, compare=False)
@@ -67,6 +77,28 @@ class Cgroup:
     @property
     def procs_files(self) -> list[str]:
         return [str(d / "cgroup.procs") for d in self.dirs.values()]
+
+    def views(self) -> list[tuple[Path, Path]]:
+        """Each folder of this cgroup and the mount point of its hierarchy: in a cgroup namespace
+        rooted at this cgroup, the bot sees it there, as in a container."""
+        shown: dict[Path, Path] = {}
+        for controller, directory in self.dirs.items():
+            if controller in self.mounts:
+                shown.setdefault(self.mounts[controller], directory)
+        return [(directory, mount) for mount, directory in shown.items()]
+
+    def restrict_to(self, gid: int | None) -> None:
+        """Let root and group `gid` (a bot's own user's) alone read this cgroup's folders; with
+        no `gid`, root alone (a referee that is not root keeps them its own)."""
+        for directory in self.dirs.values():
+            try:
+                if os.geteuid() == 0:
+                    os.chown(directory, 0, gid or 0)
+                directory.chmod(CGROUP_MODE)
+            except OSError as exc:
+                raise CgroupError(
+                    f"cannot restrict cgroup {directory}: {exc.strerror or exc}"
+                ) from None
 
     def _dir(self, controller: str) -> Path:
         return self.dirs["unified"] if self.version == 2 else self.dirs[controller]
@@ -205,12 +237,15 @@ class CgroupDriver:
 
     version: int
     parents: dict[str, Path]
+    mounts: dict[str, Path] = field(default_factory=dict)  # controller -> its mount point
 
     def create(self) -> Cgroup:
         name = f"referee-{os.getpid()}-{next(_counter)}"
         dirs: dict[str, Path] = {}
         try:
             for controller, parent in self.parents.items():
+                if controller in V1_VIEWED:
+                    continue
                 path = parent / name
                 path.mkdir()
                 dirs[controller] = path
@@ -219,7 +254,28 @@ class CgroupDriver:
                 with suppress(OSError):
                     path.rmdir()
             raise CgroupError(f"cannot create cgroup {name}: {exc.strerror or exc}") from None
-        return Cgroup(self.version, dirs)
+        for controller in V1_VIEWED:
+            if controller in self.parents and _create_viewed(self.parents[controller] / name):
+                dirs[controller] = self.parents[controller] / name
+        return Cgroup(self.version, dirs, dict(self.mounts))
+
+
+def _create_viewed(path: Path) -> bool:
+    """A bot's cgroup in the cpu or cpuset hierarchy, where it can be made: it is only there for
+    what the bot sees of itself, so a failure leaves the bot out of it, never fails the game."""
+    try:
+        path.mkdir()
+        if path.parent.joinpath("cpuset.cpus").exists():  # a new cpuset has no processors
+            for name in ("cpuset.cpus", "cpuset.mems"):  # until given its parent's
+                value = (path.parent / name).read_text().strip()
+                if not value:
+                    raise OSError(f"{path.parent / name} is empty")
+                (path / name).write_text(value)
+    except OSError:
+        with suppress(OSError):
+            path.rmdir()
+        return False
+    return True
 
 
 def sweep_stale(driver: CgroupDriver) -> int:
@@ -274,7 +330,7 @@ def v1_mounts() -> dict[str, Path]:
         if len(fields) < 3 or fields[0] != "cgroup":
             continue
         options = set(fields[2].split(","))
-        for controller in V1_CONTROLLERS:
+        for controller in (*V1_CONTROLLERS, *V1_VIEWED):
             if controller in options:
                 mounts.setdefault(controller, Path(pre.split()[4]))
     return mounts
@@ -284,14 +340,20 @@ def find_driver() -> tuple[CgroupDriver | None, str]:
     """A usable driver and how it was found, or None and why there is none."""
     v2_reason = _v2_unusable_reason()
     if v2_reason is None:
-        return CgroupDriver(2, {"unified": CGROUP_ROOT}), "cgroup v2 at /sys/fs/cgroup"
+        unified = {"unified": CGROUP_ROOT}
+        return CgroupDriver(2, unified, unified), "cgroup v2 at /sys/fs/cgroup"
     mounts = v1_mounts()
     missing = [c for c in V1_CONTROLLERS if c not in mounts]
     if missing:
         return None, f"{v2_reason}; no cgroup v1 hierarchy for {', '.join(missing)}"
+    # cpu and cpuset only where mounted apart (cpu is often mounted with cpuacct, as one).
+    taken = {mounts[c] for c in V1_CONTROLLERS}
+    viewed = [c for c in V1_VIEWED if c in mounts and mounts[c] not in taken]
     own = own_cgroup_paths()
-    parents = {c: mounts[c] / own.get(c, "/").lstrip("/") for c in V1_CONTROLLERS}
-    return CgroupDriver(1, parents), "cgroup v1 (" + ", ".join(V1_CONTROLLERS) + ")"
+    controllers = [*V1_CONTROLLERS, *viewed]
+    parents = {c: mounts[c] / own.get(c, "/").lstrip("/") for c in controllers}
+    shown = {c: mounts[c] for c in controllers}
+    return CgroupDriver(1, parents, shown), "cgroup v1 (" + ", ".join(V1_CONTROLLERS) + ")"
 
 
 def _v2_unusable_reason() -> str | None:

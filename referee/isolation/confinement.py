@@ -16,6 +16,8 @@ import shlex
 import signal
 import site
 import socket
+import stat
+import subprocess
 import sys
 from collections.abc import Mapping, Sequence
 from contextlib import suppress
@@ -25,13 +27,14 @@ import trio
 
 from protocols import game_packages
 from referee.builtin_tables import table_cache_directory
-from referee.isolation import native, proctree
+from referee.isolation import kernel, native, proctree, syscall_filter
 from referee.isolation.bot_users import (
     NoFreeSlot,
     Slot,
     acquire_slot,
     kill_user,
     unreachable_reason,
+    writable_by,
 )
 from referee.isolation.cgroups import Cgroup, CgroupError
 from referee.isolation.freezer import Freezer
@@ -45,7 +48,7 @@ from referee.isolation.interpreters import (
 from referee.isolation.launch import options_of
 from referee.isolation.levels import BASIC_ISOLATION, HELPER, Feature, Isolation, level_name
 from referee.isolation.limits import MB, Limits
-from referee.isolation.sandbox import View, sandbox_argv
+from referee.isolation.sandbox import PRIVATE_PLACES, View, sandbox_argv
 from referee.isolation.scratch import (
     make_private_places,
     make_scratch,
@@ -70,7 +73,10 @@ PROCESS_SIGNS = (
     "failed to spawn thread",  # Rust
     "fork: retry",
 )
-SANDBOX_HOME = Path("/tmp")
+# A bot's HOME and TMPDIR where its /tmp is its own (in the sandbox, and wherever the referee
+# is root): that private /tmp.
+PRIVATE_HOME = Path("/tmp")
+KEYS_CLEARED_WAIT = 10.0  # seconds; the launcher clears a user's keys in milliseconds
 
 
 class StartRefused(Exception):
@@ -117,9 +123,22 @@ def named_directories(argv: Sequence[str], cwd: Path) -> list[Path]:
     for token in argv[1:]:
         for part in token.split(os.pathsep):
             path = cwd / part
-            if part and part not in (".", "/") and path.exists():
-                found.append(path.resolve() if path.is_dir() else path.resolve().parent)
+            if part and part not in (".", "/") and (kind := _kind(path)) is not None:
+                found.append(path.resolve() if kind == "folder" else path.resolve().parent)
     return _unique(found)
+
+
+def _kind(path: Path) -> str | None:
+    """What `path` names: a "folder", a "file" (a regular one), an "other", or None: nothing
+    is there (a word too long to be a file's name, or in a folder that may not be looked into,
+    names nothing)."""
+    try:
+        info = path.stat()
+    except (OSError, ValueError):
+        return None
+    if stat.S_ISDIR(info.st_mode):
+        return "folder"
+    return "file" if stat.S_ISREG(info.st_mode) else "other"
 
 
 def assigned_directories(assigned: Mapping[str, str], cwd: Path) -> list[Path]:
@@ -134,6 +153,22 @@ def own_directories(argv: Sequence[str], cwd: Path, executable: Path) -> list[Pa
     return _unique([*prefixes, *named_directories(argv, cwd)])
 
 
+def named_files(argv: Sequence[str], cwd: Path) -> list[Path]:
+    """The files a command line names: a script, a jar, a program started by a relative path
+    (`./bot`). A program given by its absolute path is an interpreter (`/usr/bin/python3`),
+    which other bots may run too, not a file of this bot's own."""
+    words = list(argv[1:])
+    if argv and "/" in argv[0] and not os.path.isabs(argv[0]):
+        words.insert(0, argv[0])
+    found = [
+        (cwd / part).resolve()
+        for token in words
+        for part in token.split(os.pathsep)
+        if part and _kind(cwd / part) == "file"
+    ]
+    return _unique(found)
+
+
 def player_directories(command: str, cwd: Path | None) -> list[Path]:
     """A player's own directories (its working directory and those its command names): what a
     sandboxed opponent must not see."""
@@ -144,6 +179,18 @@ def player_directories(command: str, cwd: Path | None) -> list[Path]:
         return [workdir]
     named = [*named_directories(argv, workdir), *assigned_directories(assigned, workdir)]
     return _unique([workdir, *named])
+
+
+def player_places(command: str, cwd: Path | None) -> list[Path]:
+    """All of a player that a sandboxed opponent must not see: its own directories and the
+    files its command names. Two bots may share a folder (programs side by side, `referee
+    play` run where both are): the other's program is hidden there, file by file."""
+    workdir = (cwd or Path.cwd()).absolute()
+    try:
+        argv, _ = without_env(shlex.split(command))
+    except ValueError:
+        return [workdir]
+    return _unique([*player_directories(command, cwd), *named_files(argv, workdir)])
 
 
 def _unique(paths: Sequence[Path]) -> list[Path]:
@@ -198,6 +245,34 @@ def public_directories(caller_environment: bool = False) -> list[Path]:
     return sorted(paths)
 
 
+def launcher(status_fd: int) -> list[str]:
+    """The launcher program with its status descriptor: the compiled helper's, else the Python
+    one."""
+    helper = native.native_helper()
+    if helper is not None:
+        return [str(helper), "launch", str(status_fd)]
+    return [sys.executable, "-I", "-S", str(LAUNCHER), str(status_fd)]
+
+
+async def clear_keys(uid: int) -> None:
+    """Empty the user and user-session keyrings of bot user `uid` if it has keys at all: the
+    launcher does it as that user (only it may), then executes `true`. Best effort: the next bot
+    of that user has them cleared before it starts anyway."""
+    if kernel.key_count(uid) == 0:
+        return
+    options = options_of({"uid": uid, "seccomp": syscall_filter.argument()})
+    with trio.move_on_after(KEYS_CLEARED_WAIT):
+        await trio.run_process(
+            [*launcher(2), *options, "true"],
+            stdin=subprocess.DEVNULL,
+            capture_stdout=True,
+            capture_stderr=True,
+            check=False,
+            cwd="/",
+            env={"PATH": "/usr/bin:/bin"},
+        )
+
+
 def launcher_directories() -> list[Path]:
     """The folders of the inner launcher, executed inside the sandbox: the Python program's,
     and the compiled helper's where there is one."""
@@ -216,7 +291,7 @@ def reach_problem(
     """
     checks = [(cwd, os.X_OK, "its folder"), (executable, os.X_OK, "its program")]
     checks += [
-        (cwd / t, os.R_OK, "a file its command names") for t in argv[1:] if (cwd / t).is_file()
+        (cwd / t, os.R_OK, "a file its command names") for t in argv[1:] if _kind(cwd / t) == "file"
     ]
     if sandboxed:
         checks += [(path.parent, os.X_OK, f"the folder of {what}") for path, _, what in checks[1:]]
@@ -298,9 +373,10 @@ class Confinement:
     # -- before the start ---------------------------------------------------------------------
 
     async def prepare(self) -> None:
-        """Take a user slot, make the cgroup and the scratch directory (where the referee is
-        root: a tmpfs of `tmp_mb`, the bot's HOME and TMPDIR, or in the sandbox its private
-        /tmp, /var/tmp, /dev/shm and /run/lock)."""
+        """Take a user slot, make the cgroup and the scratch directory: where the referee is
+        root, a tmpfs of `tmp_mb` holding the bot's private /tmp, /var/tmp, /dev/shm and
+        /run/lock (its HOME and TMPDIR are that /tmp); else, without a sandbox, its HOME and
+        TMPDIR."""
         settings = self.isolation.settings
         try:
             if self.isolation.has(Feature.USERS):
@@ -309,11 +385,12 @@ class Confinement:
                 self.cgroup = self.isolation.cgroups.create()
                 memory = self.limits.memory_mb
                 self.cgroup.set_limits(memory * MB if memory else None, self.limits.processes)
-            if not self.sandboxed:
-                self.scratch = make_scratch(self.limits.tmp_mb, self.uid)
-            elif os.geteuid() == 0:
+                self.cgroup.restrict_to(self.uid)  # no other bot reads its counters
+            if os.geteuid() == 0:
                 self.scratch = make_scratch(self.limits.tmp_mb, None)
                 make_private_places(self.scratch)
+            elif not self.sandboxed:
+                self.scratch = make_scratch(self.limits.tmp_mb, None)
         except (OSError, CgroupError, NoFreeSlot) as exc:
             await self.release()
             raise InfrastructureFailure(str(exc)) from None
@@ -335,14 +412,12 @@ class Confinement:
         self.features = self.features - {Feature.USERS}
         self.slot.release()
         self.slot = None
-        if self.scratch is not None:
-            os.chown(self.scratch, os.getuid(), os.getgid())
 
     def environment(self, extra: Mapping[str, str] | None) -> dict[str, str]:
         """The environment a bot starts with (see `IsolationSettings.environment`), plus any
         extras."""
         settings = self.isolation.settings
-        home = str(SANDBOX_HOME if self.sandboxed else self.scratch)
+        home = str(PRIVATE_HOME if self.isolation.namespaces_of_its_own else self.scratch)
         env = {
             "PATH": os.environ.get("PATH", "/usr/local/bin:/usr/bin:/bin"),
             "HOME": home,
@@ -402,32 +477,79 @@ class Confinement:
         )
         spec: dict[str, object] = {"rlimits": rlimits}
         spec["cgroup_procs"] = self.cgroup.procs_files if self.cgroup else []
+        try:
+            seccomp = syscall_filter.argument()
+        except syscall_filter.FilterUnavailable as exc:
+            raise InfrastructureFailure(str(exc)) from None
         if not self.sandboxed:
-            # Where the referee is root, every bot gets a network namespace of its own.
-            cut = os.geteuid() == 0 and not self.isolation.settings.network
-            spec.update(uid=self.uid, stage="only", network="none" if cut else None)
+            spec.update(uid=self.uid, stage="only", seccomp=seccomp)
+            if self.isolation.namespaces_of_its_own:  # as the sandbox would give them
+                spec.update(self._namespaces(argv, cwd, executable, named))
             return [str(fd), *options_of(spec), *argv]
+        # Its own program is never hidden from it, even where another bot's command names it.
+        own_files = {executable.resolve(), *named_files(argv, cwd)}
         view = View(
             cwd=cwd,
             writable=self.isolation.settings.writable_dir,
             own=_unique([*own_directories(argv, cwd, executable), *named]),
             public=public_directories(self.isolation.settings.environment == "caller"),
-            hidden=hide,
+            hidden=[path for path in hide if path not in own_files],
             launcher=launcher_directories(),
             private=self.scratch,
             tmp_mb=self.limits.tmp_mb,
             switch_user=self.uid is not None,
             network=self.isolation.settings.network,
+            cgroups=self.cgroup.views() if self.cgroup is not None else (),
         )
         sandbox = sandbox_argv(self._sandbox_program(), view)
-        helper = native.native_helper()
-        if helper is not None:
-            inner_launcher = [str(helper), "launch", str(fd)]
-        else:
-            inner_launcher = [sys.executable, "-I", "-S", str(LAUNCHER), str(fd)]
-        inner = options_of({"stage": "inner", "uid": self.uid})
+        inner_launcher = launcher(fd)
+        inner = options_of({"stage": "inner", "uid": self.uid, "seccomp": seccomp})
         spec["stage"] = "outer"
         return [str(fd), *options_of(spec), *sandbox, *inner_launcher, *inner, *argv]
+
+    def _namespaces(
+        self, argv: Sequence[str], cwd: Path, executable: Path, named: Sequence[Path]
+    ) -> dict[str, object]:
+        """A root referee's bot without a sandbox: the launcher's options for a network (unless
+        allowed), an IPC and a mount namespace of its own, in which its private places are the
+        folders of its scratch tmpfs, the folders it needs that lie in them are shown again (its
+        own, its interpreter's, the referee's Python and built-in bots), and then its own folders
+        that its user could write are read-only (`_readonly_folders`): each path resolved, so
+        that a read-only folder in a private place is one shown again, at the same path."""
+        assert self.scratch is not None  # made by `prepare` wherever the referee is root
+        places = [
+            (str(self.scratch / name), place)
+            for place, name in PRIVATE_PLACES.items()
+            if Path(place).is_dir() and not Path(place).is_symlink()
+        ]
+        own = [path.resolve() for path in [cwd, *named_directories(argv, cwd), *named]]
+        needed = [
+            *own,
+            *own_directories(argv, cwd, executable),
+            *public_directories(self.isolation.settings.environment == "caller"),
+        ]
+        keep = [
+            str(path)
+            for path in _unique([path.resolve() for path in needed])
+            if any(path.is_relative_to(place) for _, place in places) and path.is_dir()
+        ]
+        return {
+            "network": None if self.isolation.settings.network else "none",
+            "ipc": "private",
+            "places": places,
+            "keep": keep,
+            "readonly": self._readonly_folders(own),
+        }
+
+    def _readonly_folders(self, folders: Sequence[Path]) -> list[str]:
+        """Without the sandbox: the bot's own folders that its user could write (open to every
+        user), made read-only to it, last in its mount namespace (so as it sees them), unless
+        the run lets bots write their folder (`writable_dir`): so that it plants nothing there
+        for the referee (a link where the next records go) and fills no disk beyond its bounded
+        scratch tmpfs."""
+        if self.uid is None or self.isolation.settings.writable_dir:
+            return []
+        return [str(path) for path in _unique(folders) if writable_by(path, self.uid)]
 
     def _sandbox_program(self) -> list[str]:
         """The program that makes the sandbox: the compiled helper, or bwrap."""
@@ -527,7 +649,7 @@ class Confinement:
 
     async def release(self) -> None:
         """Give back the cgroup, the scratch directory and the user slot (after removing what
-        the bot's user left in the world-writable directories)."""
+        the bot's user left in the world-writable directories, and its keys)."""
         self._released = True
         with trio.CancelScope(shield=True):
             if self.control is not None:
@@ -543,5 +665,6 @@ class Confinement:
                 self.scratch = None
             if self.slot is not None:
                 await trio.to_thread.run_sync(remove_files_of, self.slot.uid)
+                await clear_keys(self.slot.uid)
                 self.slot.release()
                 self.slot = None

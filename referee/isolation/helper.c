@@ -26,6 +26,7 @@
 #include <grp.h>
 #include <limits.h>
 #include <poll.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -42,12 +43,22 @@
    namespace of its own for a bot that runs without them. */
 int sandbox_main(char **args);
 int private_network(const char **failed);
+/* kernel.c: the session keyring, its user's keys, its own mounts, the filter. */
+int join_session_keyring(const char **failed);
+int clear_user_keys(long uid, const char **failed);
+int private_mounts(const char *const *places, int place_count, const char *const *keep,
+                   int keep_count, const char *const *readonly, int readonly_count,
+                   const char **failed);
+int install_filter(const char *hex, const char **failed);
 
 #define EXIT_LAUNCH_FAILED 127
 #define KILL_ROUNDS_LIMIT_NS (10LL * 1000 * 1000 * 1000) /* a tree that will not die: left */
 #define MAX_THAW 16
 #define MAX_CGROUPS 16
 #define MAX_RLIMITS 32
+#define MAX_PLACES 16   /* kernel.c's MAX_PLACES */
+#define MAX_KEPT 64     /* kernel.c's MAX_KEPT */
+#define MAX_READONLY 64 /* any number: bound by path, nothing kept open */
 #define MAX_TREE 65536
 
 static const int PARKED_FDS[2] = {100, 101}; /* launch.py's PARKED_FDS */
@@ -67,6 +78,14 @@ struct launch_spec {
     int has_uid, has_gid;
     long uid, gid;
     int no_network; /* --network none: a network namespace of its own (root only) */
+    int private_ipc; /* --ipc private: an IPC namespace of its own (root only) */
+    const char *places[2 * MAX_PLACES]; /* --place SOURCE PLACE: a mount namespace of its own */
+    int place_count;
+    const char *keep[MAX_KEPT]; /* --keep PATH */
+    int keep_count;
+    const char *readonly[MAX_READONLY]; /* --readonly FOLDER */
+    int readonly_count;
+    const char *seccomp; /* --seccomp HEX: the system-call filter's program */
     const char *cgroups[MAX_CGROUPS];
     int cgroup_count;
     struct rlimit_option rlimits[MAX_RLIMITS];
@@ -155,11 +174,23 @@ static void parse_launch(char **args, struct launch_spec *spec) {
             at += 4;
             continue;
         }
+        if (strcmp(option, "--place") == 0) {
+            if (!args[at + 1] || !args[at + 2]) usage("--place SOURCE PLACE");
+            if (spec->place_count == MAX_PLACES) usage("too many --place");
+            spec->places[2 * spec->place_count] = args[at + 1];
+            spec->places[2 * spec->place_count + 1] = args[at + 2];
+            spec->place_count++;
+            at += 3;
+            continue;
+        }
         const char *value = args[at + 1];
         if (!value) usage("an option without its value");
         if (strcmp(option, "--cgroup") == 0) {
             if (spec->cgroup_count == MAX_CGROUPS) usage("too many --cgroup");
             spec->cgroups[spec->cgroup_count++] = value;
+        } else if (strcmp(option, "--readonly") == 0) {
+            if (spec->readonly_count == MAX_READONLY) usage("too many --readonly");
+            spec->readonly[spec->readonly_count++] = value;
         } else if (strcmp(option, "--uid") == 0) {
             if (!parse_int(value, &spec->uid)) usage("bad --uid");
             spec->has_uid = 1;
@@ -171,6 +202,14 @@ static void parse_launch(char **args, struct launch_spec *spec) {
         } else if (strcmp(option, "--network") == 0) {
             if (strcmp(value, "none") != 0) usage("only --network none");
             spec->no_network = 1;
+        } else if (strcmp(option, "--ipc") == 0) {
+            if (strcmp(value, "private") != 0) usage("only --ipc private");
+            spec->private_ipc = 1;
+        } else if (strcmp(option, "--keep") == 0) {
+            if (spec->keep_count == MAX_KEPT) usage("too many --keep");
+            spec->keep[spec->keep_count++] = value;
+        } else if (strcmp(option, "--seccomp") == 0) {
+            spec->seccomp = value;
         } else {
             usage("unknown option");
         }
@@ -266,6 +305,13 @@ static void default_signals(void) {
         if (number != SIGKILL && number != SIGSTOP) signal(number, SIG_DFL);
 }
 
+/* A kernel step that failed: `failed` says which, errno why; the machine's fault. */
+static void kernel_failed(int status_fd, const char *failed) {
+    char message[512];
+    snprintf(message, sizeof message, "%s: %s", failed, strerror(errno));
+    fail(status_fd, "infra", message);
+}
+
 static void set_inheritable(int fd, int inheritable) {
     int flags = fcntl(fd, F_GETFD);
     if (flags < 0) return;
@@ -283,14 +329,31 @@ static void launch(int status_fd, const struct launch_spec *spec) {
     join_cgroups(status_fd, spec);
     set_limits(status_fd, spec);
     const char *failed;
-    if (spec->no_network && private_network(&failed) != 0) {
-        snprintf(message, sizeof message, "%s: %s", failed, strerror(errno));
-        fail(status_fd, "infra", message);
+    if (spec->no_network && private_network(&failed) != 0) kernel_failed(status_fd, failed);
+    if (spec->private_ipc && unshare(CLONE_NEWIPC) != 0)
+        kernel_failed(status_fd, "cannot make namespaces of its own");
+    if (spec->place_count > 0 || spec->readonly_count > 0) {
+        char cwd[PATH_MAX];
+        if (!getcwd(cwd, sizeof cwd)) kernel_failed(status_fd, "cannot tell its folder");
+        if (private_mounts(spec->places, spec->place_count, spec->keep, spec->keep_count,
+                           spec->readonly, spec->readonly_count, &failed) != 0)
+            kernel_failed(status_fd, failed);
+        /* The folder at its path in the new view, not the one covered. */
+        if (chdir(cwd) != 0) kernel_failed(status_fd, "cannot enter its folder again");
     }
-    if (!outer) umask(077); /* what the bot writes is its own (bwrap sets its own modes) */
+    if (!outer) {
+        if (!spec->seccomp) fail(status_fd, "infra", "no system-call filter was given for the bot");
+        umask(077); /* what the bot writes is its own (bwrap sets its own modes) */
+        /* As root: the keyring counts against root's quota, not the bot user's. */
+        if (join_session_keyring(&failed) != 0) kernel_failed(status_fd, failed);
+    }
     drop_privileges(status_fd, spec);
+    if (!outer && spec->has_uid && clear_user_keys(spec->uid, &failed) != 0)
+        kernel_failed(status_fd, failed);
     /* The inner launcher reports through the status pipe too; the bot never sees it. */
     set_inheritable(status_fd, outer);
+    /* Before `ready`: a filter that cannot be installed is reported. */
+    if (!outer && install_filter(spec->seccomp, &failed) != 0) kernel_failed(status_fd, failed);
     const char *program = spec->argv[0];
     if (inner) {
         if (!executable(program)) {

@@ -7,14 +7,20 @@ work in a separate program rather than in a `preexec_fn` keeps the referee safe:
 processes from a worker thread, and running Python code between fork and exec in a
 multi-threaded parent can deadlock.
 
-In order, each step before the next: join the bot's cgroups, set the resource limits, take a
-network namespace of its own (`--network none`, where the referee is root and runs no sandbox),
-set a private umask, drop to the bot's user, then exec ARGV. Failures are written as one line to
+In order, each step before the next: join the bot's cgroups, set the resource limits, take
+namespaces of its own where the referee is root and runs no sandbox (network: `--network none`;
+IPC: `--ipc private`; mounts: `--place`, `--keep`, `--readonly`: its private places, the folders
+it needs in them shown again, then its own folders that its user could write made read-only),
+set a private umask, join a session keyring of its own, drop to the bot's user and clear that
+user's keys, then install the system-call filter (`--seccomp`) and exec ARGV (the kernel steps
+are `kernel.py`'s). Failures are written as one line to
 STATUS_FD (`infra: ...` for a failure of the machine, `start: ...` for a program that cannot be
 executed) and the launcher exits with 127. Without a sandbox the parent reads STATUS_FD up to its
 end, which comes with the successful exec (the descriptor is close-on-exec). In front of the
 sandbox (`"stage": "outer"`) the descriptor is passed on to the inner launcher, which writes
-`ready` just before its exec, because the sandbox keeps the descriptor open.
+`ready` just before its exec, because the sandbox keeps the descriptor open. The outer launcher
+takes no keyring and no filter: the sandbox program it executes needs the calls the filter
+closes; the inner one, which executes the bot, does both.
 
 The sandbox's own processes (its monitor outside, its init inside) keep their standard input and
 output open for as long as the sandbox lives, so a bot that closes its output would not be seen
@@ -23,8 +29,12 @@ to. In front of the sandbox, the outer launcher therefore parks the bot's stdin 
 puts /dev/null in their place; the inner launcher moves them back.
 
 The options, each at most once unless said: `--stage only|outer|inner` (default `only`),
-`--uid N`, `--gid N`, `--network none`, `--cgroup PROCS_FILE` (repeated: one per hierarchy),
-`--rlimit NAME SOFT HARD` (repeated; HARD `-` is the same as SOFT).
+`--uid N`, `--gid N`, `--network none`, `--ipc private`, `--cgroup PROCS_FILE` (repeated: one per
+hierarchy), `--rlimit NAME SOFT HARD` (repeated; HARD `-` is the same as SOFT), `--place SOURCE
+PLACE` (repeated: SOURCE is bound over PLACE in a mount namespace of its own), `--keep PATH`
+(repeated: a folder inside a place, shown again), `--readonly FOLDER` (repeated: made read-only
+in that namespace, as the bot sees it), `--seccomp HEX` (the filter's program; a launcher that
+executes the bot refuses to without one).
 """
 
 from __future__ import annotations
@@ -37,7 +47,14 @@ import warnings  # noqa: F401 - see below
 
 # `warnings` is imported now, while the launcher can still read the standard library:
 # `os.execvp` imports it to search the PATH, which is after the switch to the bot's user, who
-# may not be able to read the interpreter's files (an interpreter in root's home).
+# may not be able to read the interpreter's files (an interpreter in root's home). The kernel
+# steps beside this file (ctypes among them) are imported now for the same reason: by the
+# package's name where the referee imports this module, by the file's otherwise.
+if __package__:
+    from referee.isolation import kernel
+else:
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    import kernel  # type: ignore[import-not-found, no-redef]
 
 # typing is for the type checker only: importing it costs 4 ms of each bot's start.
 TYPE_CHECKING = False
@@ -110,6 +127,30 @@ def private_network(status_fd: int) -> None:
         fail(status_fd, "infra", f"cannot bring the loopback up: {exc.strerror or exc}")
 
 
+def private_ipc_and_mounts(spec: dict[str, Any]) -> None:
+    """An IPC namespace of its own, and a mount namespace with its private places and its
+    read-only folders (see kernel.py); where the referee is root and runs no sandbox."""
+    if spec.get("ipc") == "private":
+        kernel.unshare(kernel.CLONE_NEWIPC)
+    places, keep, readonly = spec.get("places", []), spec.get("keep", []), spec.get("readonly", [])
+    if places or readonly:
+        cwd = os.getcwd()
+        kernel.private_mounts(places, keep, readonly)
+        os.chdir(cwd)  # the folder at its path in the new view, not the one covered
+
+
+def kernel_step(status_fd: int, step: Any, *args: Any) -> None:
+    """One of the kernel steps; its failure is the machine's."""
+    try:
+        step(*args)
+    except (OSError, ValueError, kernel.KernelRefused) as exc:
+        fail(status_fd, "infra", str(exc))
+
+
+def install_filter(hexadecimal: str) -> None:
+    kernel.install_filter(bytes.fromhex(hexadecimal))
+
+
 def drop_privileges(status_fd: int, uid: int | None, gid: int | None) -> None:
     if uid is None:
         return
@@ -168,11 +209,19 @@ def run(status_fd: int, spec: dict[str, Any], argv: list[str]) -> NoReturn:
     set_limits(status_fd, spec.get("rlimits", []))
     if spec.get("network") == "none":
         private_network(status_fd)
+    kernel_step(status_fd, private_ipc_and_mounts, spec)
     if stage != "outer":
+        if not spec.get("seccomp"):
+            fail(status_fd, "infra", "no system-call filter was given for the bot")
         os.umask(0o077)  # what the bot writes is its own (bwrap sets its own modes)
+        kernel_step(status_fd, kernel.join_session_keyring)  # as root: root's quota
     drop_privileges(status_fd, spec.get("uid"), spec.get("gid"))
+    if stage != "outer" and spec.get("uid") is not None:
+        kernel_step(status_fd, kernel.clear_user_keys, spec["uid"])
     # The inner launcher reports through the status pipe too; the bot never sees it.
     os.set_inheritable(status_fd, stage == "outer")
+    if stage != "outer":  # before `ready`: a filter that cannot be installed is reported
+        kernel_step(status_fd, install_filter, spec["seccomp"])
     if stage == "inner":
         if not executable(argv[0]):
             fail(status_fd, "start", f"{argv[0]!r} cannot be executed inside the sandbox")
@@ -187,7 +236,13 @@ def run(status_fd: int, spec: dict[str, Any], argv: list[str]) -> NoReturn:
 
 def parse_options(args: list[str]) -> tuple[dict[str, Any], list[str]]:
     """The options before `--` as a spec (see the module docstring), and what follows it."""
-    spec: dict[str, Any] = {"cgroup_procs": [], "rlimits": []}
+    spec: dict[str, Any] = {
+        "cgroup_procs": [],
+        "rlimits": [],
+        "places": [],
+        "keep": [],
+        "readonly": [],
+    }
     at = 0
     while args[at] != "--":
         option = args[at]
@@ -196,12 +251,19 @@ def parse_options(args: list[str]) -> tuple[dict[str, Any], list[str]]:
             spec["rlimits"].append((name, int(soft), None if hard == "-" else int(hard)))
             at += 4
             continue
+        if option == "--place":
+            source, place = args[at + 1 : at + 3]
+            spec["places"].append((source, place))
+            at += 3
+            continue
         value = args[at + 1]
         if option == "--cgroup":
             spec["cgroup_procs"].append(value)
+        elif option in ("--keep", "--readonly"):
+            spec[option[2:]].append(value)
         elif option in ("--uid", "--gid"):
             spec[option[2:]] = int(value)
-        elif option in ("--stage", "--network"):
+        elif option in ("--stage", "--network", "--ipc", "--seccomp"):
             spec[option[2:]] = value
         else:
             raise ValueError(f"unknown option {option}")
@@ -213,13 +275,19 @@ def options_of(spec: dict[str, Any]) -> list[str]:
     """The options that `parse_options` reads back as `spec` (used by the referee, which
     imports this module for this only)."""
     args = ["--stage", spec.get("stage", "only")]
-    for name in ("uid", "gid", "network"):
+    for name in ("uid", "gid", "network", "ipc", "seccomp"):
         if spec.get(name) is not None:
             args += [f"--{name}", str(spec[name])]
     for path in spec.get("cgroup_procs", []):
         args += ["--cgroup", path]
     for name, soft, hard in spec.get("rlimits", []):
         args += ["--rlimit", name, str(soft), "-" if hard is None else str(hard)]
+    for source, place in spec.get("places", []):
+        args += ["--place", source, place]
+    for path in spec.get("keep", []):
+        args += ["--keep", path]
+    for path in spec.get("readonly", []):
+        args += ["--readonly", path]
     return [*args, "--"]
 
 

@@ -17,8 +17,10 @@ it is missing, never a silent downgrade.
 
 No bot runs as root unless the run says so in words: a root referee refuses a level without
 `users` unless the level names `root` (`cgroup+root`) or the settings say `allow_root = true`.
-Where the referee is root, every bot also gets a network namespace of its own (no network) at
-every level, unless the settings say `network = true`.
+Where the referee is root, every bot also gets network, IPC and mount namespaces of its own at
+every level (no network, unless the settings say `network = true`; private /tmp, /var/tmp,
+/dev/shm and /run/lock). At every level, for every referee, a bot runs under the system-call
+filter (`syscall_filter.py`); a machine the filter has no table for runs no bot at all.
 """
 
 from __future__ import annotations
@@ -32,7 +34,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from referee.isolation import native
+from referee.isolation import native, syscall_filter
 from referee.isolation.bot_users import DEFAULT_UID_BASE, DEFAULT_UID_COUNT
 from referee.isolation.cgroups import CgroupDriver, find_driver, probe, sweep_stale
 from referee.isolation.sandbox import find_bwrap, find_native
@@ -71,7 +73,10 @@ class IsolationSettings(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
 
     level: str = Field(AUTO, description="auto, basic, or features joined by '+'")
-    writable_dir: bool = Field(False, description="sandbox: the bot may write its own directory")
+    # False: a bot's own folders are read-only to it, in the sandbox and, for a bot with a user
+    # of its own, without it too (whatever their permissions); True: writable as far as their
+    # permissions let the bot's user write.
+    writable_dir: bool = Field(False, description="the bot may write its own directory")
     # The environment a bot starts with. `minimal`: PATH, HOME and TMPDIR of its own, LANG and
     # Python's unbuffered output, plus the variables named in `pass_variables`. `caller`: the
     # referee's own environment, as the course referee gives it (HOME and TMPDIR stay the
@@ -214,6 +219,13 @@ class Isolation:
     def name(self) -> str:
         return level_name(self.features)
 
+    @property
+    def namespaces_of_its_own(self) -> bool:
+        """Whether every bot gets IPC and mount namespaces of its own (private /tmp, /var/tmp,
+        /dev/shm and /run/lock) and, unless allowed, no network: in the sandbox, and at every
+        level wherever the referee is root."""
+        return self.has(Feature.SANDBOX) or os.geteuid() == 0
+
     def has(self, feature: Feature) -> bool:
         return feature in self.features
 
@@ -259,8 +271,12 @@ def root_warning(isolation: Isolation) -> str | None:
 
 def choose(settings: IsolationSettings, detection: Detection | None = None) -> Isolation:
     """The isolation for `settings` on this machine; raises `IsolationUnavailable` if asked for
-    a feature that is missing, or for bots as root without saying so."""
+    a feature that is missing, or for bots as root without saying so, or where no system-call
+    filter can be built."""
     requested = parse_level(settings.level)
+    unfiltered = syscall_filter.unavailable_reason()
+    if unfiltered is not None:  # never a bot without the filter: refused before the first game
+        raise IsolationUnavailable(f"bots cannot run on this machine: {unfiltered}")
     root = os.geteuid() == 0
     if requested == frozenset() and not root:
         return Isolation(frozenset(), settings)

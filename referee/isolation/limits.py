@@ -23,10 +23,11 @@ How each limit is enforced:
 - `file_size_mb`: the largest file the bot may write (`RLIMIT_FSIZE`); a write beyond it fails
   (EFBIG; SIGXFSZ kills programs that do not ignore it).
 - `open_files`: open file descriptors per process (`RLIMIT_NOFILE`).
-- `tmp_mb`: all the bot may write in its private writable space, not only per file: the
-  private /tmp of a sandboxed bot, or the HOME and TMPDIR of any other bot when the referee runs
-  as root (a tmpfs of this size either way; with cgroups it also counts towards `memory_mb`).
-  A bot that fills it gets ENOSPC. What a bot with a user of its own leaves in the machine's
+- `tmp_mb`: all the bot may write in its private writable space, not only per file: where the
+  referee is root, at every level, one tmpfs of this size holds the bot's private /tmp (its HOME
+  and TMPDIR), /var/tmp, /dev/shm and /run/lock; in the sandbox of a referee that is not root,
+  each of these is a tmpfs of this size (with cgroups it also counts towards `memory_mb`). A bot
+  that fills it gets ENOSPC. What a bot with a user of its own leaves in the machine's
   world-writable directories is removed after the game (see `referee/isolation/scratch.py`).
 - Core dumps are always off (`RLIMIT_CORE` 0): a crashing bot must not fill the disk.
 

@@ -1,9 +1,10 @@
-"""The compiled supervisor, launcher and sandbox (`helper.c`, `sandbox.c`), built once per machine
-and kept on disk.
+"""The compiled supervisor, launcher and sandbox (`helper.c`, `kernel.c`, `sandbox.c`), built once
+per machine and kept on disk.
 
 Every bot starts through a supervisor and, in the sandbox, an inner launcher. As the Python
 programs `supervise.py` and `launch.py` they cost two interpreter starts per bot: 30-50 ms of
 CPU, and as much before the bot's own start. `helper.c` is the same two programs in C, and
+`kernel.c` is `kernel.py`'s steps in C (keyring, private places, the system-call filter), and
 `sandbox.c` makes a bot's namespaces and private view where the referee is root (bubblewrap
 does that otherwise, and without the compiled helper); the first
 referee on a machine that has a C compiler (`cc`, or `$CC`) compiles it into the cache folder
@@ -29,8 +30,9 @@ from pathlib import Path
 
 from referee.builtin_tables import table_cache_directory
 
-# The sources compiled into the one program: the supervisor and launcher, and the sandbox.
-SOURCES = (Path(__file__).with_name("helper.c"), Path(__file__).with_name("sandbox.c"))
+# The sources compiled into the one program: the supervisor and launcher, their kernel steps,
+# and the sandbox.
+SOURCES = tuple(Path(__file__).with_name(name) for name in ("helper.c", "kernel.c", "sandbox.c"))
 COMPILE_TIMEOUT = 120.0  # seconds; a compiler that hangs means no compiled helper, not no game
 
 

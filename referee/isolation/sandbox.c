@@ -19,8 +19,10 @@
  * referee passes paths with every symbolic link resolved, so a path means the same on both sides.
  *
  * Options (each operation in the order given; --perms and --size apply to the next one):
- *   --unshare-pid --unshare-net --unshare-ipc --unshare-uts   new namespaces (a mount namespace
- *                                always); the network namespace's loopback is brought up
+ *   --unshare-pid --unshare-net --unshare-ipc --unshare-uts --unshare-cgroup   new namespaces (a
+ *                                mount namespace always); the network namespace's loopback is
+ *                                brought up; the cgroup namespace is rooted at the cgroups this
+ *                                process is in (the bot's own, joined by the launcher before)
  *   --die-with-parent            the sandbox dies when the process that started it does
  *   --cap-drop ALL, --cap-add CAP_NAME   the capabilities COMMAND is executed with (as root)
  *   --ro-bind SRC DEST, --ro-bind-try SRC DEST, --bind SRC DEST   bind mounts (recursive)
@@ -139,6 +141,8 @@ static void parse(char **args, struct plan *plan) {
             plan->namespaces |= CLONE_NEWIPC;
         } else if (strcmp(option, "--unshare-uts") == 0) {
             plan->namespaces |= CLONE_NEWUTS;
+        } else if (strcmp(option, "--unshare-cgroup") == 0) {
+            plan->namespaces |= CLONE_NEWCGROUP;
         } else if (strcmp(option, "--die-with-parent") == 0) {
             plan->die_with_parent = 1;
         } else if (!value) {
@@ -258,7 +262,9 @@ static void make_file(const char *path) {
 
 /* -- read-only mounts -------------------------------------------------------------------------- */
 
-static unsigned long kept_flags(const char *mount_point) {
+/* What a read-only remount must keep of the mount at `mount_point` (the kernel refuses to drop
+   these for a mount that has them). kernel.c's read-only folders use it too. */
+unsigned long kept_flags(const char *mount_point) {
     struct statvfs info;
     if (statvfs(mount_point, &info) != 0) return 0;
     unsigned long flags = 0;

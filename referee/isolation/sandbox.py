@@ -13,11 +13,17 @@ What a sandboxed bot sees and may do:
   ends, the kernel kills every process inside, even one that called `setsid()`;
 - the system's own folders read-only (`SYSTEM`: /usr, /etc, /opt, /var, ...), and nothing else of
   the machine: homes, /root, /srv, /mnt, /run and any other top-level folder are simply not
-  there. Bound back in, read-only: its own directory (writable only if asked), the directories its
+  there. Its /dev, /proc and /sys are its own, never the machine's, whatever its command names
+  (`--log /dev/null`): a /dev of the harmless devices, the /proc of its pid namespace, and a /sys
+  that holds only the processor list (`SYS_SHOWN`, for sysconf) and, in a cgroup namespace of its
+  own, its own cgroups where their hierarchies are mounted, as in a container (the JVM, libuv and
+  others read their limits there), so that it sees no other cgroup, its opponent's least of all.
+  Bound back in, read-only: its own directory (writable only if asked), the directories its
   command names, the prefix of its interpreter, and the referee's own Python with the built-in
   bots and installed games;
-- hidden again wherever they would show: the opponent's directories and the referee's private
-  places (the records being written, a tournament's folder with its store);
+- hidden again wherever they would show: the other bots' directories and the files their
+  commands name (each an empty file in its place), and the referee's private places (the
+  records being written, a tournament's folder with its store, other runs' stores and records);
 - a private /tmp, /var/tmp, /dev/shm and /run/lock (also its HOME and TMPDIR), of `tmp_mb` in all
   when the referee is root (one scratch tmpfs bound to the four places), gone with the bot;
 - no capabilities, even when the referee runs as root, and no way to gain any (no-new-privileges).
@@ -38,12 +44,21 @@ from referee.isolation.limits import MB
 BWRAP = "bwrap"
 # The machine's own folders a bot may read (each only if it is a real folder here); every other
 # top-level name is absent from its view, and symbolic links among these (/bin -> usr/bin) kept.
-SYSTEM = ("usr", "etc", "opt", "var", "bin", "sbin", "lib", "lib32", "lib64", "libx32", "sys")
+SYSTEM = ("usr", "etc", "opt", "var", "bin", "sbin", "lib", "lib32", "lib64", "libx32")
+# The view's own: made for it, never bound from the machine, nor anything inside them that a
+# command line names (a path there is what the view has, or absent).
+OWN_MOUNTS = ("/dev", "/proc", "/sys")
+# What its /sys holds of the machine's, read-only, besides its own cgroups: the processors, which
+# sysconf (os.cpu_count, the JVM, OpenMP) counts there.
+SYS_SHOWN = (Path("/sys/devices/system/cpu"),)
 # The places a bot may write, private to it: where the root's scratch folder holds them, its
 # sub-folder of that name is bound there (one tmpfs, so `tmp_mb` bounds them together).
 PRIVATE_PLACES = {"/tmp": "tmp", "/var/tmp": "var-tmp", "/dev/shm": "shm", "/run/lock": "lock"}
 HIDDEN_SIZE = 1 * MB  # hidden places are empty; mount points of bound paths need a little room
-NAMESPACES = ["--unshare-pid", "--unshare-ipc", "--unshare-uts"]
+# What a hidden file shows instead: reads find it empty, writes go nowhere. Bound as it is, not
+# read-only: a device's bind cannot be remounted read-only, and nothing can be kept in it.
+HIDDEN_FILE = "/dev/null"
+NAMESPACES = ["--unshare-pid", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup"]
 TRIAL_TIMEOUT = 20.0
 
 
@@ -86,12 +101,14 @@ class View:
     writable: bool  # may it write its own directory
     own: Sequence[Path]  # the directories its command needs besides `cwd`
     public: Sequence[Path]  # what every bot may read: the referee's Python, built-in bots, ...
-    hidden: Sequence[Path]  # the opponent's directories and the referee's private places
+    hidden: Sequence[Path]  # other bots' folders and files, the referee's private places
     launcher: Sequence[Path] = ()  # the folders of the program that starts it inside
     private: Path | None = None  # the root's scratch folder holding PRIVATE_PLACES
     tmp_mb: int = 64
     switch_user: bool = False  # the inner launcher switches to the bot's own user
     network: bool = False
+    # Its own cgroup folders and where its /sys shows each (its hierarchy's mount point).
+    cgroups: Sequence[tuple[Path, Path]] = ()
     system: Sequence[str] = field(default=SYSTEM)
 
 
@@ -112,11 +129,12 @@ def sandbox_argv(program: Sequence[str], view: View) -> list[str]:
     system = _system(tuple(view.system))
     argv += system.argv
     argv += ["--dev", "/dev", "--proc", "/proc"]
+    argv += _sys(view)
     argv += _private_places(view)
     places = [Path(place) for place in PRIVATE_PLACES]
     mounts = Mounts(list(system.folders), places, made={Path("/dev"), Path("/run"), *places})
     argv += _binds_and_hides(view, mounts)
-    for path in [*mounts.hidden, Path("/")]:
+    for path in [*mounts.hidden, Path("/sys"), Path("/")]:
         argv += ["--remount-ro", str(path)]
     argv += ["--chdir", str(view.cwd), "--"]
     return argv
@@ -143,6 +161,41 @@ def _system(names: tuple[str, ...]) -> System:
             argv += ["--ro-bind", str(path), str(path)]
             folders.append(path)
     return System(argv, tuple(folders))
+
+
+def _sys(view: View) -> list[str]:
+    """Its own /sys: a small empty tmpfs holding the processor list and its own cgroups."""
+    argv = ["--perms", "0755", "--size", str(HIDDEN_SIZE), "--tmpfs", "/sys"]
+    made = {"/sys"}
+    shown = [(path, path) for path in SYS_SHOWN] + list(view.cgroups)
+    for source, dest in shown:
+        parts = str(dest).split("/")  # as text: pathlib's parents cost more than the rest
+        for depth in range(3, len(parts)):
+            parent = "/".join(parts[:depth])
+            if parent not in made:
+                made.add(parent)
+                argv += ["--perms", "0755", "--dir", parent]
+        argv += ["--ro-bind-try" if source in SYS_SHOWN else "--ro-bind", str(source), str(dest)]
+        made.add(str(dest))
+    for link, target in _cgroup_links(tuple(dest for _, dest in view.cgroups)):
+        argv += ["--symlink", target, str(link)]
+    return argv
+
+
+@functools.cache
+def _cgroup_links(mounts: tuple[Path, ...]) -> list[tuple[Path, str]]:
+    """The links beside the cgroup hierarchies' mount points that lead to one of `mounts`
+    (`/sys/fs/cgroup/cpu -> cpu,cpuacct`, where two controllers are mounted as one)."""
+    links = []
+    for mount in mounts:
+        try:
+            entries = list(os.scandir(mount.parent))
+        except OSError:
+            continue
+        for entry in entries:
+            if entry.is_symlink() and os.readlink(entry.path) == mount.name:
+                links.append((Path(entry.path), mount.name))
+    return links
 
 
 def _private_places(view: View) -> list[str]:
@@ -199,16 +252,20 @@ def _binds_and_hides(view: View, mounts: Mounts) -> list[str]:
         ("launcher", view.launcher),
     ):
         for path in paths:
-            if path != Path("/"):
+            if path != Path("/") and not _own_mount(path):
                 kinds[path] = kind  # later kinds win
     argv: list[str] = []
     for path in sorted(kinds, key=lambda p: (len(p.parts), str(p))):
         kind = kinds[path]
         if kind == "hide":
-            if path.is_dir() and mounts.shows(path):
+            if not mounts.shows(path):
+                continue
+            if path.is_dir():
                 argv += ["--perms", "0755", "--size", str(HIDDEN_SIZE), "--tmpfs", str(path)]
                 mounts.fresh.append(path)
                 mounts.hidden.append(path)
+            elif path.exists():  # a file (another bot's program beside this one): empty here
+                argv += ["--bind", HIDDEN_FILE, str(path)]
             continue
         argv += mounts.parents(path)
         if kind == "public":
@@ -219,6 +276,12 @@ def _binds_and_hides(view: View, mounts: Mounts) -> list[str]:
             argv += ["--ro-bind", str(path), str(path)]
         mounts.bound.append(path)
     return argv
+
+
+def _own_mount(path: Path) -> bool:
+    """Whether `path` is, or lies in, one of the view's own /dev, /proc and /sys."""
+    text = str(path)
+    return any(text == own or text.startswith(own + "/") for own in OWN_MOUNTS)
 
 
 def _deepest(path: Path, roots: Sequence[Path]) -> str | None:

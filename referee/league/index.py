@@ -10,6 +10,12 @@ again. One writer at a time (a lock file beside it); readers (the dashboard) any
 Players are versions: a bot is a name in a game; a version of it is what it was made of (the
 content hash its records carry; '' for records without one). A resubmitted bot is a new version
 of the same bot: rated on its own, shown with the others on the bot's page.
+
+Only games whose records hold (`discovery.py`) are in `games`, each under its key (its record's
+final hash) so that a game read again from a copied folder counts once. The others are kept in
+`refused`, with what was wrong (or which game a copy repeats), so that every command can say
+what the league left out, and they are read again only once their store says they changed. An
+index of an older schema (whose games were not checked) is made again from the sources.
 """
 
 from __future__ import annotations
@@ -23,7 +29,7 @@ from pathlib import Path
 
 from referee.league.config import INDEX_NAME, LOCK_NAME, LeagueError
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2  # 2: games checked before they are rated, and the refused kept
 
 _SCHEMA = """
 CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -64,8 +70,11 @@ CREATE TABLE games (
     started_at TEXT NOT NULL,
     finished_at TEXT NOT NULL,
     chain TEXT,
+    game_key TEXT NOT NULL,                -- the record's final hash (else the file's SHA-256)
+    seen TEXT NOT NULL,                    -- the store's row as read: read again once it changes
     PRIMARY KEY (source, number)
 );
+CREATE INDEX games_key ON games (game_key);
 CREATE INDEX games_blue ON games (blue, finished_at);
 CREATE INDEX games_orange ON games (orange, finished_at);
 CREATE INDEX games_finished ON games (finished_at);
@@ -85,6 +94,16 @@ CREATE TABLE kinds (
     advantage REAL NOT NULL,
     draw_elo REAL NOT NULL,
     games INTEGER NOT NULL
+);
+CREATE TABLE refused (                     -- finished games of a source that are not rated
+    source INTEGER NOT NULL REFERENCES sources(id),
+    number INTEGER NOT NULL,
+    seen TEXT NOT NULL,                    -- the store's row as read: read again once it changes
+    record TEXT,                           -- relative to the source's folder
+    kind TEXT NOT NULL CHECK (kind IN ('refused', 'copy')),
+    game_key TEXT,                         -- a copy's: the key of the game it repeats
+    problem TEXT NOT NULL,
+    PRIMARY KEY (source, number)
 );
 CREATE TABLE history (
     version INTEGER NOT NULL REFERENCES versions(id),
@@ -130,6 +149,30 @@ class IndexedGame:
     started_at: str
     finished_at: str
     chain: str | None
+    key: str  # the game's identity: its record's final hash (else the file's SHA-256)
+    seen: str  # what its store's row said when it was read
+
+
+@dataclass(frozen=True, slots=True)
+class Refusal:
+    """A finished game of a source that is not rated: `refused` with what checking it found,
+    or a `copy` of the game whose key is `key`, already counted from another folder."""
+
+    number: int
+    seen: str  # what its store's row said when it was read
+    record: str | None
+    kind: str  # refused, copy
+    key: str | None
+    problem: str
+
+
+@dataclass(frozen=True, slots=True)
+class RefusedRow:
+    source: str  # the source's folder
+    number: int
+    record: str | None
+    kind: str
+    problem: str
 
 
 @dataclass(frozen=True, slots=True)
@@ -194,25 +237,55 @@ class LeagueIndex:
 
     # -- the sources ----------------------------------------------------------------------
 
-    def known_games(self, path: Path) -> dict[int, tuple[str | None, str]]:
-        """The games indexed from the source at `path`: number -> (chain, finished_at)."""
-        rows = self.db.execute(
-            "SELECT number, chain, finished_at FROM games JOIN sources ON games.source = sources.id"
-            " WHERE sources.path = ?",
-            (str(path),),
-        )
-        return {number: (chain, finished) for number, chain, finished in rows}
+    def known_games(self, path: Path) -> dict[int, str]:
+        """The games read from the source at `path`, rated or refused: number -> what its
+        store's row said when it was read."""
+        known = {}
+        for table in ("games", "refused"):
+            rows = self.db.execute(
+                f"SELECT {table}.number, {table}.seen FROM {table}"
+                f" JOIN sources ON {table}.source = sources.id WHERE sources.path = ?",
+                (str(path),),
+            )
+            known.update(dict(rows.fetchall()))
+        return known
+
+    def game_with_key(self, key: str) -> tuple[str, int] | None:
+        """The source folder and number of the indexed game whose key is `key`, if any."""
+        found = self.db.execute(
+            "SELECT sources.path, number FROM games JOIN sources ON games.source = sources.id"
+            " WHERE game_key = ? ORDER BY sources.position, number LIMIT 1",
+            (key,),
+        ).fetchone()
+        return None if found is None else (str(found[0]), int(found[1]))
+
+    def forget_orphan_copies(self) -> None:
+        """Copies of a game no longer indexed (its folder left the league, or it was played
+        again) are read again: they may be the copy to count now."""
+        with self.db:
+            self.db.execute(
+                "DELETE FROM refused WHERE kind = 'copy'"
+                " AND game_key NOT IN (SELECT game_key FROM games)"
+            )
 
     def apply_source(
-        self, source: Source, changed: Iterable[IndexedGame], gone: Iterable[int]
+        self,
+        source: Source,
+        changed: Iterable[IndexedGame],
+        gone: Iterable[int],
+        refused: Iterable[Refusal] = (),
     ) -> None:
-        """Record what was read of one source, in one transaction."""
+        """Record what was read of one source, in one transaction: the games read (each
+        replacing what was known of its number), the games refused, the games gone."""
+        changed, refused = list(changed), list(refused)
         with self.db:
             source_id = self._source_id(source)
-            self.db.executemany(
-                "DELETE FROM games WHERE source = ? AND number = ?",
-                [(source_id, number) for number in gone],
-            )
+            numbers = [*gone, *(g.number for g in changed), *(r.number for r in refused)]
+            for table in ("games", "refused"):
+                self.db.executemany(
+                    f"DELETE FROM {table} WHERE source = ? AND number = ?",
+                    [(source_id, number) for number in numbers],
+                )
             rows = []
             for game in changed:
                 blue, orange = self._version(game.blue, game), self._version(game.orange, game)
@@ -220,13 +293,30 @@ class LeagueIndex:
                     (
                         source_id, game.number, source.game, blue, orange, game.result,
                         game.reason, game.fault, int(game.rated), game.plies, game.record,
-                        game.started_at, game.finished_at, game.chain,
+                        game.started_at, game.finished_at, game.chain, game.key, game.seen,
                     )
                 )  # fmt: skip
             self.db.executemany(
-                "INSERT OR REPLACE INTO games VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                rows,
+                "INSERT INTO games VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", rows
             )
+            self.db.executemany(
+                "INSERT INTO refused VALUES (?, ?, ?, ?, ?, ?, ?)",
+                [
+                    (source_id, r.number, r.seen, r.record, r.kind, r.key, r.problem)
+                    for r in refused
+                ],
+            )  # fmt: skip
+            if numbers:  # a version may have lost its last game (to a refusal, say)
+                self._forget_unplayed()
+
+    def refused(self) -> list[RefusedRow]:
+        """Every finished game of the sources that is not rated, in the league's order."""
+        rows = self.db.execute(
+            "SELECT sources.path, refused.number, refused.record, refused.kind, refused.problem"
+            " FROM refused JOIN sources ON refused.source = sources.id"
+            " ORDER BY sources.position, refused.number"
+        )
+        return [RefusedRow(*row) for row in rows]
 
     def _source_id(self, source: Source) -> int:
         self.db.execute(
@@ -272,6 +362,7 @@ class LeagueIndex:
             before = self.db.total_changes
             self.db.executemany("DELETE FROM games WHERE source = ?", gone)
             removed = self.db.total_changes - before
+            self.db.executemany("DELETE FROM refused WHERE source = ?", gone)
             self.db.executemany("DELETE FROM sources WHERE id = ?", gone)
             self._forget_unplayed()
         return removed
@@ -326,7 +417,9 @@ class LeagueIndex:
         return dict(self.db.execute("SELECT key, value FROM meta").fetchall())
 
 
-_TABLES = frozenset({"meta", "sources", "bots", "versions", "games", "ratings", "kinds", "history"})
+_TABLES = frozenset(
+    {"meta", "sources", "bots", "versions", "games", "refused", "ratings", "kinds", "history"}
+)
 _PRAGMAS = ("PRAGMA journal_mode = WAL", "PRAGMA synchronous = FULL", "PRAGMA foreign_keys = ON")
 
 
@@ -359,11 +452,19 @@ def _connect(path: Path, writer: bool) -> sqlite3.Connection:
         if writer:
             for pragma in _PRAGMAS:
                 db.execute(pragma)
+            if tables and _older(db, tables):
+                _drop(db, tables)  # made again from the sources, which hold everything it held
+                tables = set()
             if not tables:
                 with db:
                     db.executescript("BEGIN;" + _SCHEMA)
                     db.execute("INSERT INTO meta VALUES ('schema_version', ?)", (SCHEMA_VERSION,))
                 tables = set(_TABLES)
+        elif _older(db, tables):
+            raise LeagueError(
+                f"{path}: made by an older referee, whose league rated games unchecked: run "
+                "`referee league rate` to read its sources again"
+            )
         if not tables >= _TABLES:
             raise LeagueError(f"{path}: not a league's index (it lacks the league's tables)")
     except sqlite3.DatabaseError as exc:
@@ -373,6 +474,25 @@ def _connect(path: Path, writer: bool) -> sqlite3.Connection:
         db.close()
         raise
     return db
+
+
+def _older(db: sqlite3.Connection, tables: set[str]) -> bool:
+    """Whether the index is a league's of an older schema (an index of tables that are not a
+    league's is not: it is refused as such)."""
+    if not tables >= _TABLES - {"refused"} or "meta" not in tables:
+        return False
+    found = db.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()
+    return found is None or str(found[0]) != str(SCHEMA_VERSION)
+
+
+def _drop(db: sqlite3.Connection, tables: set[str]) -> None:
+    db.execute("PRAGMA foreign_keys = OFF")  # outside a transaction, where it takes effect
+    try:
+        for table in sorted(tables & _TABLES):
+            db.execute(f"DROP TABLE {table}")
+        db.commit()
+    finally:
+        db.execute("PRAGMA foreign_keys = ON")
 
 
 def _lock(folder: Path) -> int:

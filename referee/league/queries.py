@@ -71,6 +71,20 @@ class Page:
         return max(1, -(-self.total // self.size))
 
 
+def left_out(index: LeagueIndex) -> list[str]:
+    """What the league does not rate, in a few words for a page's notes: games refused (their
+    records do not hold) and games counted once (copies); nothing when there are none."""
+    counts = dict(index.db.execute("SELECT kind, COUNT(*) FROM refused GROUP BY kind").fetchall())
+    notes = []
+    if counts.get("refused"):
+        n = counts["refused"]
+        notes.append(f"{n} {'game' if n == 1 else 'games'} refused, not rated (see `league show`)")
+    if counts.get("copy"):
+        n = counts["copy"]
+        notes.append(f"{n} {'game' if n == 1 else 'games'} found again in another folder")
+    return notes
+
+
 def games_played(index: LeagueIndex) -> list[str]:
     """The games (Alak, Lielow...) of the league."""
     return [r[0] for r in index.db.execute("SELECT DISTINCT game FROM bots ORDER BY game")]

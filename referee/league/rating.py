@@ -133,8 +133,11 @@ def _rating_rows(data: _Data, full: Fit, sample: Bootstrap | None, level: float)
         games.second, 1 - first_points, games.players
     )
     low, high = sample.interval(level) if sample is not None else (None, None)
+    # Each version plays one game (its bot's): read it from every game it played, first or
+    # second, so that one that only ever moved second is not taken for a player of game 0.
     kind_of = np.zeros(games.players, dtype=np.int64)
     kind_of[games.first] = games.kind
+    kind_of[games.second] = games.kind
     rows = []
     for kind in range(len(data.kinds)):
         members = sorted(np.flatnonzero(kind_of == kind), key=lambda p: -full.ratings[p])

@@ -47,3 +47,16 @@ def phi(x: float) -> float:
 
 def normal_quantile(p: float) -> float:
     return _NORMAL.inv_cdf(p)
+
+
+def rounded_elo(value: float, digits: int = 1) -> float:
+    """An Elo value rounded for people, never -0.0: a difference that rounds to nothing has no
+    sign (adding 0.0 turns -0.0 into 0.0)."""
+    return round(value, digits) + 0.0
+
+
+def signed_elo(value: float, digits: int = 1) -> str:
+    """An Elo difference with its sign, `+12.3`, `-4.0`, `+0.0` (never `-0.0`), `+inf`."""
+    if math.isinf(value):
+        return "+inf" if value > 0 else "-inf"
+    return f"{rounded_elo(value, digits):+.{digits}f}"

@@ -109,7 +109,7 @@ def _log_draw(u: Floats, delta: Floats) -> Floats:
 
 
 @dataclass(frozen=True)
-class _Cells:
+class CellTerms:
     """Each cell's log-likelihood and its first and second derivatives in u and delta."""
 
     log_l: float
@@ -120,7 +120,9 @@ class _Cells:
     ddd: Floats
 
 
-def _cells(u: Floats, delta: Floats, counts: Floats) -> _Cells:
+def cell_terms(u: Floats, delta: Floats, counts: Floats) -> CellTerms:
+    """The cells' log-likelihood and derivatives at u (natural units: SCALE times x) and delta
+    (SCALE times the draw margin); `counts` holds each cell's first wins, draws, second wins."""
     w, dr, lo = counts[:, 0], counts[:, 1], counts[:, 2]
     big, little = expit(u + delta), expit(u - delta)  # A = F(u + delta), B = F(u - delta)
     a1, b1 = big * (1 - big), little * (1 - little)
@@ -143,7 +145,7 @@ def _cells(u: Floats, delta: Floats, counts: Floats) -> _Cells:
         duu[drawn] += c * ((sa2 - sb2) / p - gu * gu)
         dud[drawn] += c * ((sa2 + sb2) / p - gu * gd)
         ddd[drawn] += c * ((sa2 - sb2) / p - gd * gd)
-    return _Cells(log_l, du, dd, duu, dud, ddd)
+    return CellTerms(log_l, du, dd, duu, dud, ddd)
 
 
 class _Posterior:
@@ -181,7 +183,7 @@ class _Posterior:
         margin = np.exp(theta[n + k :])  # the draw margins, Elo
         u = SCALE * (r[t.first] - r[t.second] + a[t.kind])
         delta = SCALE * margin[t.kind]
-        c = _cells(u, delta, t.counts)
+        c = cell_terms(u, delta, t.counts)
         dm = SCALE * margin[t.kind]  # d(delta) / d(log margin)
         gu, gm = SCALE * c.du, dm * c.dd
         grad = np.concatenate(

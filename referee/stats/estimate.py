@@ -7,15 +7,18 @@ of freedom; Wilks' theorem). It never leaves the possible scores, does not colla
 when every pair scored the same, and for hundreds of games agrees with the normal interval of
 fishtest and fastchess (s_hat +- 1.96 sigma / sqrt(N)) to a fraction of an Elo.
 
-A sweep (every pair, or game, won) has its largest likelihood at a 100% score: the interval has
-no upper end, and its lower end is exact rather than asymptotic: whatever the distribution of
-a pair's score, its mean s is at least its probability of a won pair, so N won pairs in a row
-happen with probability at most s^N, under 5% for every s < 0.05^(1/N). The summary then says
-"at least +X Elo". The same holds, mirrored, when every pair was lost.
+A sweep (every pair, or game, won) is no exception: its likelihood is largest at a 100% score,
+so the interval has no upper end, and its lower end is where the same likelihood ratio reaches
+3.8415 (the best distribution with mean s then wins a pair with probability s and loses one
+otherwise: l(s) = N ln s, the end is exp(-3.8415 / 2N)). One method for every sample keeps the
+figures in order: a better result never gives a weaker claim. The same holds, mirrored, when
+every pair was lost.
 
 LOS, the probability that the first player is the stronger, is Phi(r) with r the signed root
 2 (l(s_hat) - l(1/2)), sign of s_hat - 1/2: for many games fastchess's Phi((s_hat - 1/2) /
-(sigma / sqrt(N))), and finite, and below 100%, for small samples.
+(sigma / sqrt(N))), and finite, and below 100%, for small samples. Read on the same likelihood,
+each end of the interval is a one-sided bound at 97.5% (r = 1.96): the interval lies above 0
+Elo exactly when the LOS is above 97.5%.
 """
 
 from __future__ import annotations
@@ -95,11 +98,6 @@ def estimate(counts: Sequence[int], model: Model) -> Estimate:
 
 def interval(counts: Sequence[float], values: Sequence[float]) -> tuple[float, float]:
     """The 95% interval of the mean score (this module's docstring)."""
-    n = sum(counts)
-    if counts[-1] == n:  # every sample at the largest score
-        return (1.0 - LEVEL) ** (1.0 / n), 1.0
-    if counts[0] == n:
-        return 0.0, 1.0 - (1.0 - LEVEL) ** (1.0 / n)
     score, _ = mean_and_variance(counts, values)
     top = largest(counts)
 

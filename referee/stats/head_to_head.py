@@ -13,7 +13,8 @@ import math
 from dataclasses import dataclass, field
 from typing import Any
 
-from referee.stats.estimate import Model
+from referee.stats.elo import signed_elo
+from referee.stats.estimate import Estimate, Model
 from referee.stats.match import MatchStats, match_stats, sprt_decision
 from referee.stats.sprt import Sprt
 
@@ -61,6 +62,17 @@ class Tally:
             return False
         return sprt_decision(self.scores, self.sprt, self.model) is not None
 
+    def could_decide(self, number: int) -> bool:
+        """Whether game `number`, not counted yet, could make the SPRT decide, whatever its
+        result (the runner's `could_stop`: only then does the next game wait for it). The first
+        game of a pair never can, for a pair counts once both its games are in."""
+        if self.sprt is None:
+            return False
+        return any(
+            sprt_decision({**self.scores, number: score}, self.sprt, self.model) is not None
+            for score in (0.0, 0.5, 1.0)
+        )
+
 
 def conclusion(stats: MatchStats, sprt: Sprt, first: str, second: str) -> str:
     """The SPRT's decision in plain words."""
@@ -76,6 +88,68 @@ def conclusion(stats: MatchStats, sprt: Sprt, first: str, second: str) -> str:
             f"more, with {100 * (1 - sprt.beta):g}% confidence"
         )
     return "no decision yet: play more games (raise --games and run the same command again)"
+
+
+def signed(elo: float) -> str:
+    return signed_elo(elo, 1)
+
+
+def percent(probability: float) -> str:
+    """A probability in percent, never rounded to a certainty it is not."""
+    if 0.9999 < probability < 1.0:
+        return ">99.99%"
+    if 0.0 < probability < 0.0001:
+        return "<0.01%"
+    return f"{100 * probability:.2f}%"
+
+
+def elo_lines(estimate: Estimate) -> list[str]:
+    """The Elo difference and normalised Elo with their 95% intervals; after a sweep, the
+    interval's one end (the estimate itself is infinite)."""
+    unit = "pair" if estimate.model == "pentanomial" else "game"
+    basis = f"from {estimate.samples} {unit}{'s' if estimate.samples != 1 else ''}"
+    if math.isinf(estimate.elo_high) and math.isfinite(estimate.elo_low):
+        elo = f"every {unit} won, 95% interval [{signed(estimate.elo_low)}, no upper end]"
+    elif math.isinf(estimate.elo_low) and math.isfinite(estimate.elo_high):
+        elo = f"every {unit} lost, 95% interval [no lower end, {signed(estimate.elo_high)}]"
+    else:
+        elo = (
+            f"{signed(estimate.elo)}, 95% interval "
+            f"[{signed(estimate.elo_low)}, {signed(estimate.elo_high)}]"
+        )
+    lines = [f"Elo difference ({basis}): {elo}"]
+    nelo, low, high = estimate.nelo, estimate.nelo_low, estimate.nelo_high
+    if nelo is None or low is None or high is None:
+        lines.append(f"normalised Elo: undefined (every {unit} scored the same)")
+    else:
+        lines.append(
+            f"normalised Elo: {signed(nelo)}, 95% interval [{signed(low)}, {signed(high)}]"
+        )
+    return lines
+
+
+def summary_lines(stats: MatchStats, tally: Tally, *, final: bool = True) -> list[str]:
+    """The match's numbers in plain lines, from the first player's point of view; the SPRT's
+    conclusion once it decided, or (`final`) that it did not."""
+    first, second = tally.first, tally.second
+    if stats.score is None:
+        return [f"{first} vs {second}: no game finished yet"]
+    lines = [
+        f"{first} vs {second}: {stats.games} games, {first} +{stats.wins} ={stats.draws} "
+        f"-{stats.losses} ({100 * stats.score:.1f}%)",
+        f"pairs (0, 1/2, 1, 3/2, 2 points of 2): {' '.join(map(str, stats.pairs))}",
+        *elo_lines(stats.estimate),
+        f"LOS (likelihood {first} is stronger): {percent(stats.estimate.los)}",
+    ]
+    sprt = tally.sprt
+    if sprt is not None and stats.llr is not None:
+        lines.append(
+            f"SPRT {sprt.describe()}: LLR {stats.llr:.2f} "
+            f"(bounds {sprt.lower:.2f}, {sprt.upper:.2f})"
+        )
+        if final or stats.decision is not None:
+            lines.append(conclusion(stats, sprt, first, second))
+    return lines
 
 
 def _finite(value: float | None) -> float | None:
@@ -97,7 +171,7 @@ def summary_fields(tally: Tally, directory: str) -> dict[str, Any]:
         "losses": stats.losses,
         "pentanomial": stats.pairs,
         "model": estimate.model,
-        "score": estimate.score,
+        "score": stats.score,
         "elo": _finite(estimate.elo),
         "elo_low": _finite(estimate.elo_low),
         "elo_high": _finite(estimate.elo_high),

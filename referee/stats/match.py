@@ -52,6 +52,13 @@ class MatchStats:
     def games(self) -> int:
         return self.wins + self.draws + self.losses
 
+    @property
+    def score(self) -> float | None:
+        """The first player's score per game over every finished game (None before the first):
+        the figure the summary's first line and the JSON's `score` give. The estimate's own
+        mean is over the complete pairs only."""
+        return (self.wins + self.draws / 2) / self.games if self.games else None
+
 
 def match_stats(
     scores: Mapping[int, float], sprt: Sprt | None = None, model: Model = "pentanomial"

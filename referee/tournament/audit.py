@@ -2,9 +2,10 @@
 
 For every finished game of a store: its record exists and reads, its hash chain is intact
 (`referee.records`), its final hash is the one the store kept when the game was committed (so
-lines removed or added at the end show too), its players are the scheduled ones, and replaying
-its moves through the rules (`referee.verify`) gives the result the store holds. Games finished
-by a referee that wrote no hash chain are checked all the same, and noted.
+lines removed or added at the end show too), it is a game of the tournament's game, its players
+are the scheduled ones, and replaying its moves through the rules (`referee.verify`) gives the
+result the store holds. Games finished by a referee that wrote no hash chain are checked all the
+same, and noted. The league checks every game the same way before rating it.
 """
 
 from __future__ import annotations
@@ -33,25 +34,36 @@ class GameAudit:
         return not self.problems
 
 
-def audit_game(view: StoreView, row: GameRow) -> GameAudit:
-    """Check one finished game's record against the store and the rules."""
+def audit_game(view: StoreView, row: GameRow, game: str | None = None) -> GameAudit:
+    """Check one finished game's record against the store and the rules (and, given the
+    tournament's `game`, that the record is of that game)."""
+    return audit_record(view, row, game)[0]
+
+
+def audit_record(
+    view: StoreView, row: GameRow, game: str | None = None
+) -> tuple[GameAudit, GameRecord | None, str | None]:
+    """`audit_game`, with the record it read and the record's final hash (None, None when it
+    could not be read): what a reader that goes on to use the game (the league) needs."""
     found = GameAudit(row.number, row.record)
     path = view.record_path(row)
     if path is None:
         found.problems.append("the store names no record for it")
-        return found
+        return found, None, None
     if not path.is_file():
         found.problems.append(f"{path}: the record is missing")
-        return found
+        return found, None, None
     try:
         record, chain = read_chained_record(path)
     except RecordError as exc:
         found.problems.append(str(exc))
-        return found
+        return found, None, None
+    if game is not None and record.header.game != game:
+        found.problems.append(f"the record is a game of {record.header.game}, not of {game}")
     _check_chain(found, row, chain)
     _check_players(found, row, record)
     _check_result(found, row, record)
-    return found
+    return found, record, chain
 
 
 def _check_chain(found: GameAudit, row: GameRow, chain: str | None) -> None:

@@ -10,7 +10,7 @@ are relative to the file's own folder, and so is the folder a bot runs in by def
 from __future__ import annotations
 
 import os
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
@@ -22,6 +22,8 @@ from referee import __version__
 from referee.bot_content import bot_content_hash
 from referee.isolation.limits import Limits
 from referee.match import MatchSettings, PlayerSpec, TimeSettings, resolve_command
+from referee.openings import Book, load_book
+from referee.records import validation_text
 from referee.tournament.format_settings import (
     KnockoutSettings,
     StagesSettings,
@@ -45,6 +47,9 @@ class PlayerConfig(_Model):
     name: str = Field(min_length=1, max_length=64, pattern=r"^\S(.*\S)?$")
     command: str = Field(min_length=1)
     cwd: Path | None = None
+    # True: `cwd` is not the bot's own folder but one it shares (where `referee match` was run,
+    # holding both bots and more): its contents are no part of the bot's content hash.
+    shared_cwd: bool = False
     limits: Limits | None = None  # this player's own resource limits (default: [match.limits])
     # The protocol extensions it understands: "position" lets it start games from openings
     # (built-in bots understand it without saying so).
@@ -58,6 +63,8 @@ class OpeningsSettings(_Model):
     plies: int = Field(0, ge=0, le=200, description="random openings of this many plies")
     book: Path | None = None  # a file of openings, one per line (relative to the config's folder)
     order: Literal["random", "sequential"] = "random"  # how pairs take the book's openings
+    # A line of the book's file, as its errors name them: the first opening on it or after it
+    # (blank and comment lines hold none).
     start: int = Field(1, ge=1, description="the book's line the first pair takes (sequential)")
 
     @property
@@ -156,6 +163,37 @@ class TournamentConfig(_Model):
         )
 
 
+# The sha256 of the book's file, in the openings of a key (`LoadedConfig.schedule_key`).
+BOOK_HASH = "book_sha256"
+
+
+def comparable_key(stored: Mapping[str, Any], wanted: dict[str, Any]) -> dict[str, Any]:
+    """`wanted` as it compares with the `stored` key: without the book's hash when the stored
+    key has none (a tournament started before books were hashed: its book was not recorded, so
+    it cannot be checked)."""
+    old, new = stored.get("openings"), wanted.get("openings")
+    if isinstance(old, dict) and isinstance(new, dict) and BOOK_HASH not in old:
+        return {**wanted, "openings": {k: v for k, v in new.items() if k != BOOK_HASH}}
+    return wanted
+
+
+def book_change(stored: Mapping[str, Any], wanted: Mapping[str, Any]) -> str | None:
+    """When the openings of two keys differ only by their book's content: that change in
+    words; else None."""
+    old, new = stored.get("openings"), wanted.get("openings")
+    if not isinstance(old, dict) or not isinstance(new, dict):
+        return None
+    if {k: v for k, v in old.items() if k != BOOK_HASH} != {
+        k: v for k, v in new.items() if k != BOOK_HASH
+    } or old.get(BOOK_HASH) == new.get(BOOK_HASH):
+        return None
+    return (
+        f"the book {new.get('book')} has changed since its games started (sha256 "
+        f"{str(old.get(BOOK_HASH))[:16]}... then, {str(new.get(BOOK_HASH))[:16]}... now), and "
+        "its openings are part of what a run resumes"
+    )
+
+
 def _openings_key(config: TournamentConfig) -> dict[str, Any]:
     """The openings, where there are any (a tournament without them keeps its old key)."""
     if not config.openings.enabled:
@@ -191,6 +229,9 @@ class LoadedConfig:
     collected: bool = False  # written by `referee course collect` (COLLECTED_MARK)
     # Each player's content hash, computed once per run (a bot's folder may be large).
     _hashes: dict[str, str] = field(default_factory=dict, compare=False, repr=False)
+    # The openings book, read once per run: the openings played and the hash a resumed run is
+    # checked by come from the same read.
+    _books: dict[Path, Book] = field(default_factory=dict, compare=False, repr=False)
 
     @property
     def base_dir(self) -> Path:
@@ -202,6 +243,26 @@ class LoadedConfig:
         chosen = self.config.directory or Path(self.path.stem)
         return chosen if chosen.is_absolute() else self.base_dir / chosen
 
+    def book(self) -> Book | None:
+        """The book of `[openings]` (None: none), read once; `OSError` or `OpeningError` for
+        one that cannot be read (reading the config reports those first)."""
+        path = self.config.openings.book
+        if path is None:
+            return None
+        path = path if path.is_absolute() else self.base_dir / path
+        if path not in self._books:
+            self._books[path] = load_book(path, self.config.game, self.config.game_options)
+        return self._books[path]
+
+    def schedule_key(self) -> dict[str, Any]:
+        """The config's `schedule_key`, with the sha256 of its book's file in its openings:
+        a run that resumes plays from the openings it started with, or is refused."""
+        key = self.config.schedule_key()
+        book = self.book()
+        if book is not None:
+            key["openings"] = {**key["openings"], BOOK_HASH: book.sha256}
+        return key
+
     def player_spec(self, name: str, game_seed: int) -> PlayerSpec:
         """How to start player `name` for one game (built-ins expanded, `{seed}` filled in)."""
         config = self.config
@@ -211,7 +272,7 @@ class LoadedConfig:
         command = command.replace(SEED_PLACEHOLDER, str(game_seed))
         cwd = (self.base_dir / player.cwd if player.cwd else self.base_dir).resolve()
         if name not in self._hashes:
-            own = cwd if player.cwd else None
+            own = cwd if player.cwd and not player.shared_cwd else None
             self._hashes[name] = bot_content_hash(player.command, cwd, own, __version__)
         return PlayerSpec(
             name=name,
@@ -227,7 +288,7 @@ def validation_message(error: Any, model: type[BaseModel]) -> str:
     """A pydantic error of `model` in a config file's words: an unknown key gets the setting
     it most likely meant, found among those of the table it is in."""
     if error["type"] != "extra_forbidden":
-        return str(error["msg"])
+        return validation_text(error)
     loc = tuple(error["loc"])
     return unknown_setting(loc[-1], settings_at(model, loc[:-1]))
 

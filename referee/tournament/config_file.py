@@ -18,8 +18,14 @@ from typing import Any
 from pydantic import ValidationError
 
 from protocols import UnknownGame, get_game
-from referee.match import BUILTIN_PREFIX, POSITION, MatchSettings, TimeSettings
-from referee.openings import OpeningError, load_openings
+from referee.match import (
+    BUILTIN_PREFIX,
+    POSITION,
+    MatchSettings,
+    TimeSettings,
+    builtin_refusal,
+)
+from referee.openings import Book, OpeningError, load_book
 from referee.stats.ratings import fit_ratings
 from referee.tournament.config import (
     ADDRESS_CHECK,
@@ -97,6 +103,8 @@ def check_config(config: TournamentConfig) -> list[tuple[Loc, str]]:
         if player.name in seen:
             problems.append((("players", i, "name"), f"duplicate player name {player.name!r}"))
         seen.add(player.name)
+        if refusal := builtin_refusal(player.command, config.game):
+            problems.append((("players", i, "command"), refusal))
     problems += _check_format(config)
     problems += _check_game(config)
     problems += _check_match(config)
@@ -114,11 +122,14 @@ def check_openings(config: TournamentConfig, base_dir: Path) -> list[tuple[Loc, 
     if settings.plies and settings.book is not None:
         problems.append((("openings", "plies"), "give either plies or a book, not both"))
     if settings.book is not None:
-        book = settings.book if settings.book.is_absolute() else base_dir / settings.book
+        path = settings.book if settings.book.is_absolute() else base_dir / settings.book
         try:
-            load_openings(book, config.game, config.game_options)
+            book = load_book(path, config.game, config.game_options)
         except (OSError, OpeningError) as exc:
             problems.append((("openings", "book"), str(exc)))
+        else:
+            if settings.order == "sequential":
+                problems += _check_start(book, settings.start)
     for i, player in enumerate(config.players):
         builtin = player.command.strip().startswith(BUILTIN_PREFIX)
         if POSITION not in player.capabilities and not builtin:
@@ -132,6 +143,15 @@ def check_openings(config: TournamentConfig, base_dir: Path) -> list[tuple[Loc, 
                 )
             )
     return problems
+
+
+def _check_start(book: Book, start: int) -> list[tuple[Loc, str]]:
+    """`start`, a line of the book's file: one with an opening on it or after it."""
+    try:
+        book.first_from_line(start)
+    except OpeningError as exc:
+        return [(("openings", "start"), str(exc))]
+    return []
 
 
 def _check_format(config: TournamentConfig) -> list[tuple[Loc, str]]:

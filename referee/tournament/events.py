@@ -13,7 +13,7 @@ from typing import Literal, Self
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from protocols.base import Reason
-from referee.records import utc_now
+from referee.records import ResultLabel, utc_now
 from referee.tournament.standings import Standing, ordered_faults
 
 
@@ -42,16 +42,13 @@ class GameStarted(_Event):
     record: str  # relative to the tournament directory
 
 
-ResultLabel = Literal["blue", "orange", "draw", "void"]
-
-
 class GameFinished(_Event):
     event: Literal["game-finished"] = "game-finished"
     number: int
     attempt: int
     blue: str
     orange: str
-    result: ResultLabel
+    result: ResultLabel  # a double forfeit is a loss for both, never a draw
     winner: str | None  # the winner's name
     reason: Reason
     ending: str | None = None  # the game's own ending, when reason is game-ending

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from referee.match import BUILTIN_PREFIX
+from referee.tournament.config import book_change, comparable_key
 
 CONFIG_NAME = "match.toml"
 DEFAULT_ROOT = Path("referee-matches")
@@ -105,7 +106,12 @@ def default_directory(first: str, second: str) -> Path:
 @dataclass(frozen=True)
 class MatchSpec:
     """Everything a match's config says: the game and its options, the two players (name,
-    command), the number of games, the seed, the time control and the bots' isolation."""
+    command), the number of games, the seed, the time control and the bots' isolation.
+
+    `folder` is where the commands were given (`referee match` is run): the bots run there and
+    their relative paths are read from there, as in `referee play`. The config names it as each
+    bot's `cwd`, absolute, so that the match resumes from anywhere, with `shared_cwd`: the folder
+    holds both bots and more, and is no part of either bot's content hash."""
 
     game: str
     players: tuple[tuple[str, str], tuple[str, str]]
@@ -116,6 +122,7 @@ class MatchSpec:
     isolation: str | None = None  # the isolation level; None: the default (auto)
     openings: Mapping[str, Any] = field(default_factory=dict)  # [openings] entries
     position_capable: frozenset[int] = frozenset()  # the players (0, 1) that declared `position`
+    folder: Path | None = None  # where the commands were given (None: the match's directory)
 
     def config_text(self) -> str:
         """The tournament config of this match (written as `match.toml` in its directory)."""
@@ -135,6 +142,9 @@ class MatchSpec:
         for index, (name, command) in enumerate(self.players):
             lines += ["", "[[players]]", f"name = {json.dumps(name)}"]
             lines.append(f"command = {json.dumps(command)}")
+            if self.folder is not None and not command.strip().startswith(BUILTIN_PREFIX):
+                lines.append(f"cwd = {json.dumps(str(self.folder.absolute()))}")
+                lines.append("shared_cwd = true")
             if index in self.position_capable:
                 lines.append('capabilities = ["position"]')
         return "\n".join(lines) + "\n"
@@ -165,6 +175,15 @@ def toml_value(value: Any) -> str:
     raise ValueError(f"{json.dumps(value)} cannot be written in a config")
 
 
+def shown_value(value: Any) -> str:
+    """A setting's value in a message, as TOML writes it (never a Python or JSON dict); `none`
+    where it is not set."""
+    try:
+        return "none" if value is None else toml_value(value)
+    except ValueError:  # what TOML cannot hold (an infinity): as Python prints it
+        return str(value)
+
+
 # -- resuming ---------------------------------------------------------------------------------
 
 
@@ -174,12 +193,18 @@ def resume_refusal(
     """Why the match stored in `directory` (its schedule key) cannot be resumed by a command
     asking for `wanted`, in the command's words; None when it can (the same match, or the same
     with more games)."""
+    wanted = comparable_key(stored, dict(wanted))
     changed = [key for key in wanted if stored.get(key) != wanted[key]]
+    games = "games_per_pairing"
+    if games in changed and wanted[games] > stored.get(games, math.inf):
+        changed.remove(games)  # more games: the runner adds them
     if not changed:
         return None
-    games = "games_per_pairing"
-    if changed == [games] and wanted[games] > stored.get(games, math.inf):
-        return None  # more games: the runner adds them
+    if changed == ["openings"] and (book := book_change(stored, wanted)) is not None:
+        return (
+            f"the match in {directory} cannot be resumed: {book}. Put the old book back to "
+            "resume it, or give another --dir to start a new match."
+        )
     differences = "; ".join(_difference(key, stored.get(key), wanted[key]) for key in changed)
     return (
         f"the match in {directory} was started with other settings: {differences}. Run it with "
@@ -196,10 +221,7 @@ def _difference(key: str, old: Any, new: Any) -> str:
     if key == "game":
         return f"the game {old}, not {new}"
     if key == "openings":
-        return (
-            f"the openings {json.dumps(old)}, not {json.dumps(new)} (--opening-plies, --openings, "
-            "--book-order, --book-start)"
-        )
+        return f"the openings {_openings(old)}, not {_openings(new)}"
     if key == "players":
         return (
             f"the players {_listed(old)}, not {_listed(new)} (the names come from -p1 and -p2, "
@@ -211,7 +233,19 @@ def _difference(key: str, old: Any, new: Any) -> str:
             f"the game options {_options(old, keys, new)}, not {_options(new, keys, old)} "
             "(-o KEY=VALUE)"
         )
-    return f"{key} {json.dumps(old)}, not {json.dumps(new)}"
+    return f"{key} {shown_value(old)}, not {shown_value(new)}"
+
+
+def _openings(value: Any) -> str:
+    """A match's `[openings]` in the flags that ask for them."""
+    if not isinstance(value, dict) or not (value.get("plies") or value.get("book")):
+        return "none (from the start)"
+    if value.get("book"):
+        return (
+            f"--openings {value['book']} --book-order {value.get('order')} "
+            f"--book-start {value.get('start')}"
+        )
+    return f"--opening-plies {value['plies']}"
 
 
 def _listed(names: Any) -> str:

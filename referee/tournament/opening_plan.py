@@ -6,7 +6,8 @@ A pair is the k-th two games of a pairing in the order of the schedule (game num
 plan holds for a tournament resumed, grown or staged as for one played at once: a game's opening
 follows from the games numbered before it. A random opening of `plies` moves is drawn from the
 pair's own seed; a book's openings are taken at random (seeded by the pair) or one after the other
-from its line `start`, the pairs in the order of their first game.
+from the first on its line `start` (a line of the file, as its errors count them), the pairs in
+the order of their first game.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Protocol
 
-from referee.openings import load_openings, opening_for_pair
+from referee.openings import opening_for_pair
 from referee.tournament.config import LoadedConfig
 
 
@@ -38,11 +39,10 @@ class OpeningPlan:
         config = loaded.config
         self.settings = config.openings
         self.game, self.options, self.seed = config.game, config.game_options, config.seed
-        self.book: list[list[str]] | None = None
-        if self.settings.book is not None:
-            path = self.settings.book
-            path = path if path.is_absolute() else loaded.base_dir / path
-            self.book = load_openings(path, self.game, self.options)
+        self.book = loaded.book()
+        # Sequential: the first pair takes the first opening on the book's line `start` or
+        # after it (lines, as the book's errors count them).
+        self.first = self.book.first_from_line(self.settings.start) if self.book else 0
 
     @property
     def enabled(self) -> bool:
@@ -54,12 +54,11 @@ class OpeningPlan:
         if not self.enabled:
             return ()
         key, order = pairs(games)[number]
-        if self.book is not None and self.settings.order == "sequential":
-            return tuple(self.book[(self.settings.start - 1 + order) % len(self.book)])
+        book = self.book.openings if self.book is not None else None
+        if book is not None and self.settings.order == "sequential":
+            return tuple(book[(self.first + order) % len(book)])
         plies = self.settings.plies
-        chosen = opening_for_pair(
-            self.game, self.options, self.seed, key, plies=plies, book=self.book
-        )
+        chosen = opening_for_pair(self.game, self.options, self.seed, key, plies=plies, book=book)
         return tuple(chosen)
 
 

@@ -17,10 +17,16 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from protocols.base import Reason
+from referee.printable import csv_cell
+from referee.records import ResultLabel, result_label
+from referee.stats.elo import rounded_elo
+from referee.stats.head_to_head import Tally, summary_fields, summary_lines
 from referee.stats.ratings import Rating, fit_ratings
 from referee.tournament.config import TournamentConfig
 from referee.tournament.events import StandingLine
 from referee.tournament.formats import FormatMismatch, Plan, plan_for
+from referee.tournament.formats.base import SwissLine
+from referee.tournament.match_figures import match_tally
 from referee.tournament.standings import (
     BOT_FAULTS,
     GameResult,
@@ -41,7 +47,9 @@ class StandingRow(StandingLine):
 
     # `illegal` counts illegal moves and bad syntax.
     protocol: int  # line too long, bad encoding, out of turn
-    sonneborn_berger: int
+    # The tie-break of the standings (points 2, 1, 0 times the opponent's points); in a Swiss,
+    # that of its own table (points 1, 1/2, 0 times the opponent's Swiss score).
+    sonneborn_berger: int | float
     elo: float | None
     elo_low: float | None  # 95% confidence interval
     elo_high: float | None
@@ -49,6 +57,12 @@ class StandingRow(StandingLine):
     # what decided it; None and "" for a round robin, or before the format has its final order.
     place: int | None = None
     decided_by: str = ""
+    # A Swiss's own table, on its scale (docs/swiss.md): the score (a win 1, a draw 1/2, a bye
+    # its points), Buchholz, Buchholz cut-1 and the byes; None in other formats.
+    score: float | None = None
+    buchholz: float | None = None
+    buchholz_cut1: float | None = None
+    byes: int | None = None
 
 
 class Record(_Model):
@@ -63,6 +77,9 @@ class GameLine(_Model):
     blue: str
     orange: str
     state: GameState
+    # The result in one word once the game is finished or void (a double forfeit is a loss
+    # for both, never a draw); None before.
+    result: ResultLabel | None
     winner: str | None
     reason: Reason | None
     ending: str | None  # the game's own ending, when reason is game-ending
@@ -70,6 +87,21 @@ class GameLine(_Model):
     plies: int | None
     attempts: int
     record: str | None  # absolute path of the record file
+
+
+class MatchFigures(_Model):
+    """A match's own statistics, as `referee match` prints them (read by `match_figures.py`):
+    its summary in words and as `referee match --json` gives it. The standings' Elo is another
+    figure: each player's rating in the fit of single games that every tournament has."""
+
+    lines: list[str]
+    summary: dict[str, Any]
+
+    @classmethod
+    def of(cls, tally: Tally, directory: str) -> MatchFigures:
+        return cls(
+            lines=summary_lines(tally.stats(), tally), summary=summary_fields(tally, directory)
+        )
 
 
 class Report(_Model):
@@ -85,6 +117,20 @@ class Report(_Model):
     games: list[GameLine]
     format: str = "round-robin"
     plan: Plan | None = None  # None: the stored config no longer reads, or its games differ
+    match: MatchFigures | None = None  # a match's folder (`referee match`): its own figures
+
+
+def rating_note(report: Report) -> str:
+    """What the standings' Elo is; for a match, also that it is not the match's own Elo
+    difference (a model of single games, beside the match's figures from game pairs)."""
+    note = f"Elo: {report.rating_method}, anchored at {report.rating_anchor}"
+    if report.match is None:
+        return note
+    return (
+        f"Elo in the standings: each player's rating from single games (Bradley-Terry, "
+        f"{report.rating_method}, anchored at {report.rating_anchor}); the match's Elo "
+        f"difference above is from its game pairs, as `referee match` gives it"
+    )
 
 
 def finished_results(rows: Sequence[GameRow]) -> list[GameResult]:
@@ -105,10 +151,12 @@ def build_report(view: StoreView, anchor: str | None = None) -> Report:
     for (a, b), (w, d, lost) in head_to_head(results).items():
         h2h[a][b] = Record(wins=w, draws=d, losses=lost)
     plan = _plan(info.config, rows)
+    tally = match_tally(view.directory, players, rows)
+    directory = str(view.directory.resolve())
     return Report(
         name=info.name,
         game=info.game,
-        directory=str(view.directory.resolve()),
+        directory=directory,
         counts={state: sum(r.state is state for r in rows) for state in GameState},
         standings=_standing_rows(compute_standings(players, results), ratings.by_name(), plan),
         rating_anchor=ratings.anchor,
@@ -118,18 +166,32 @@ def build_report(view: StoreView, anchor: str | None = None) -> Report:
         games=[_game_line(view, r) for r in rows],
         format=str(info.config.get("format", "round-robin")),
         plan=plan,
+        match=MatchFigures.of(tally, directory) if tally is not None else None,
     )
 
 
 def _standing_rows(
     standings: list[Standing], ratings: dict[str, Rating], plan: Plan | None
 ) -> list[StandingRow]:
-    """The standings with ratings; a staged format's in its final order, with the places."""
+    """The standings with ratings (and a Swiss's tie-breaks); a staged format's in its final
+    order, with the places."""
+    swiss = {
+        line.name: line
+        for stage in (plan.stages if plan is not None else [])
+        if stage.kind == "swiss"
+        for line in stage.standings
+    }
     if plan is None or not plan.finished or not plan.placings:
-        return [_standing_row(s, ratings[s.name]) for s in standings]
+        return [_standing_row(s, ratings[s.name], swiss=swiss.get(s.name)) for s in standings]
     placed = in_final_order(standings, plan.placings)
     return [
-        _standing_row(s, ratings[s.name], place=s.rank, decided_by=plan.placing_notes.get(s.name))
+        _standing_row(
+            s,
+            ratings[s.name],
+            place=s.rank,
+            decided_by=plan.placing_notes.get(s.name),
+            swiss=swiss.get(s.name),
+        )
         for s in placed
     ]
 
@@ -143,22 +205,35 @@ def _plan(stored: dict[str, Any], rows: list[GameRow]) -> Plan | None:
 
 
 def _standing_row(
-    s: Standing, rating: Rating, place: int | None = None, decided_by: str | None = None
+    s: Standing,
+    rating: Rating,
+    place: int | None = None,
+    decided_by: str | None = None,
+    swiss: SwissLine | None = None,
 ) -> StandingRow:
+    tiebreaks: dict[str, Any] = {"sonneborn_berger": s.sonneborn_berger}
+    if swiss is not None:  # the Swiss table's figures, on its scale, not the standings'
+        tiebreaks = {
+            "score": swiss.score,
+            "buchholz": swiss.buchholz,
+            "buchholz_cut1": swiss.buchholz_cut1,
+            "sonneborn_berger": swiss.sonneborn_berger,
+            "byes": swiss.byes,
+        }
     return StandingRow.of(
         s,
         protocol=s.protocol,
-        sonneborn_berger=s.sonneborn_berger,
         elo=_round(rating.elo),
         elo_low=_round(rating.low),
         elo_high=_round(rating.high),
         place=place,
         decided_by=decided_by or "",
+        **tiebreaks,
     )
 
 
 def _round(value: float | None) -> float | None:
-    return None if value is None else round(value, 1)
+    return None if value is None else rounded_elo(value, 1)
 
 
 def _game_line(view: StoreView, row: GameRow) -> GameLine:
@@ -169,6 +244,7 @@ def _game_line(view: StoreView, row: GameRow) -> GameLine:
         blue=row.blue,
         orange=row.orange,
         state=row.state,
+        result=_label(row),
         winner=row.winner_name,
         reason=row.reason,
         ending=row.ending,
@@ -177,6 +253,12 @@ def _game_line(view: StoreView, row: GameRow) -> GameLine:
         attempts=row.attempts,
         record=str(path.resolve()) if path else None,
     )
+
+
+def _label(row: GameRow) -> ResultLabel | None:
+    if row.state not in (GameState.FINISHED, GameState.VOID) or row.reason is None:
+        return None
+    return result_label(row.winner, row.reason)
 
 
 def to_csv(rows: Sequence[BaseModel]) -> str:
@@ -201,11 +283,14 @@ def standings_csv(rows: Sequence[StandingRow]) -> str:
 
 
 def _csv(fields: list[str], rows: list[dict[str, Any]]) -> str:
+    """Rows as CSV. Every text cell may hold a bot's words (a verdict's detail quotes its
+    stderr; a collected student names a bot), so each is made printable on one line and can
+    never be taken for a formula (`csv_cell`)."""
     out = io.StringIO()
     writer = csv.DictWriter(out, fieldnames=fields, lineterminator="\n")
     writer.writeheader()
     for data in rows:
-        writer.writerow({k: "" if v is None else v for k, v in data.items()})
+        writer.writerow({k: "" if v is None else csv_cell(v) for k, v in data.items()})
     return out.getvalue()
 
 
@@ -232,12 +317,12 @@ def course_csv(report: Report) -> str:
         if game.state not in (GameState.FINISHED, GameState.VOID):
             continue
         slot = slots.get(game.number)
-        draw = game.state is GameState.FINISHED and game.winner is None
+        draw = game.result == "draw"
         error = ""
         if game.state is GameState.VOID:
             error = f"void: {_why(game)}"
-        elif draw and game.reason is not None and game.reason.is_bot_fault:
-            draw, error = False, f"both players: {_why(game)}"
+        elif game.result == "double-forfeit":
+            error = f"both players: {_why(game)}"
         rows.append({
             "Round": slot.stage if slot else "",
             "Group": slot.group if slot else "",

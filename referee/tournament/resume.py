@@ -6,10 +6,11 @@ the schedule is refused, saying what changed and what may change.
 from __future__ import annotations
 
 from referee.records import utc_now
-from referee.tournament.config import LoadedConfig
+from referee.tournament.config import LoadedConfig, book_change, comparable_key
 from referee.tournament.formats import FormatMismatch, is_staged, make_schedule, plan_for
 from referee.tournament.growth import added_games
 from referee.tournament.schedule import ScheduledGame
+from referee.tournament.setting_changes import changes
 from referee.tournament.store import (
     Store,
     StoreError,
@@ -52,7 +53,7 @@ def create_tournament(
         name=config.name,
         game=config.schedule_key()["game"],
         config=config.model_dump(mode="json"),
-        schedule_key=config.schedule_key(),
+        schedule_key=loaded.schedule_key(),  # with the sha256 of its book, if it has one
         created_at=utc_now().isoformat(),
     )
     rows = [(g.number, g.round, g.blue, g.orange, g.seed) for g in games]
@@ -61,7 +62,8 @@ def create_tournament(
 
 def _grow_or_check(loaded: LoadedConfig, store: Store, schedule: list[ScheduledGame]) -> None:
     """Add the new games of a tournament that only grew; else check nothing changed."""
-    stored, wanted = store.info().schedule_key, loaded.config.schedule_key()
+    stored = store.info().schedule_key
+    wanted = comparable_key(stored, loaded.schedule_key())
     added = added_games(stored, wanted, store.games(), schedule)
     if added is None:
         _check_unchanged(loaded, store, schedule)
@@ -72,8 +74,14 @@ def _grow_or_check(loaded: LoadedConfig, store: Store, schedule: list[ScheduledG
 
 def _check_unchanged(loaded: LoadedConfig, store: Store, schedule: list[ScheduledGame]) -> None:
     stored = store.info().schedule_key
-    wanted = loaded.config.schedule_key()
+    wanted = comparable_key(stored, loaded.schedule_key())
     changed = [key for key in wanted if stored.get(key) != wanted[key]]
+    if changed == ["openings"] and (book := book_change(stored, wanted)) is not None:
+        raise ScheduleChanged(
+            f"{loaded.path}: {book}: the tournament in {loaded.directory} cannot go on from "
+            "other openings. Put the old book back to resume it, or set another `directory` "
+            "to start a new tournament."
+        )
     if not changed and not store.grown():  # a grown schedule is in the order it grew
         rows = [(g.number, g.blue, g.orange, g.seed) for g in store.games()]
         if is_staged(loaded.config.format):
@@ -87,7 +95,10 @@ def _check_unchanged(loaded: LoadedConfig, store: Store, schedule: list[Schedule
                 changed = [f"the later stages ({exc})"]
     if changed:
         details = "; ".join(
-            f"{key}: {stored.get(key)!r} -> {wanted[key]!r}" for key in changed if key in wanted
+            line
+            for key in changed
+            if key in wanted
+            for line in changes(key, stored.get(key), wanted[key])
         )
         raise ScheduleChanged(
             f"{loaded.path}: the config changes the schedule of the tournament in "

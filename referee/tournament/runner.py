@@ -36,7 +36,6 @@ from referee.tournament.events import (
     Event,
     GameFinished,
     GameStarted,
-    ResultLabel,
     StandingLine,
     TournamentFinished,
     TournamentStarted,
@@ -143,6 +142,7 @@ class Runner:
         emit: Callable[[Event], None] = lambda event: None,
         play: PlayGame = play_match,
         stop_when: Callable[[RunState], bool] | None = None,
+        could_stop: Callable[[int], bool] | None = None,
     ) -> None:
         self.loaded = loaded
         self.store = store
@@ -159,7 +159,11 @@ class Runner:
         self._db_limiter = trio.CapacityLimiter(1)
         # Asked after each finished game: once it says so, no further game starts (the games
         # being played still finish and count). A match stopped by a statistical test uses it.
+        # `could_stop(number)`: whether that game's result, whatever it is, could make it say
+        # so (None: any could); a worker whose game could starts its next one only once that
+        # game is counted, so that no game starts after the run was told to stop.
         self.stop_when = stop_when
+        self.could_stop = could_stop
         self.stopped = False
         self._staged = is_staged(loaded.config.format)
         self._advancing = trio.Lock()
@@ -293,16 +297,26 @@ class Runner:
     async def _worker(self) -> None:
         # A worker takes its next game as soon as its game is decided: closing the bots,
         # writing the record and committing the result go on beside the next game's start.
-        # At most one of its games is closing at a time, so slow exits cannot pile up.
+        # At most one of its games is closing at a time, so slow exits cannot pile up. When
+        # its game's result could stop the run, it waits until that game is counted and the
+        # stop rule asked: a game started before could be one the rule would not have started.
         closed: trio.Event | None = None  # of the game before the one being played
         async with trio.open_nursery() as closing:
             while (game := await self._next_game()) is not None:
                 decided, done = trio.Event(), trio.Event()
                 closing.start_soon(self._play_and_free, game, decided, done)
                 await decided.wait()
+                if self._may_stop_after(game.number):
+                    await done.wait()
                 if closed is not None:
                     await closed.wait()
                 closed = done
+
+    def _may_stop_after(self, number: int) -> bool:
+        """Whether game `number`'s result could make the stop rule stop the run."""
+        if self.stop_when is None:
+            return False
+        return self.could_stop is None or self.could_stop(number)
 
     async def _play_and_free(
         self, game: ScheduledGame, decided: trio.Event, done: trio.Event
@@ -400,15 +414,12 @@ def finished_event(
     winner = None
     if result.winner is not None:
         winner = game.blue if result.winner is Side.BLUE else game.orange
-    label: ResultLabel = "void" if result.void else "draw"
-    if not result.void and result.winner is not None:
-        label = "blue" if result.winner is Side.BLUE else "orange"
     return GameFinished(
         number=game.number,
         attempt=running.attempt,
         blue=game.blue,
         orange=game.orange,
-        result=label,
+        result=result.label,
         winner=winner,
         reason=result.reason,
         ending=result.ending,

@@ -32,6 +32,11 @@ def ordered_faults(faults: Mapping[Reason, int]) -> dict[Reason, int]:
     return dict(ranked)
 
 
+def points_text(points: float) -> str:
+    """A number of points in words: `1 point`, `0 points`, `2.5 points`."""
+    return f"{points:g} point{'' if points == 1 else 's'}"
+
+
 @dataclass(frozen=True, slots=True)
 class GameResult:
     """A finished game as standings need it (`winner` None: a draw or a double forfeit)."""

@@ -81,6 +81,15 @@ def max_rounds(players: int) -> int:
     return (players + 1) // 2
 
 
+def most_rounds(players: int) -> int:
+    """The most rounds a field can ever play without a rematch: players rounded up to even,
+    less one (a round robin's rounds, the bye counted as a player). Rounds past `max_rounds`
+    pair only when the earlier rounds left a perfect matching of pairs not yet met."""
+    if players < 2:
+        return 0
+    return players + players % 2 - 1
+
+
 def pair_round(entrants: Sequence[Entrant], round_number: int, seed: int) -> SwissRound:
     """The pairings of round `round_number` (from 1); `seed` only breaks exact ties."""
     field = _Field.of(entrants, round_number)

@@ -2,10 +2,12 @@
 
 Each subfolder is one bot, named after the folder; how to start it is found from its layout
 (`layouts.py`: a `run.txt` manifest, a Python main, a jar, compiled Java, a Makefile's program,
-a lone executable). Python files directly in the folder are bots too. A bot whose command cannot
-be told is written commented out, with a note saying what was found and what to add; a bot that
-must be built first gets that note above its entry. `describe_bots` gives the same notes, one
-line per folder, for the command's output.
+a lone executable). Python files directly in the folder are bots too, each first moved into a
+folder of its own (`give_folders`): a bot runs in its folder and reads what is there, so loose
+programs side by side would read each other's code and data. A bot whose command cannot be told
+is written commented out, with a note saying what was found and what to add; a bot that must be
+built first gets that note above its entry. `describe_bots` gives the same notes, one line per
+folder, for the command's output.
 """
 
 from __future__ import annotations
@@ -15,6 +17,8 @@ import textwrap
 from dataclasses import dataclass
 from pathlib import Path
 
+from protocols import canonical_name
+from referee.match import builtins_playing
 from referee.tournament.layouts import guess_command
 from referee.tournament.toml_lines import align_comments
 
@@ -28,17 +32,46 @@ class FoundBot:
     example: str | None = None  # with no command: the likeliest one, written commented out
 
 
+def loose_programs(folder: Path) -> list[Path]:
+    """The Python files directly in `folder` that are bots of their own."""
+    return [p for p in sorted(folder.glob("*.py")) if p.is_file() and not p.name.startswith("_")]
+
+
+def give_folders(folder: Path) -> list[tuple[Path, Path]]:
+    """Move each loose program of `folder` into a folder of its own, named after it
+    (`bots/eve.py` -> `bots/eve/eve.py`); the moves made. A link, or one whose folder name is
+    taken, stays where it is (`discover_bots` says so)."""
+    moved = []
+    for program in loose_programs(folder):
+        home = folder / program.stem
+        if program.is_symlink() or home.exists() or home.is_symlink():
+            continue  # a link would no longer lead where it did
+        home.mkdir()
+        home.chmod(0o755)  # bots run as users of their own: they must reach their folder
+        target = home / program.name
+        program.rename(target)
+        moved.append((program, target))
+    return moved
+
+
 def discover_bots(folder: Path) -> list[FoundBot]:
-    """The bots in `folder`, sorted by name."""
+    """The bots in `folder`, sorted by name. A loose program still beside them (its folder's
+    name was taken) is written commented out: it would run among the other bots' folders."""
     found = []
     for entry in sorted(folder.iterdir()):
         if entry.is_dir() and not entry.name.startswith((".", "_")):
             guess = guess_command(entry)
             found.append(FoundBot(entry.name, entry, guess.command, guess.note, guess.example))
     found += [
-        FoundBot(entry.stem, folder, f"python3 {entry.name}")
-        for entry in sorted(folder.glob("*.py"))
-        if not entry.name.startswith("_")
+        FoundBot(
+            entry.stem,
+            folder,
+            None,
+            f"{entry.name} lies loose beside the bots' folders: move it into a folder of its "
+            f"own ({entry.stem}/ is taken, or it is a link), where no other bot's files are",
+            f"python3 {entry.name}",
+        )
+        for entry in loose_programs(folder)
     ]
     return sorted(found, key=lambda bot: bot.name)
 
@@ -104,7 +137,7 @@ tmp_mb = 64                     # all it may write in its private /tmp and HOME
 
 # One [[players]] table per bot. `command` is split like a shell would (no shell is run) and is
 # run in `cwd` (relative to this file); `{{seed}}` in a command becomes each game's seed, and
-# `builtin:random` (also greedy, search, perfect) runs a built-in bot.
+# `builtin:random` (also {builtins}) runs a built-in bot.
 """
 
 
@@ -115,6 +148,7 @@ def example_config(bots: list[FoundBot], config_path: Path, name: str, game: str
         name=_toml_string(name),
         game=_toml_string(game),
         seed=seed,
+        builtins=", ".join(b for b in builtins_playing(canonical_name(game)) if b != "random"),
     )
     base = config_path.resolve().parent
     for bot in bots:

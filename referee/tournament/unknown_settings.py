@@ -16,11 +16,16 @@ from typing import Any
 from pydantic import BaseModel
 
 
+def closest(key: str | int, known: Iterable[str]) -> str | None:
+    """The one of `known` that `key` most likely meant, if any is close."""
+    close = difflib.get_close_matches(str(key), list(known), n=1, cutoff=0.6)
+    return close[0] if close else None
+
+
 def unknown_setting(key: str | int, known: Iterable[str]) -> str:
     """The message for an unknown `key` among the settings `known`."""
-    close = difflib.get_close_matches(str(key), list(known), n=1, cutoff=0.6)
-    if close:
-        return f"unknown setting: did you mean {close[0]!r}?"
+    if (meant := closest(key, known)) is not None:
+        return f"unknown setting: did you mean {meant!r}?"
     return "unknown setting (check the spelling)"
 
 

@@ -5,7 +5,8 @@ Views are pure functions of records and states; nothing in the core imports this
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Sequence
+from typing import Any, NamedTuple
 
 from rich.console import Console, Group
 from rich.panel import Panel
@@ -13,6 +14,7 @@ from rich.table import Table
 from rich.text import Text
 
 from protocols.base import Game, Side
+from referee.printable import printable
 from referee.records import GameRecord, Header, Ply, Result
 from referee.replay import Replay
 from referee.views.boards import draw_board
@@ -35,11 +37,18 @@ def wrapped(text: Text) -> Text:
 
 
 def course_result_line(result: Result) -> str:
-    """The course referee's last line, which scripts parse."""
-    if result.winner is None:
-        # A bot fault without a winner: neither bot could start, and both lose.
-        return "Game over! No winner!" if result.reason.is_bot_fault else "Game over! Draw!"
-    return f"Game over! Winner: {result.winner.value}"
+    """The course referee's last line, which scripts parse. A void game (the referee or the
+    machine failed) has no result at all: its line says so and why, never "Draw". Its detail
+    may quote what the machine could not start (a path a bot's author chose): shown, never
+    obeyed."""
+    label = result.label
+    if label == "void":
+        return f"Game over! Void by {result.why}: {printable(' '.join(result.detail.split()))}"
+    if label == "double-forfeit":  # neither bot started playing, and both lose
+        return "Game over! No winner!"
+    if label == "draw":
+        return "Game over! Draw!"
+    return f"Game over! Winner: {label}"
 
 
 def verdict_text(record: GameRecord) -> Text:
@@ -53,35 +62,83 @@ def verdict_text(record: GameRecord) -> Text:
     elif result.winner is None:
         head = Text("Draw ", style="bold")
     else:
-        name = record.header.players[result.winner].name
+        name = printable(record.header.players[result.winner].name)
         head = Text(f"{result.winner.value} ({name}) wins ", style=SIDE_STYLE[result.winner])
-    head.append(f"by {result.why}", style="italic")
+    head.append(f"by {printable(result.why)}", style="italic")
     if result.detail:
-        head.append(f": {result.detail}")
+        # The detail may quote a bot (its last words on stderr, its line): shown, never obeyed.
+        head.append(f": {printable(result.detail)}")
     if result.loser_line is not None:
         head.append(f"\noffending line: {result.loser_line!r}", style="red")
     return wrapped(head)
 
 
-def moves_text(plies: list[Ply]) -> Text:
-    """Every move with its time, a numbered row per blue-orange pair, columns aligned. Built as
-    one Text rather than a rich Table: a Table measures every cell to lay itself out, which cost
-    35 ms for a 110-ply game (55 ms inside the summary's panel), more than the whole game."""
-    cells = [f"{ply.move}  {ply.time_ms:.0f} ms" for ply in plies]
-    number_width = len(str((len(plies) + 1) // 2))
-    blue_width = max(len("blue"), *(len(cell) for cell in cells[0::2]))
+class MoveCell(NamedTuple):
+    """A move in a game's list: its side, its line, and its ply (None: a move of the opening,
+    played before the bots took over)."""
+
+    side: Side
+    move: str
+    ply: Ply | None
+
+    @property
+    def note(self) -> str:
+        """What follows the move: its time, or that the opening played it."""
+        if self.ply is None:
+            return "opening"
+        return f"{self.ply.time_ms:.{1 if self.ply.time_ms < 10 else 0}f} ms"
+
+
+MoveRow = tuple[int, MoveCell | None, MoveCell | None]  # its number, blue's move, orange's
+
+
+def move_rows(plies: Sequence[Ply], opening: Sequence[str] = ()) -> list[MoveRow]:
+    """A game's moves, the opening's first (blue played its first: the sides alternate), in
+    rows numbered from 1 from the start of the game: blue's move in the first column and
+    orange's in the second, so that after an opening of an odd number of moves the bots' first
+    move, orange's, completes the opening's last row."""
+    cells = [
+        MoveCell(Side.BLUE if i % 2 == 0 else Side.ORANGE, m, None) for i, m in enumerate(opening)
+    ]
+    cells += [MoveCell(ply.side, ply.move, ply) for ply in plies]
+    rows: list[list[MoveCell | None]] = []
+    for cell in cells:
+        if cell.side is Side.BLUE or not rows or rows[-1][1] is not None:
+            rows.append([None, None])
+        rows[-1][0 if cell.side is Side.BLUE else 1] = cell
+    return [(number, blue, orange) for number, (blue, orange) in enumerate(rows, 1)]
+
+
+def moves_text(plies: list[Ply], opening: Sequence[str] = ()) -> Text:
+    """Every move with its time (the opening's marked so), in the numbered rows of `move_rows`,
+    columns aligned. Built as one Text rather than a rich Table: a Table measures every cell to
+    lay itself out, which cost 35 ms for a 110-ply game (55 ms inside the summary's panel), more
+    than the whole game."""
+    rows = move_rows(plies, opening)
+    number_width = len(str(len(rows)))
+    blue_width = max([len("blue"), *(len(b.move) + 2 + len(b.note) for _, b, _ in rows if b)])
     text = Text("Moves\n", style="bold")
     text.append(f"{'#':>{number_width}}  {'blue':<{blue_width}}  orange\n", style="bold")
-    for i in range(0, len(plies), 2):
-        text.append(f"{i // 2 + 1:>{number_width}}  ")
-        for ply, cell in zip(plies[i : i + 2], cells[i : i + 2], strict=True):
-            text.append(ply.move, style=SIDE_STYLE[ply.side])
-            text.append(cell[len(ply.move) :], style="dim")
-            if ply.side is Side.BLUE:
-                text.append(" " * (blue_width - len(cell) + 2))
+    for number, blue, orange in rows:
+        text.append(f"{number:>{number_width}}  ")
+        for cell in (blue, orange):
+            if cell is None:
+                text.append(" " * (blue_width + 2) if orange is not None else "")
+                continue
+            text.append(cell.move, style="dim" if cell.ply is None else SIDE_STYLE[cell.side])
+            text.append(f"  {cell.note}", style="dim italic" if cell.ply is None else "dim")
+            if cell is blue and orange is not None:
+                text.append(" " * (blue_width - len(cell.move) - 2 - len(cell.note) + 2))
         text.append("\n")
     text.rstrip()
     return text
+
+
+def after_opening(header: Header) -> str:
+    """What a title adds for a game started from an opening: its plies count the bots' moves,
+    from where the opening left the game."""
+    count = len(header.opening or ())
+    return f", after an opening of {count} {'ply' if count == 1 else 'plies'}" if count else ""
 
 
 def players_text(header: Header) -> Text:
@@ -89,7 +146,7 @@ def players_text(header: Header) -> Text:
     for side in (Side.BLUE, Side.ORANGE):
         player = header.players[side]
         text.append(f"{side.value:6}", style=SIDE_STYLE[side])
-        text.append(f" {player.name}: {player.command}\n")
+        text.append(f" {printable(player.name)}: {printable(player.command)}\n")
     return text
 
 
@@ -104,17 +161,23 @@ def print_summary(
     """The end-of-game summary: players, final board, moves, verdict and (unless `stderr_tails`
     is false) the last lines each bot wrote to its stderr."""
     parts: list[Any] = [players_text(record.header), Text(game.render_text(final_state))]
-    if record.plies:
-        parts.append(moves_text(record.plies))
+    if record.plies or record.header.opening:
+        parts.append(moves_text(record.plies, record.header.opening or ()))
     parts.append(verdict_text(record))
-    title = f"{game.name}: {len(record.plies)} plies"
+    title = f"{game.name}: {len(record.plies)} plies{after_opening(record.header)}"
     console.print(Panel(Group(*parts), title=title, expand=False))
     if record.result is not None and stderr_tails:
         for side, report in record.result.bots.items():
             if report.stderr_tail.strip():
-                tail = report.stderr_tail.strip().splitlines()[-8:]
+                # A Text, not a str: what the bot wrote is neither rich markup nor terminal
+                # control sequences, and stays inside its panel, one line a line.
+                tail = printable(report.stderr_tail.strip(), lines=True).splitlines()[-8:]
                 console.print(
-                    Panel("\n".join(tail), title=f"{side.value} stderr (last lines)", expand=False),
+                    Panel(
+                        Text("\n".join(tail)),
+                        title=f"{side.value} stderr (last lines)",
+                        expand=False,
+                    ),
                     style="dim",
                 )
 
@@ -134,24 +197,36 @@ def log_line(console: Console, line: Header | Ply | Result) -> None:
 # -- replay frames -------------------------------------------------------------------------------
 
 
-def moves_window(plies: list[Ply], current: int, rows: int = 10) -> Table:
-    """Up to `rows` move pairs around ply `current` (1-based; 0 is the start), current one lit."""
+def moves_window(
+    plies: list[Ply], current: int, rows: int = 10, opening: Sequence[str] = ()
+) -> Table:
+    """Up to `rows` rows of `move_rows` around ply `current` (1-based; 0 is where the bots took
+    over), the current move lit and the opening's moves marked."""
     table = Table(show_edge=False, pad_edge=False, box=None)
     table.add_column("#", justify="right", style="dim")
     table.add_column("blue", style=SIDE_STYLE[Side.BLUE])
     table.add_column("orange", style=SIDE_STYLE[Side.ORANGE])
-    pair_count = (len(plies) + 1) // 2
-    centre = max(current - 1, 0) // 2
-    first = max(0, min(centre - rows // 2, pair_count - rows))
-    for pair in range(first, min(first + rows, pair_count)):
+    all_rows = move_rows(plies, opening)
+    # The row of the current move; at the start, the opening's last (or the first row).
+    centre = max(len(opening) - 1, 0) // 2
+    for index, (_, blue, orange) in enumerate(all_rows):
+        if any(
+            c is not None and c.ply is not None and c.ply.ply == current for c in (blue, orange)
+        ):
+            centre = index
+    first = max(0, min(centre - rows // 2, len(all_rows) - rows))
+    for number, blue, orange in all_rows[first : first + rows]:
         cells = []
-        for ply in plies[2 * pair : 2 * pair + 2]:
-            cell = Text(f"{ply.move}  ")
-            cell.append(f"{ply.time_ms:.{1 if ply.time_ms < 10 else 0}f} ms", style="dim")
-            if ply.ply == current:
-                cell.stylize("reverse")
-            cells.append(cell)
-        table.add_row(str(pair + 1), *cells)
+        for cell in (blue, orange):
+            if cell is None:
+                cells.append(Text(""))
+                continue
+            text = Text(f"{cell.move}  ", style="dim" if cell.ply is None else "")
+            text.append(cell.note, style="dim italic" if cell.ply is None else "dim")
+            if cell.ply is not None and cell.ply.ply == current:
+                text.stylize("reverse")
+            cells.append(text)
+        table.add_row(str(number), *cells)
     return table
 
 
@@ -181,7 +256,8 @@ def replay_frame(replay: Replay, current: int, width: int = 120, colour: bool = 
     frame = replay.frames[current]
     record = GameRecord(header=replay.header, plies=replay.plies, result=replay.result)
     board = draw_board(replay.game, frame.state, frame.marks, colour)
-    moves = moves_window(replay.plies, current)
+    opening = replay.header.opening or []
+    moves = moves_window(replay.plies, current, opening=opening)
     clocks = clocks_text(replay.header, replay.plies, current)
     parts: list[Any] = [players_text(replay.header)]
     if width >= 110:
@@ -196,5 +272,5 @@ def replay_frame(replay: Replay, current: int, width: int = 120, colour: bool = 
     else:
         to_move = Side(frame.state["to_move"])
         parts.append(Text(f"{to_move.value} to move", style=SIDE_STYLE[to_move]))
-    title = f"{replay.game}: ply {current} of {len(replay.plies)}"
+    title = f"{replay.game}: ply {current} of {len(replay.plies)}{after_opening(replay.header)}"
     return Panel(Group(*parts), title=title, expand=False)

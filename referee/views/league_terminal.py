@@ -8,10 +8,12 @@ from collections.abc import Sequence
 from rich.table import Table
 
 from referee.league.queries import VersionRow
+from referee.stats.elo import signed_elo
+from referee.views.plain import plain
 
 
 def _elo(value: float | None) -> str:
-    return "" if value is None else f"{value:+.0f}"
+    return "" if value is None else signed_elo(value, 0)
 
 
 def leaderboard_table(rows: Sequence[VersionRow], title: str) -> Table:
@@ -34,7 +36,7 @@ def leaderboard_table(rows: Sequence[VersionRow], title: str) -> Table:
         los = "" if row.los_next is None else f"{row.los_next:.1%}"
         table.add_row(
             str(row.rank or ""),
-            row.label,
+            plain(row.label),
             row.game,
             _elo(row.rating),
             interval,

@@ -17,6 +17,7 @@ from rich.table import Table
 from rich.text import Text
 
 from protocols.base import Reason, why_ended
+from referee.records import DOUBLE_FORFEIT
 from referee.tournament.events import GameFinished
 from referee.tournament.formats.base import GroupTable, Plan, Stage, SwissRoundTable, Tie
 from referee.tournament.report import (
@@ -24,12 +25,22 @@ from referee.tournament.report import (
     Report,
     StandingRow,
     course_csv,
+    rating_note,
     standings_csv,
     to_csv,
 )
 from referee.tournament.standings import Standing, ordered_faults
+from referee.views.plain import plain
 
-RESULT_STYLE = {"blue": "bold blue", "orange": "bold dark_orange", "draw": "bold", "void": "red"}
+RESULT_STYLE = {
+    "blue": "bold blue",
+    "orange": "bold dark_orange",
+    "draw": "bold",
+    "double-forfeit": "red",
+    "void": "red",
+}
+# A game without a winner as the tables name it: a double forfeit is a loss for both.
+NO_WINNER = {"draw": "draw", "double-forfeit": DOUBLE_FORFEIT}
 
 
 def standings_table(standings: Sequence[Standing | StandingRow], limit: int = 0) -> Table:
@@ -50,8 +61,8 @@ def standings_table(standings: Sequence[Standing | StandingRow], limit: int = 0)
     table.add_column("faults")
     shown = standings[:limit] if limit else standings
     for s in shown:
-        cells = [str(s.rank), s.name, str(s.points), str(s.games), str(s.wins), str(s.draws)]
-        cells.append(str(s.losses))
+        cells: list[str | Text] = [str(s.rank), plain(s.name), str(s.points), str(s.games)]
+        cells += [str(s.wins), str(s.draws), str(s.losses)]
         if isinstance(s, StandingRow):
             cells += _elo_cells(s)
         table.add_row(*cells, Text(faults_text(s.faults), style="red"))
@@ -81,13 +92,13 @@ def head_to_head_table(report: Report) -> Table:
     table = Table(title="Head to head (row vs column: W-D-L)", show_edge=False, pad_edge=False)
     table.add_column("")
     for name in names:
-        table.add_column(name, justify="center")
+        table.add_column(plain(name), justify="center")
     for row_name in names:
         cells = []
         for col_name in names:
             record = report.head_to_head[row_name].get(col_name)
             cells.append("" if record is None else f"{record.wins}-{record.draws}-{record.losses}")
-        table.add_row(row_name, *cells)
+        table.add_row(plain(row_name), *cells)
     return table
 
 
@@ -97,9 +108,9 @@ def games_table(games: Iterable[GameLine], directory: str) -> Table:
     for header in ("#", "blue", "orange", "state", "result", "reason", "plies", "record"):
         table.add_column(header, justify="right" if header in ("#", "plies") else "left")
     for g in games:
-        result = g.winner or ("draw" if g.state == "finished" else "")
+        result = g.winner or NO_WINNER.get(g.result or "", "")
         table.add_row(
-            str(g.number), g.blue, g.orange, g.state.value, result,
+            str(g.number), plain(g.blue), plain(g.orange), g.state.value, plain(result),
             why_ended(g.reason, g.ending) if g.reason else "", str(g.plies or ""),
             _relative(g.record, directory),
         )  # fmt: skip
@@ -118,11 +129,11 @@ def finished_table(events: Iterable[GameFinished]) -> Table:
     for header in ("#", "blue", "orange", "result", "reason", "plies"):
         table.add_column(header, justify="right" if header in ("#", "plies") else "left")
     for e in events:
-        result = e.winner or e.result
+        result = e.winner or NO_WINNER.get(e.result, e.result)
         if e.result == "void":
             result = "void, replayed later" if e.replay else "void"
         table.add_row(
-            str(e.number), e.blue, e.orange, Text(result, style=RESULT_STYLE[e.result]),
+            str(e.number), plain(e.blue), plain(e.orange), plain(result, RESULT_STYLE[e.result]),
             why_ended(e.reason, e.ending), str(e.plies),
         )  # fmt: skip
     return table
@@ -144,13 +155,18 @@ def print_report(out: Console, report: Report, fmt: str, games: bool) -> None:
         if not out.is_terminal:  # piped: do not cut the tables to 80 columns
             out = Console(file=out.file, width=PIPE_WIDTH, soft_wrap=True)
         counts = ", ".join(f"{n} {state.value}" for state, n in report.counts.items() if n)
-        out.print(f"[bold]{report.name}[/bold] ({report.game}): {counts}", highlight=False)
+        heading = plain(report.name, "bold")
+        out.print(heading.append(f" ({report.game}): {counts}"), highlight=False)
+        if report.match is not None:  # the match's own figures, as `referee match` prints them
+            out.print("[bold]Match[/bold]", highlight=False)
+            for line in report.match.lines:
+                out.print(plain(f"  {line}"), highlight=False)
         if report.plan is not None and report.plan.stages[0].kind != "table":
             out.print(plan_view(report.plan))
         out.print(standings_table(report.standings))
         out.print(
-            f"Elo: {report.rating_method}, anchored at {report.rating_anchor}; "
-            f"draw parameter {report.draw_parameter:.3f}",
+            f"{rating_note(report)}; draw parameter {report.draw_parameter:.3f}",
+            markup=False,
             highlight=False,
         )
         out.print(head_to_head_table(report))
@@ -182,7 +198,7 @@ def final_order_table(plan: Plan) -> Table:
     table.add_column("player", style="bold")
     table.add_column("decided by")
     for place, name in enumerate(plan.placings, 1):
-        table.add_row(str(place), name, plan.placing_notes.get(name, ""))
+        table.add_row(str(place), plain(name), plain(plan.placing_notes.get(name)))
     return table
 
 
@@ -194,53 +210,56 @@ def stage_view(stage: Stage, current: bool = False) -> RenderableType:
         return bracket_table(stage.ties, title)
     if stage.kind == "swiss":
         tables: list[RenderableType] = [swiss_round_table(r) for r in stage.rounds]
+        if stage.note:
+            tables.append(Text(f"Swiss {stage.note}", style="yellow"))
         return Group(*tables, swiss_standings_table(stage))
     return Text("")
 
 
 def group_table(group: GroupTable, title: str) -> Table:
-    table = Table(title=title, show_edge=False, pad_edge=False, title_justify="left")
+    table = Table(title=plain(title), show_edge=False, pad_edge=False, title_justify="left")
     for header in ("#", "player", "games", "W", "D", "L", "pts", "", "note"):
         table.add_column(header, justify="left" if header in ("player", "note") else "right")
     for line in group.lines:
         mark = Text("advances", style="green") if line.advances else Text("")
         table.add_row(
-            str(line.position), line.name, str(line.games), str(line.wins), str(line.draws),
-            str(line.losses), str(line.points), mark, line.note,
+            str(line.position), plain(line.name), str(line.games), str(line.wins),
+            str(line.draws), str(line.losses), str(line.points), mark, plain(line.note),
         )  # fmt: skip
     return table
 
 
 def bracket_table(ties: list[Tie], title: str) -> Table:
     """One line per tie: the two players with their seeds, the points, who went through."""
-    table = Table(title=title, show_edge=False, pad_edge=False, title_justify="left")
+    table = Table(title=plain(title), show_edge=False, pad_edge=False, title_justify="left")
     for header in ("tie", "higher seed", "lower seed", "points", "through", "by"):
         table.add_column(header, justify="center" if header == "points" else "left")
     for tie in ties:
         score = "" if tie.second is None else f"{tie.first_points}-{tie.second_points}"
-        through = Text(tie.winner or "", style="bold green")
+        through = plain(tie.winner, "bold green")
         table.add_row(
-            tie.label, _seeded(tie.first, tie.first_seed), _seeded(tie.second, tie.second_seed),
-            score, through, tie.decided_by,
+            plain(tie.label), _seeded(tie.first, tie.first_seed),
+            _seeded(tie.second, tie.second_seed), score, through, plain(tie.decided_by),
         )  # fmt: skip
     return table
 
 
-def _seeded(name: str | None, seed: int | None) -> str:
+def _seeded(name: str | None, seed: int | None) -> Text:
     if name is None:
-        return "(bye)"
-    return f"{name} ({seed})" if seed is not None else name
+        return Text("(bye)")
+    return plain(f"{name} ({seed})" if seed is not None else name)
 
 
 def swiss_round_table(swiss_round: SwissRoundTable) -> Table:
-    title = f"Swiss round {swiss_round.number}"
+    title = Text(f"Swiss round {swiss_round.number}")
     if swiss_round.bye:
-        title += f" (bye: {swiss_round.bye})"
+        title.append(plain(f" (bye: {swiss_round.bye})"))
     table = Table(title=title, show_edge=False, pad_edge=False, title_justify="left")
     for header in ("board", "blue", "orange", "result", "game"):
         table.add_column(header, justify="right" if header in ("board", "game") else "left")
     for board, pair in enumerate(swiss_round.pairs, 1):
-        table.add_row(str(board), pair.blue, pair.orange, pair.result, str(pair.game))
+        cells = (plain(pair.blue), plain(pair.orange), pair.result)
+        table.add_row(str(board), *cells, str(pair.game))
     return table
 
 
@@ -250,7 +269,7 @@ def swiss_standings_table(stage: Stage) -> Table:
         table.add_column(header, justify="left" if header == "player" else "right")
     for line in stage.standings:
         table.add_row(
-            str(line.rank), line.name, _half(line.score), _half(line.buchholz),
+            str(line.rank), plain(line.name), _half(line.score), _half(line.buchholz),
             _half(line.buchholz_cut1), _half(line.sonneborn_berger), str(line.byes),
         )  # fmt: skip
     return table

@@ -18,6 +18,7 @@ from rich.table import Table
 from rich.text import Text
 
 from referee.tournament.runner import RunState
+from referee.views.plain import plain
 from referee.views.tournament import finished_table, plan_view, standings_table
 
 REFRESH = 0.5  # seconds between redraws
@@ -66,7 +67,7 @@ class LiveDisplay:
     def _progress(self) -> RenderableType:
         s = self.state
         done = s.finished + s.void
-        line = Text(f"{self.title}  ", style="bold")
+        line = plain(f"{self.title}  ", "bold")
         line.append(f"{done}/{s.total} games  ")
         line.append(f"{len(s.running)} playing  ")
         if s.plan is not None:  # games are added stage by stage: the total is so far
@@ -95,7 +96,7 @@ class LiveDisplay:
         games = sorted(self.state.running.values(), key=lambda g: g.game.number)
         for g in games[:MAX_RUNNING_ROWS]:
             table.add_row(
-                str(g.game.number), g.game.blue, g.game.orange, str(g.plies),
+                str(g.game.number), plain(g.game.blue), plain(g.game.orange), str(g.plies),
                 f"{now - g.started:.0f}",
             )  # fmt: skip
         if len(games) > MAX_RUNNING_ROWS:

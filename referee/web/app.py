@@ -103,7 +103,9 @@ def create_app(archive: Archive, hub: LiveHub, allowed_hosts: list[str] | None =
         return match
 
     async def live_list(request: Request) -> Response:
-        return JSONResponse({"matches": [m.summary() for m in hub.matches.values()]})
+        # Each with the id of its record in the archive, whose row the dashboard keeps in step.
+        matches = [{**m.summary(), "record": archive.id_of(m.record)} for m in hub.matches.values()]
+        return JSONResponse({"matches": matches})
 
     async def live_json(request: Request) -> Response:
         return JSONResponse(live_match(request).snapshot())

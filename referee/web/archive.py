@@ -15,6 +15,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from protocols.base import Reason, Side
+from referee.records import ResultLabel, result_label
+
 RECORD_SUFFIX = ".jsonl"
 MAX_LISTED = 5000  # records listed per served folder (newest first)
 MAX_RECORD_BYTES = 64 * 1024 * 1024
@@ -78,6 +81,16 @@ class Archive:
 
     def record_id(self, number: int, path: Path) -> str:
         return f"{number}/{path.relative_to(self.roots[number]).as_posix()}"
+
+    def id_of(self, path: Path | None) -> str | None:
+        """The id of the record at `path`, if a served folder holds it; None otherwise."""
+        if path is None:
+            return None
+        resolved = path.resolve()
+        for number, root in enumerate(self.roots):
+            if resolved.is_relative_to(root):
+                return self.record_id(number, resolved)
+        return None
 
     def list_records(self) -> list[dict[str, Any]]:
         """Summaries of the records in every served folder, newest first."""
@@ -144,8 +157,19 @@ def summarise_record(path: Path) -> dict[str, Any] | None:
         "players": {s: p.get("name") for s, p in players.items() if isinstance(p, dict)},
         "started_at": header.get("started_at"),
         "finished": result is not None,
+        "result": _label(result) if result else None,
         "winner": result.get("winner") if result else None,
         "reason": result.get("reason") if result else None,
         "ending": result.get("ending") if result else None,
         "plies": result.get("plies") if result else last.get("ply", 0),
     }
+
+
+def _label(result: dict[str, Any]) -> ResultLabel | None:
+    """A result line's one word (a double forfeit is no draw); None for one that does not read
+    (a record is only listed here, not judged)."""
+    winner, reason = result.get("winner"), result.get("reason")
+    try:
+        return result_label(Side(winner) if winner else None, Reason(str(reason)))
+    except ValueError:  # not a colour, or not a reason
+        return None

@@ -179,7 +179,7 @@ def _notes(index: LeagueIndex) -> list[str]:
         )
     if "rated_at" in meta:
         notes.append(f"rated {meta['rated_at'][:16]}")
-    return notes
+    return notes + queries.left_out(index)
 
 
 def home(request: Request) -> Response:

@@ -83,7 +83,7 @@ def export_league(
     out.mkdir(parents=True, exist_ok=True)
     links = static_links(replays)
     writer = _Writer(out)
-    notes = [config.name, index.meta().get("fit", "not rated yet")]
+    notes = [config.name, index.meta().get("fit", "not rated yet"), *queries.left_out(index)]
     played = queries.games_played(index)
     for every in (False, True):
 

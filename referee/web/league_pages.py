@@ -22,6 +22,7 @@ from referee.league.queries import (
     Page,
     VersionRow,
 )
+from referee.stats.elo import signed_elo
 
 
 @dataclass(frozen=True)
@@ -87,7 +88,7 @@ def document(title: str, body: str, links: Links) -> str:
 
 
 def elo(value: float | None) -> str:
-    return "" if value is None else f"{value:+.0f}"
+    return "" if value is None else signed_elo(value, 0)
 
 
 def pager(page: Page, link: Callable[[int], str]) -> str:

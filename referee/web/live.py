@@ -14,6 +14,7 @@ import logging
 import re
 import time
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import trio
@@ -88,9 +89,11 @@ class LiveMatch:
         match_id: str,
         title: str,
         on_change: Callable[[LiveMatch, str], None] | None = None,
+        record: Path | None = None,
     ) -> None:
         self.id = match_id
         self.title = title
+        self.record = record  # where its record is written, for the dashboard's list of records
         self.header: Header | None = None
         self.plies: list[Ply] = []
         self.frames: list[Frame] = []
@@ -130,7 +133,8 @@ class LiveMatch:
             self._progressed()
         else:
             self.result = line
-            self.subscribers.publish(sse("result", {"result": line.model_dump(mode="json")}))
+            result = {"result": line.model_dump(mode="json"), "outcome": line.label}
+            self.subscribers.publish(sse("result", result))
             self._changed()
 
     def _changed(self) -> None:
@@ -161,6 +165,7 @@ class LiveMatch:
             if self.header
             else [],
             "result": self.result.model_dump(mode="json") if self.result else None,
+            "outcome": self.result.label if self.result else None,
             "problems": list(self.problems),
             "accepted_at": list(self.accepted_at),
             "server_time": now_ms(),
@@ -179,6 +184,7 @@ class LiveMatch:
             "players": players,
             "plies": len(self.plies),
             "finished": result is not None,
+            "result": result.label if result else None,
             "winner": result.winner.value if result and result.winner else None,
             "reason": result.reason.value if result else None,
             "ending": result.ending if result else None,
@@ -199,12 +205,17 @@ class LiveHub:
         self.dashboards = Subscribers()
         self._numbers = itertools.count(1)
 
-    def open_match(self, title: str = "", match_id: str | None = None) -> LiveMatch:
-        """A new live game; pass its `listener` to `Match(listener=...)`."""
+    def open_match(
+        self, title: str = "", match_id: str | None = None, record: Path | None = None
+    ) -> LiveMatch:
+        """A new live game; pass its `listener` to `Match(listener=...)`. `record`, where the
+        game's record is written, lets the dashboard keep that record's row in step."""
         match_id = match_id or str(next(self._numbers))
         if not ID_PATTERN.fullmatch(match_id):
             raise ValueError(f"live game id {match_id!r} must match {ID_PATTERN.pattern}")
-        match = LiveMatch(match_id, title or f"game {match_id}", on_change=self._match_changed)
+        match = LiveMatch(
+            match_id, title or f"game {match_id}", on_change=self._match_changed, record=record
+        )
         replaced = self.matches.pop(match_id, None)  # a replayed game: the old pages start over
         if replaced is not None:
             replaced.subscribers.close()

@@ -23,7 +23,7 @@ from referee.match import LagMonitor, Listener
 from referee.records import GameRecord
 from referee.tournament.config import LoadedConfig
 from referee.tournament.events import Event, GameFinished, GameStarted, TournamentFinished
-from referee.tournament.report import GameLine, build_report
+from referee.tournament.report import GameLine, build_report, rating_note
 from referee.tournament.runner import PlayGame
 from referee.tournament.schedule import ScheduledGame
 from referee.tournament.store import STORE_NAME, GameState, StoreError, open_view
@@ -102,6 +102,9 @@ def summarise(archive: Archive, hub: LiveHub, number: int, directory: Path) -> d
         "standings": [row.model_dump(mode="json") for row in report.standings],
         "rating_method": report.rating_method,
         "rating_anchor": report.rating_anchor,
+        "rating_note": rating_note(report),
+        # A match's folder: its own figures, in the words `referee match` prints.
+        "match": None if report.match is None else report.match.model_dump(mode="json"),
         "running": [game(g) for g in running],
         "latest": [game(g) for g in finished[-LATEST:][::-1]],
         "format": report.format,
@@ -135,7 +138,7 @@ def watch_tournament(
         decided: Callable[[], None],
     ) -> GameRecord:
         title = f"game {game.number}: {game.blue} vs {game.orange}"
-        live = hub.open_match(title=title, match_id=live_id(game.number))
+        live = hub.open_match(title=title, match_id=live_id(game.number), record=record)
         return await play(loaded, game, record, chain(listener, live.listener), lag, decided)
 
     def emit_live(event: Event) -> None:

@@ -55,7 +55,7 @@ async def play_watched(
     watched = Watched()
     async with trio.open_nursery() as nursery:
         server: WebServer = await start_web_server(nursery, folders, port, host=host)
-        live = server.hub.open_match(title=title, match_id="match")
+        live = server.hub.open_match(title=title, match_id="match", record=match.record_path)
         match.listener = chain(match.listener, live.listener)
         url = server.live_url(live.id)
         on_url(url)

@@ -9,11 +9,16 @@ import signal
 import subprocess
 import sys
 import time
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from protocols.base import Reason, Side
+from referee.bot import BotInfrastructureError
+from referee.cli import main
 from referee.records import read_record
 from referee.verify import verify_record
 from tests.commandline import referee
@@ -106,7 +111,7 @@ def test_no_repetition_is_recorded(tmp_path: Path) -> None:
         (["play", "chess", "-p1", "a", "-p2", "b"], "unknown game"),
         (["play", "lasker-morris", "-p1", "a"], "-p2"),
         (["play", "lasker-morris", "-p1", "a", "-p2", "b", "-o", "colour=red"], "colour"),
-        (["play", "lasker-morris", "-p1", "a", "-p2", "b", "-t", "-1"], "move_timeout"),
+        (["play", "lasker-morris", "-p1", "a", "-p2", "b", "-t", "-1"], "-t/--timeout"),
     ],
 )
 def test_usage_errors_exit_2_with_a_clear_message(
@@ -174,6 +179,72 @@ def test_an_empty_player_command_is_a_usage_error(tmp_path: Path) -> None:
     assert done.stderr.startswith("usage: referee play ")
     assert "referee play: error: argument -p1/--player1: empty: give the command" in done.stderr
     assert done.stdout == "" and not (tmp_path / "referee-games").exists()
+
+
+def test_a_folder_against_a_missing_script_is_no_winner(tmp_path: Path) -> None:
+    # One command is a folder (it cannot be started at all), the other an interpreter that
+    # exits with code 2 before moving, its script not there: neither started playing.
+    (tmp_path / "somedir").mkdir()
+    missing = f"{sys.executable} nothere2.py"
+    for seed in ("1", "2"):  # either colour for each
+        done = referee("play", "alak", "-p1", "./somedir", "-p2", missing, "--seed", seed,
+                       "--isolation", "basic+root", cwd=tmp_path)  # fmt: skip
+        assert done.returncode == 0, done.stderr
+        assert done.stdout.strip() == "Game over! No winner!"
+        said = " ".join(done.stderr.split())
+        assert "No winner (both lose) by crash: neither player could start" in said
+        assert "'./somedir' is a directory" in said and "exited with code 2" in said
+
+
+MACHINE_FAILED = "cannot start a process (fork: Resource temporarily unavailable)"
+
+
+@asynccontextmanager
+async def machine_fails(*args: Any, **kwargs: Any) -> AsyncIterator[Any]:
+    """`open_bot` on a machine that cannot start another process: nobody's fault."""
+    raise BotInfrastructureError(MACHINE_FAILED)
+    yield  # an async generator, as `open_bot` is
+
+
+@pytest.mark.parametrize("as_json", [False, True])
+def test_a_void_game_says_so_and_why_and_exits_3(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    as_json: bool,
+) -> None:
+    monkeypatch.setattr("referee.match.open_bot", machine_fails)
+    record = tmp_path / "game.jsonl"
+    argv = [
+        "play",
+        "alak",
+        "-p1",
+        "builtin:random",
+        "-p2",
+        "builtin:random",
+        "--seed",
+        "1",
+        "--no-random-assignment",
+        "--record",
+        str(record),
+        "--isolation",
+        "basic+root",
+    ]
+    code = main([*argv, "--json"] if as_json else argv)  # fmt: skip
+    said = capsys.readouterr()
+    assert code == 3, said.err
+    if as_json:
+        result = json.loads(said.out)
+        assert (result["result"], result["void"], result["winner"]) == ("void", True, None)
+        assert result["reason"] == "infrastructure"
+        assert result["detail"] == f"blue: {MACHINE_FAILED}"
+    else:
+        assert said.out.strip().splitlines()[-1] == (
+            f"Game over! Void by infrastructure: blue: {MACHINE_FAILED}"
+        )
+        assert "Draw" not in said.out
+    written = read_record(record).result
+    assert written is not None and written.void and written.reason is Reason.INFRASTRUCTURE
 
 
 def test_two_bots_that_cannot_start_say_so_with_no_winner(tmp_path: Path) -> None:

@@ -221,7 +221,8 @@ def test_rank_bands_and_grade_steps() -> None:
         }
     )
     assert [band_points(scheme, rank, 8) for rank in (1, 2, 3, 8)] == [40, 40, 10, 10]
-    assert [grade_of(scheme, p) for p in (40, 39.5, -3)] == ["A", "F", ""]
+    assert [grade_of(scheme, p) for p in (40, 39.5, -3)] == ["A", "F", "F"]
+    assert grade_of(scheme.model_copy(update={"grades": []}), 40) == ""
 
 
 def test_grades_follow_the_scheme(course: Path) -> None:

@@ -27,7 +27,8 @@ from referee.isolation.levels import (
 )
 from referee.isolation.limits import Limits
 from referee.isolation.proctree import alive
-from referee.match import Match, MatchSettings, PlayerSpec
+from referee.isolation.scratch import SCRATCH_PREFIX
+from referee.match import Listener, Match, MatchSettings, PlayerSpec
 from referee.records import GameRecord
 from tests.scriptbots import quiet_opening
 
@@ -174,6 +175,7 @@ class Arena:
         orange: tuple[str, Path],
         settings: MatchSettings | None = None,
         record_path: Path | None = None,
+        listener: Listener | None = None,
     ) -> GameRecord:
         match = Match(
             "lasker-morris",
@@ -181,6 +183,7 @@ class Arena:
             PlayerSpec(name="orange-bot", command=orange[0], cwd=orange[1]),
             settings=settings or self.settings(),
             record_path=record_path,
+            listener=listener,
         )
         record = await match.play()
         assert record.result is not None
@@ -199,7 +202,7 @@ class Arena:
         if has(self.level, Feature.CGROUP):
             assert own_cgroups(detect().cgroups) == []
         for home in self.homes:
-            if home.startswith("/tmp/referee-bot-"):
+            if SCRATCH_PREFIX in home:
                 assert not Path(home).exists(), f"scratch directory {home} was left"
 
     def cleanup(self) -> None:

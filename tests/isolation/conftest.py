@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import shutil
 from collections.abc import Iterator
 
 import pytest
 
-from referee.isolation import native
+from referee.isolation import levels, native
 from tests.isolation.arena import LEVELS, Arena, bot_python, has, skip_unless_available
 
 
@@ -54,3 +55,22 @@ def sandbox_level() -> None:
 def cgroup_level() -> None:
     """Skip, with the reason, where bots cannot get cgroups."""
     skip_unless_available("cgroup")
+
+
+@pytest.fixture(params=["without-bubblewrap", "with-bubblewrap"])
+def sandbox_program(
+    request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch
+) -> Iterator[str]:
+    """Without bubblewrap (hidden: this process detects the machine again without it), the
+    compiled helper makes the sandbox; with it, bubblewrap does, asked for by name."""
+    if request.param == "with-bubblewrap":
+        if shutil.which("bwrap") is None:
+            pytest.skip("bubblewrap is not installed here (Debian package bubblewrap)")
+        yield "bubblewrap"
+        return
+    monkeypatch.setattr(levels, "find_bwrap", lambda: (None, "bwrap is not installed (hidden)"))
+    levels.detect.cache_clear()
+    try:
+        yield "auto"
+    finally:
+        levels.detect.cache_clear()

@@ -3,6 +3,7 @@ infrastructure failures that void a game, and default limits that real bots run 
 
 from __future__ import annotations
 
+import ctypes
 import errno
 import os
 import shutil
@@ -18,7 +19,7 @@ from pydantic import ValidationError
 from protocols.base import Reason
 from referee.bot import BotInfrastructureError, BotUnreachable, open_bot
 from referee.isolation import native
-from referee.isolation.cgroups import sweep_stale
+from referee.isolation.cgroups import V1_VIEWED, sweep_stale
 from referee.isolation.interpreters import user_base
 from referee.isolation.launch import PARKED_FDS
 from referee.isolation.levels import (
@@ -33,7 +34,13 @@ from referee.isolation.levels import (
     parse_level,
 )
 from referee.isolation.limits import MB, Limits
-from referee.isolation.scratch import SCRATCH_PREFIX, sweep_stale_scratch
+from referee.isolation.scratch import (
+    PRIVATE_PREFIX,
+    SCRATCH_PREFIX,
+    TMPFS_NAME,
+    scratch_mounts,
+    sweep_stale_scratch,
+)
 from tests.isolation.arena import Arena
 
 
@@ -98,7 +105,11 @@ async def test_each_level_applies_what_it_promises(arena: Arena) -> None:
                 ("RLIMIT_CORE", "RLIMIT_CPU", "RLIMIT_FSIZE", "RLIMIT_NOFILE")}
         cgroup = open("/proc/self/cgroup").read()
         note(f"limits {soft} uid {os.getuid()} env {sorted(os.environ)} pid {os.getpid()}")
-        note("cgroup " + ("referee-" if "referee-" in cgroup else "none"))
+        # The sandbox (pid 2 or 3) has a cgroup namespace rooted at its own cgroup, and shows
+        # that where its hierarchy is mounted (nothing at all without a cgroup of its own).
+        shown = ("/sys/fs/cgroup/cgroup.procs", "/sys/fs/cgroup/memory/cgroup.procs")
+        own = os.getpid() <= 3 and any(os.path.exists(path) for path in shown)
+        note("cgroup " + ("referee-" if "referee-" in cgroup or own else "none"))
         try:
             open(os.path.join(os.getcwd(), "written"), "w").close()
             note("cwd writable")
@@ -356,17 +367,25 @@ def test_what_a_referee_killed_hard_left_is_cleaned_up(cgroup_level: None) -> No
         path.mkdir()
     sleeper = subprocess.Popen(["sleep", "600"])
     try:
-        for path in dirs.values():
-            (path / "cgroup.procs").write_text(str(sleeper.pid))
-        scratch = Path(tempfile.gettempdir()) / f"{SCRATCH_PREFIX}{dead_pid()}-abc"
-        (scratch / "sub").mkdir(parents=True)
+        for controller, path in dirs.items():
+            if controller not in V1_VIEWED:  # a new cpuset has no processors to run on
+                (path / "cgroup.procs").write_text(str(sleeper.pid))
+        private = Path(tempfile.gettempdir()).resolve() / f"{PRIVATE_PREFIX}{dead_pid()}-abc"
+        private.mkdir(mode=0o711)
+        scratch = private / f"{SCRATCH_PREFIX}abc"
+        scratch.mkdir()
+        if os.geteuid() == 0:  # its bot's tmpfs is still mounted
+            libc = ctypes.CDLL(None, use_errno=True)
+            assert libc.mount(TMPFS_NAME, bytes(scratch), b"tmpfs", 0, b"size=1m") == 0
+        (scratch / "sub").mkdir()
         # Any referee starting on this machine (another test's, a tournament's) sweeps too, and
         # may come first: what counts is that this dead referee's cgroup and bots are gone.
         sweep_stale(driver)
         sweep_stale_scratch.__wrapped__()
         assert sleeper.wait(timeout=10) == -9
         assert not any(path.exists() for path in dirs.values())
-        assert not scratch.exists()
+        assert not private.exists()
+        assert scratch not in scratch_mounts()
     finally:
         sleeper.kill()
         sleeper.wait()

@@ -21,7 +21,7 @@ from pathlib import Path
 import pytest
 
 from protocols.base import Reason, Side
-from referee.isolation import levels, native
+from referee.isolation import native
 from referee.isolation.levels import Feature
 from referee.records import read_record
 from tests.isolation.arena import MOVES, OPPONENT, PRELUDE, TEST_LIMITS, Arena
@@ -47,25 +47,6 @@ def private_home() -> Iterator[Path]:
         yield home
     finally:
         shutil.rmtree(home, ignore_errors=True)
-
-
-@pytest.fixture(params=["without-bubblewrap", "with-bubblewrap"])
-def sandbox_program(
-    request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch
-) -> Iterator[str]:
-    """Without bubblewrap (hidden: this process detects the machine again without it), the
-    compiled helper makes the sandbox; with it, bubblewrap does, asked for by name."""
-    if request.param == "with-bubblewrap":
-        if shutil.which("bwrap") is None:
-            pytest.skip("bubblewrap is not installed here (Debian package bubblewrap)")
-        yield "bubblewrap"
-        return
-    monkeypatch.setattr(levels, "find_bwrap", lambda: (None, "bwrap is not installed (hidden)"))
-    levels.detect.cache_clear()
-    try:
-        yield "auto"
-    finally:
-        levels.detect.cache_clear()
 
 
 @pytest.fixture

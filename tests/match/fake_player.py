@@ -19,7 +19,7 @@ from contextlib import asynccontextmanager
 import trio
 
 from protocols.base import Reason
-from referee.bot import BotExit, BotFault, describe_returncode, unwrap_single
+from referee.bot import BotExit, BotFault, BotStartError, describe_returncode, unwrap_single
 from referee.isolation.levels import Isolation
 from referee.match import FaultCallback, MatchSettings, PlayerSpec
 
@@ -174,10 +174,18 @@ class FakePlayer:
 class FakePlayers:
     """An `OpenPlayer` for `Match`: each player, found by its name, runs its program in memory."""
 
-    def __init__(self, programs: Mapping[str, Program], start_delay: float = 0.0) -> None:
+    def __init__(
+        self,
+        programs: Mapping[str, Program],
+        start_delay: float = 0.0,
+        unstartable: Mapping[str, str] | None = None,
+    ) -> None:
         self.programs = dict(programs)
         self.opened: dict[str, FakePlayer] = {}
         self.start_delay = start_delay  # how long opening a player takes (a program starting)
+        # Players whose program cannot be started at all (a folder, a missing file), by name:
+        # opening them raises `BotStartError` with this detail, as `open_bot` does.
+        self.unstartable = dict(unstartable or {})
 
     @asynccontextmanager
     async def __call__(
@@ -189,6 +197,8 @@ class FakePlayers:
         on_fault: FaultCallback,
     ) -> AsyncIterator[FakePlayer]:
         await trio.sleep(self.start_delay)
+        if player.name in self.unstartable:
+            raise BotStartError(self.unstartable[player.name])
         fake = self.opened[player.name] = FakePlayer(player.name, on_fault)
         try:
             async with trio.open_nursery() as nursery:

@@ -481,3 +481,48 @@ async def test_a_bot_that_cannot_start_loses_to_one_that_is_only_slow(
     assert verdict_of(record) == (Side.BLUE, Reason.CRASH, 0)
     record, _ = await play(dies_after(0.0), plays(ORANGE_MOVES), settings_of())
     assert verdict_of(record) == (Side.ORANGE, Reason.CRASH, 0)
+
+
+NOT_A_PROGRAM = "could not start: './somedir' is a directory, not a program"
+
+
+async def play_unstartable(unstartable: str, other: Program, settings: MatchSettings) -> GameRecord:
+    """A game in which `unstartable` ("blue" or "orange") cannot be started at all."""
+    programs = {"blue": other, "orange": other}
+    match = Match(
+        "lasker-morris",
+        PlayerSpec(name="blue", command="in memory"),
+        PlayerSpec(name="orange", command="in memory"),
+        settings=settings,
+        open_player=FakePlayers(programs, unstartable={unstartable: NOT_A_PROGRAM}),
+    )
+    return await match.play()
+
+
+@pytest.mark.parametrize("unstartable", ["blue", "orange"])
+@pytest.mark.parametrize("dies", [0.0, 0.3])
+async def test_a_bot_that_cannot_be_started_and_one_that_exits_before_moving_neither_win(
+    autojump_clock: trio.testing.MockClock, unstartable: str, dies: float
+) -> None:
+    # A folder given as a command, against a script that is not there (the interpreter exits
+    # with code 2 before any move): neither started playing, so neither wins.
+    record = await play_unstartable(unstartable, dies_after(dies, code=2), settings_of())
+    assert verdict_of(record) == (None, Reason.CRASH, 0)
+    assert record.result is not None and not record.result.void
+    other = "orange" if unstartable == "blue" else "blue"
+    detail = record.result.detail
+    assert detail.startswith("neither player could start (blue: ")
+    assert f"{unstartable}: {NOT_A_PROGRAM}" in detail
+    assert f"{other}: closed its output: exited with code 2" in detail
+
+
+@pytest.mark.parametrize("unstartable", ["blue", "orange"])
+async def test_a_bot_that_cannot_be_started_loses_to_one_that_started(
+    autojump_clock: trio.testing.MockClock, unstartable: str
+) -> None:
+    other = plays(BLUE_MOVES if unstartable == "orange" else ORANGE_MOVES)
+    record = await play_unstartable(unstartable, other, settings_of())
+    winner = Side.ORANGE if unstartable == "blue" else Side.BLUE
+    assert verdict_of(record) == (winner, Reason.CRASH, 0)
+    assert record.result is not None
+    assert record.result.detail == f"{unstartable}: {NOT_A_PROGRAM}"

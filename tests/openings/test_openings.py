@@ -3,6 +3,7 @@ record that starts from one verifies, and one whose opening is illegal does not.
 
 from __future__ import annotations
 
+import hashlib
 import random
 from pathlib import Path
 from typing import Any
@@ -14,6 +15,7 @@ from protocols.base import Outcome, Reason
 from referee.openings import (
     OpeningError,
     apply_opening,
+    load_book,
     load_openings,
     opening_for_pair,
     random_opening,
@@ -76,6 +78,28 @@ def test_an_illegal_opening_in_a_file_names_its_line(tmp_path: Path) -> None:
     path.write_text("e2 e3\ne2 e5\n")
     with pytest.raises(OpeningError, match=r"bad\.txt:2"):
         load_openings(path, "lielow")
+
+
+def test_a_book_knows_the_line_of_each_opening_and_its_files_hash(tmp_path: Path) -> None:
+    path = tmp_path / "book.txt"
+    path.write_bytes(b"# openings\n\nc d\n# sharper\ne f\nb, g\n")
+    book = load_book(path, "alak")
+    assert book.openings == [["c", "d"], ["e", "f"], ["b", "g"]]
+    assert book.lines == [3, 5, 6]  # as an editor numbers them, comments and blanks included
+    assert book.sha256 == hashlib.sha256(path.read_bytes()).hexdigest()
+    # The first opening on a line or after it: a comment or blank line leads to the next one.
+    assert [book.first_from_line(line) for line in range(1, 7)] == [0, 0, 0, 1, 1, 2]
+    with pytest.raises(
+        OpeningError, match=r"no opening on line 7 or after it \(the last is on line 6\)"
+    ):
+        book.first_from_line(7)
+
+
+def test_a_book_that_is_not_text_is_an_opening_error_naming_it(tmp_path: Path) -> None:
+    path = tmp_path / "book.txt"
+    path.write_bytes(b"c d\n\xff\xfe\n")
+    with pytest.raises(OpeningError, match=r"book\.txt: not UTF-8 text"):
+        load_book(path, "alak")
 
 
 def record_from_opening(path: Path, game_name: str, opening: list[str], seed: int) -> Any:

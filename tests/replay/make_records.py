@@ -71,6 +71,25 @@ def record_lines(game_name: str, seed: int, max_plies: int = 400) -> list[Header
     return lines
 
 
+def opening_record_lines(
+    game_name: str, seed: int, opening_plies: int, max_plies: int = 400
+) -> list[Header | Ply | Result]:
+    """`record_lines` of a game whose first `opening_plies` moves were an opening: in the
+    header, played before the bots took over; the plies are numbered from the next move."""
+    lines = record_lines(game_name, seed, max_plies)
+    header, plies, result = lines[0], lines[1:-1], lines[-1]
+    assert isinstance(header, Header) and isinstance(result, Result)
+    assert len(plies) > opening_plies, "a game shorter than its opening"
+    opening = [ply.move for ply in plies[:opening_plies] if isinstance(ply, Ply)]
+    rest = [
+        ply.model_copy(update={"ply": number})
+        for number, ply in enumerate(plies[opening_plies:], start=1)
+        if isinstance(ply, Ply)
+    ]
+    ended = result.model_copy(update={"plies": len(rest)})
+    return [header.model_copy(update={"opening": opening}), *rest, ended]
+
+
 def write_record(path: Path, lines: list[Header | Ply | Result]) -> GameRecord:
     write_lines(path, lines)
     return read_record(path)

@@ -95,10 +95,38 @@ def test_large_samples_agree_with_the_normal_interval_of_the_testers() -> None:
         assert ours.elo_high == pytest.approx(elo_of_score(high), abs=tolerance)
 
 
+SWEEPS = [([0, 0, 0, 0, 6], PAIR_SCORES), ([3, 0, 0, 0, 0], PAIR_SCORES), ([0, 0, 9], GAME_SCORES)]
+
+
+@pytest.mark.parametrize(("counts", "values"), SWEEPS)
+def test_a_sweeps_interval_agrees_with_the_dual_computation(
+    counts: list[int], values: tuple[float, ...]
+) -> None:
+    """A sweep's interval is the likelihood-ratio interval like any other: no end on the side
+    of the sweep, the other end where the dual's likelihood ratio reaches the chi-square
+    point."""
+    model = "pentanomial" if len(values) == 5 else "trinomial"
+    ours = estimate(counts, model)
+    won = counts[-1] == sum(counts)
+    best = independent.top(counts)
+
+    def excess(s: float) -> float:
+        return 2 * (best - independent.dual_profile(counts, values, s)) - independent.CHI2
+
+    end = independent._crossing(excess, float(won), -1.0 if won else 1.0)
+    bound, open_end = (
+        (ours.score_low, ours.score_high) if won else (ours.score_high, ours.score_low)
+    )
+    assert bound == pytest.approx(end, abs=TOLERANCE)
+    assert open_end == float(won)
+    assert ours.los == pytest.approx(independent.los(counts, values), abs=TOLERANCE)
+
+
 @pytest.mark.parametrize("pairs", [1, 5, 15, 50])
-def test_a_sweep_has_an_exact_lower_bound(pairs: int) -> None:
-    """N won pairs: the bound s is where the most probable way to score s on average (a won
-    pair with probability p, by linear programming) makes N won pairs 5% likely."""
+def test_a_sweep_has_the_likelihood_ratio_lower_bound(pairs: int) -> None:
+    """N won pairs: the distribution of mean s most likely to give them wins a pair with
+    probability s (by linear programming) and loses otherwise, so l(s) = N ln s and the end is
+    where 2 N ln(1/s) reaches the chi-square point."""
     ours = estimate([0, 0, 0, 0, pairs], "pentanomial")
     assert ours.score_high == 1.0 and math.isinf(ours.elo_high)
 
@@ -111,17 +139,19 @@ def test_a_sweep_has_an_exact_lower_bound(pairs: int) -> None:
         )
         return float(-result.fun)
 
-    bound = optimize.brentq(lambda s: most_likely_won_pair(s) ** pairs - 0.05, 1e-9, 1 - 1e-12)
+    bound = optimize.brentq(
+        lambda s: -2 * pairs * np.log(most_likely_won_pair(s)) - independent.CHI2, 1e-9, 1 - 1e-12
+    )
     assert ours.score_low == pytest.approx(bound, abs=TOLERANCE)
     assert math.isfinite(ours.elo_low)
 
 
 def test_thirty_straight_wins_give_a_finite_lower_bound() -> None:
-    # 15 pairs won: 0.05^(1/15) = 0.818964 -> -400 log10(1 / 0.818964 - 1) = +262.2 Elo
+    # 15 pairs won: exp(-3.8415 / 30) = 0.879812 -> -400 log10(1 / 0.879812 - 1) = +345.8 Elo
     ours = estimate([0, 0, 0, 0, 15], "pentanomial")
-    expected = -400 * np.log10(1 / np.exp(np.log(0.05) / 15) - 1)
+    expected = -400 * np.log10(1 / np.exp(-independent.CHI2 / 30) - 1)
     assert ours.elo_low == pytest.approx(expected, abs=TOLERANCE)
-    assert ours.elo_low == pytest.approx(262.2, abs=0.05)
+    assert ours.elo_low == pytest.approx(345.8, abs=0.05)
     lost = estimate([15, 0, 0, 0, 0], "pentanomial")
     assert lost.elo_high == pytest.approx(-expected, abs=TOLERANCE)
     assert math.isinf(lost.elo_low)

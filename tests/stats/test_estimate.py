@@ -61,8 +61,10 @@ def test_no_result_yet() -> None:
 
 
 def test_a_trinomial_sweep_is_bounded_by_its_games() -> None:
+    # The best distribution with mean s wins with probability s and loses otherwise:
+    # l(s) = 30 ln s, and 2 (0 - l(s)) = 3.8415 at s = exp(-3.8415 / 60).
     ours = estimate([0, 0, 30], "trinomial")
-    assert ours.score_low == pytest.approx(0.05 ** (1 / 30))
+    assert ours.score_low == pytest.approx(math.exp(-3.841459 / 60), abs=1e-6)
     assert math.isfinite(ours.elo_low) and math.isinf(ours.elo_high)
 
 
@@ -81,3 +83,49 @@ def test_single_games_until_the_first_pair_is_complete() -> None:
     stats = match_stats({1: 1.0})
     assert stats.estimate.model == "trinomial" and stats.estimate.samples == 1
     assert stats.llr is None and stats.pairs == [0, 0, 0, 0, 0]
+
+
+def _counts(samples: int, cells: int) -> list[list[int]]:
+    """Every way to spread `samples` over `cells` counts."""
+    if cells == 1:
+        return [[samples]]
+    return [[k, *rest] for k in range(samples + 1) for rest in _counts(samples - k, cells - 1)]
+
+
+# Every sample of up to 5 pairs, and of up to 8 single games.
+SMALL = [(c, "pentanomial") for n in range(1, 6) for c in _counts(n, 5)] + [
+    (c, "trinomial") for n in range(1, 9) for c in _counts(n, 3)
+]
+
+
+def test_a_better_result_never_gives_a_weaker_claim() -> None:
+    """Any pair (or game) scoring one step more never lowers an end of the interval or the LOS:
+    five won pairs claim more than four and a won-drawn pair, which claim more than four and a
+    split pair. Sweeps included: one method gives every figure."""
+    found = {(tuple(c), model): estimate(c, model) for c, model in SMALL}
+    for (counts, model), before in found.items():
+        for k in range(len(counts) - 1):
+            if counts[k]:
+                better = list(counts)
+                better[k] -= 1
+                better[k + 1] += 1
+                after = found[(tuple(better), model)]
+                assert after.score_low >= before.score_low - 1e-12, (counts, better)
+                assert after.score_high >= before.score_high - 1e-12, (counts, better)
+                assert after.los >= before.los - 1e-12, (counts, better)
+    five = estimate([0, 0, 0, 0, 5], "pentanomial")
+    assert five.elo_low > estimate([0, 0, 0, 1, 4], "pentanomial").elo_low
+
+
+def test_the_interval_says_what_the_los_says() -> None:
+    """Each end of the 95% interval is a one-sided bound at 97.5%, read on the same likelihood
+    as the LOS: the interval lies above 0 Elo exactly when the LOS is above 97.5%, below it
+    exactly when the LOS is under 2.5%."""
+    for counts, model in SMALL:
+        found = estimate(counts, model)
+        if abs(found.los - 0.975) > 1e-9 and abs(found.los - 0.025) > 1e-9:
+            assert (found.score_low > 0.5) == (found.los > 0.975), counts
+            assert (found.score_high < 0.5) == (found.los < 0.025), counts
+    # Two won pairs: LOS 95%, so 0 Elo is inside the 95% interval (not "at least -216").
+    two = estimate([0, 0, 0, 0, 2], "pentanomial")
+    assert 0.95 < two.los < 0.975 and two.elo_low < 0 < two.elo_high

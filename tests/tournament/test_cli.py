@@ -54,8 +54,9 @@ def test_new_writes_a_working_config_from_a_folder_of_bots(tmp_path: Path) -> No
         "alice": ("python3 main.py", "bots/alice"),
         "bob": ("java -jar Bot.jar", "bots/bob"),
         "carol": ("./run", "bots/carol"),
-        "eve": ("python3 eve.py", "bots"),
+        "eve": ("python3 eve.py", "bots/eve"),  # a loose program, given a folder of its own
     }
+    assert (bots / "eve" / "eve.py").is_file() and not (bots / "eve.py").exists()
     assert loaded.config.game == "l-game"
     text = (tmp_path / "tournament.toml").read_text()
     assert '# name = "dave"' in text  # left for the instructor to complete

@@ -5,8 +5,9 @@ from __future__ import annotations
 from rich.console import Console
 
 from protocols.base import Reason, Side
+from referee.records import Result, utc_now
 from referee.tournament.events import GameFinished
-from referee.tournament.runner import RunningGame, RunState
+from referee.tournament.runner import RunningGame, RunState, finished_event
 from referee.tournament.schedule import ScheduledGame
 from referee.tournament.standings import GameResult
 from referee.views.tournament_live import LiveDisplay
@@ -64,3 +65,28 @@ async def test_the_bar_and_the_tables_each_have_lines_of_their_own() -> None:
     assert lines[bar].strip("━╺╸ ") == ""  # nothing shares the bar's line
     assert lines[bar + 1].strip() in ("", "Standings")
     assert lines[-2].strip() == "" and lines[-1] == "what follows"
+
+
+async def test_a_double_forfeit_is_named_so_and_lost_by_both_never_a_draw() -> None:
+    game = ScheduledGame(1, 1, "ann", "bob", 5)
+    result = Result(
+        winner=None,
+        reason=Reason.CRASH,
+        detail="neither player could start (blue: ...; orange: ...)",
+        plies=0,
+        finished_at=utc_now(),
+    )
+    event = finished_event(game, RunningGame(game, 1, "games/0001.jsonl", 0), result, False)
+    assert (event.result, event.winner) == ("double-forfeit", None)
+    state = RunState(players=["ann", "bob"], total=2)
+    state.results.append(GameResult("ann", "bob", None, Reason.CRASH))
+    state.recent.appendleft(event)
+    console = Console(record=True, width=120, color_system=None)
+    console.print(LiveDisplay(console, state, "cup").render())
+    text = console.export_text()
+    latest = text[text.index("Latest games") :]
+    assert "double forfeit" in latest and "draw" not in latest
+    standings = text[text.index("Standings") : text.index("Latest games")]
+    for name in ("ann", "bob"):  # games, W, D, L: a loss each
+        row = next(line for line in standings.splitlines() if f" {name} " in line)
+        assert [cell.strip() for cell in row.split("│")][3:7] == ["1", "0", "0", "1"], row

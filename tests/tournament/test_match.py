@@ -4,13 +4,16 @@ the tally and its words, the live view, and the command itself as a user runs it
 from __future__ import annotations
 
 import json
+import shutil
+import sys
 from pathlib import Path
 
 import pytest
 from rich.console import Console
 
 from referee.app.config import parse_config
-from referee.stats.head_to_head import Tally, conclusion, summary_fields
+from referee.records import read_record
+from referee.stats.head_to_head import Tally, conclusion, summary_fields, summary_lines
 from referee.stats.sprt import Sprt
 from referee.tournament.formats import make_schedule
 from referee.tournament.match_setup import (
@@ -21,7 +24,7 @@ from referee.tournament.match_setup import (
     toml_value,
 )
 from referee.tournament.runner import RunState
-from referee.views.match_live import MatchDisplay, summary_lines
+from referee.views.match_live import MatchDisplay
 from tests.commandline import referee
 from tests.scriptbots import script_bot
 
@@ -136,18 +139,41 @@ def test_conclusions_in_plain_words() -> None:
     assert conclusion(tally.stats(), sprt, "v2", "v1").startswith("no decision yet")
 
 
-def test_a_sweep_reads_as_a_lower_bound() -> None:
+def test_only_a_game_that_could_decide_the_sprt_holds_up_the_next() -> None:
+    sprt = Sprt(0, 200, 0.1, 0.1)  # 6 won pairs decide, 5 do not
+    tally = Tally("v2", "v1", sprt, dict.fromkeys(range(1, 11), 1.0))
+    assert tally.could_decide(12) is False  # game 11, the first of its pair, is not in yet
+    tally.add(11, "v2")
+    assert tally.could_decide(12) is True
+    assert tally.could_decide(13) is False  # a pair's first game never decides
+    assert Tally("v2", "v1", None).could_decide(2) is False  # no SPRT, no stop
+
+
+def test_a_sweep_reads_as_an_interval_with_one_end() -> None:
     tally = Tally("v2", "v1", None, dict.fromkeys(range(1, 31), 1.0))
     lines = summary_lines(tally.stats(), tally)
     assert "v2 vs v1: 30 games, v2 +30 =0 -0 (100.0%)" in lines
     assert (
-        "Elo difference (from 15 pairs): at least +262.2 (95% confidence; every pair won)" in lines
+        "Elo difference (from 15 pairs): every pair won, 95% interval [+345.8, no upper end]"
+        in lines
     )
     assert "inf" not in "\n".join(lines)
     fields = summary_fields(tally, "m")
     assert fields["elo"] is None and fields["elo_high"] is None
-    assert fields["elo_low"] == pytest.approx(262.2, abs=0.05)
+    assert fields["elo_low"] == pytest.approx(345.8, abs=0.05)
     json.dumps(fields, allow_nan=False)  # valid JSON: no Infinity
+
+
+def test_the_words_and_the_json_give_the_same_score() -> None:
+    # 25 won pairs, then the first game of the next pair lost: the score is that of the 51
+    # games in both, while the Elo figures are those of the 25 complete pairs.
+    tally = Tally("v2", "v1", None, {**dict.fromkeys(range(1, 51), 1.0), 51: 0.0})
+    lines = summary_lines(tally.stats(), tally)
+    fields = summary_fields(tally, "m")
+    assert "v2 vs v1: 51 games, v2 +50 =0 -1 (98.0%)" in lines
+    assert fields["score"] == pytest.approx(50 / 51) and f"{100 * fields['score']:.1f}" == "98.0"
+    assert fields["pentanomial"] == [0, 0, 0, 0, 25]
+    assert "Elo difference (from 25 pairs): every pair won" in "\n".join(lines)
 
 
 def test_the_live_view_shows_score_elo_and_llr() -> None:
@@ -252,9 +278,9 @@ def test_fewer_games_or_another_seed_are_refused_in_the_match_words(tmp_path: Pa
 def test_bad_options_are_named(tmp_path: Path) -> None:
     base = ["match", "alak", "-p1", GREEDY, "-p2", RANDOM, *BASIC]
     size = referee(*base, "-o", "size=99", cwd=tmp_path)
-    assert size.returncode == 2 and "-o: alak's options: size" in size.stderr
+    assert size.returncode == 2 and "-o size=99: Input should be less than or equal" in size.stderr
     clock = referee(*base, "--clock", "0", cwd=tmp_path)
-    assert clock.returncode == 2 and "--move-timeout or --clock: clock_total" in clock.stderr
+    assert clock.returncode == 2 and "argument --clock: not a clock: '0'" in clock.stderr
     sprt = referee(*base, "--sprt", "elo1=x", cwd=tmp_path)
     assert sprt.returncode == 2 and "--sprt 'elo1=x'" in sprt.stderr
     assert not (tmp_path / "referee-matches").exists()
@@ -267,7 +293,96 @@ def test_a_thirty_game_sweep_prints_a_finite_lower_bound(tmp_path: Path) -> None
     assert done.returncode == 0, done.stderr
     assert "greedy vs loser: 30 games, greedy +30 =0 -0 (100.0%)" in done.stdout
     assert (
-        "Elo difference (from 15 pairs): at least +262.2 (95% confidence; every pair won)"
+        "Elo difference (from 15 pairs): every pair won, 95% interval [+345.8, no upper end]"
         in done.stdout
     )
     assert "inf" not in done.stdout
+
+
+def test_one_game_at_a_time_stops_at_the_game_that_decided(tmp_path: Path) -> None:
+    # Greedy wins every game against a bot that plays an illegal move: the SPRT decides after
+    # the 12th game (6 won pairs: LLR 2.51 >= 2.20), and with -j 1 no 13th game starts.
+    loser = script_bot(tmp_path, "loser", ILLEGAL)
+    args = ["match", "alak", "-p1", GREEDY, "-p2", loser, "--games", "40", "--dir", "m"]
+    args += ["--isolation", "basic+root", "-q", "-j", "1", "--json"]
+    args += ["--sprt", "elo0=0", "elo1=200", "alpha=0.1", "beta=0.1"]
+    done = referee(*args, cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    summary = json.loads(done.stdout)
+    assert (summary["games"], summary["decision"]) == (12, "H1")
+    assert len(list((tmp_path / "m").rglob("*.jsonl"))) == 12  # no game started after it
+
+
+def test_the_match_folder_shows_the_figures_referee_match_printed(tmp_path: Path) -> None:
+    # `tournament results` on a match's folder gives the match's own figures (pairs, Elo from
+    # pairs, LOS, the SPRT's state), the same lines `referee match` printed, and says what the
+    # standings' Elo is: another model (single games), not the match's Elo difference.
+    loser = script_bot(tmp_path, "loser", ILLEGAL)
+    args = ["match", "alak", "-p1", GREEDY, "-p2", loser, "--games", "6", *BASIC, "--dir", "m"]
+    args += ["--sprt", "elo0=0", "elo1=200", "alpha=0.1", "beta=0.1"]
+    played = referee(*args, cwd=tmp_path)
+    assert played.returncode == 0, played.stderr
+    printed = [line for line in played.stdout.splitlines() if line.startswith(("greedy", "pairs",
+               "Elo", "normalised", "LOS", "SPRT", "no decision"))]  # fmt: skip
+    assert any(line.startswith("SPRT elo0=0 elo1=200") for line in printed)
+    results = referee("tournament", "results", "m", cwd=tmp_path)
+    assert results.returncode == 0, results.stderr
+    shown = [line.strip() for line in results.stdout.splitlines()]
+    assert all(line in shown for line in printed), (printed, shown)
+    note = " ".join(results.stdout.split())
+    assert "Elo in the standings: each player's rating from single games" in note
+    assert "the match's Elo difference above is from its game pairs" in note
+    as_json = json.loads(referee("tournament", "results", "m", "-f", "json", cwd=tmp_path).stdout)
+    again = json.loads(referee(*args, "--json", cwd=tmp_path).stdout)  # resumes: nothing new
+    summary = as_json["match"]["summary"]
+    for key in ("games", "pentanomial", "score", "elo_low", "los", "sprt", "llr", "decision"):
+        assert summary[key] == again[key], key
+
+
+# -- the bots' folder --------------------------------------------------------------------------
+
+TEMPLATE = Path(__file__).resolve().parents[2] / "docs" / "templates" / "python" / "alak_bot.py"
+
+
+def two_versions(folder: Path) -> tuple[str, str]:
+    """v1/ and v2/ of one bot in `folder`, and their commands with paths relative to it (the
+    README's example)."""
+    for version in ("v1", "v2"):
+        (folder / version).mkdir(mode=0o755)
+        shutil.copy(TEMPLATE, folder / version / "main.py")
+    return f"{sys.executable} v2/main.py", f"{sys.executable} v1/main.py"
+
+
+def test_relative_commands_run_where_the_match_was_started(tmp_path: Path) -> None:
+    v2, v1 = two_versions(tmp_path)
+    done = referee("match", "alak", "-p1", v2, "-p2", v1, "--games", "2", "-q", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert "v2 vs v1: 2 games" in done.stdout
+    directory = tmp_path / "referee-matches" / "v2-vs-v1"
+    # From another folder, the match's games are played again where it was started.
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    again = referee(
+        "tournament", "replay", str(directory / "match.toml"), "--player", "v1", "-q", cwd=elsewhere
+    )
+    assert again.returncode == 0, again.stderr
+    records = sorted((directory / "games").glob("*.jsonl"))
+    assert len(records) == 4
+    for path in records:
+        result = read_record(path).result
+        assert result is not None and not result.reason.is_bot_fault, (path, result)
+        assert not result.void, result
+
+
+def test_the_folder_a_match_runs_in_is_no_part_of_a_bot(tmp_path: Path) -> None:
+    v2, v1 = two_versions(tmp_path)
+    spec = MatchSpec("alak", (("v2", v2), ("v1", v1)), 2, folder=tmp_path)
+    loaded = parse_config(spec.config_text(), tmp_path / "m" / "match.toml")
+    assert loaded.player_spec("v2", 1).cwd == tmp_path.resolve()
+    hashed = loaded.player_spec("v2", 1).content_hash
+    (tmp_path / "notes.txt").write_text("the user's, beside the bots")
+    again = parse_config(spec.config_text(), tmp_path / "m" / "match.toml")
+    assert again.player_spec("v2", 1).content_hash == hashed
+    (tmp_path / "v2" / "main.py").write_text("# a new version\n")
+    changed = parse_config(spec.config_text(), tmp_path / "m" / "match.toml")
+    assert changed.player_spec("v2", 1).content_hash != hashed

@@ -5,13 +5,20 @@ the extension is refused by name before any game."""
 
 from __future__ import annotations
 
+import hashlib
 import json
+import sqlite3
 import sys
 from pathlib import Path
 
+import pytest
+
 from protocols import get_game
 from protocols.base import IllegalMove, Side
+from referee.app.config import load_config
 from referee.records import read_record
+from referee.tournament.resume import ScheduleChanged, open_tournament
+from referee.tournament.store import open_view
 from tests.commandline import referee
 
 BASIC = ["--isolation", "basic+root", "-q", "-j", "2"]
@@ -68,7 +75,9 @@ def test_a_match_with_a_bot_that_has_not_declared_the_extension_is_refused_by_na
     )  # fmt: skip
     assert done.returncode == 2
     said = " ".join(done.stderr.split())
-    assert "student has not declared the 'position' extension" in said, said
+    # In the command line's words: the bot by name, and the flag's value that declares it.
+    assert "student has not declared the protocol's position extension" in said, said
+    assert "give --position-capable p1 if it reads `position K`" in said, said
     assert not game_records(tmp_path / "m")
 
 
@@ -107,7 +116,7 @@ def test_a_tournament_from_a_book_plays_it_in_order(tmp_path: Path) -> None:
     (tmp_path / "book.txt").write_text("# three openings\na, c\nb d f\nc, e\n")
     tournament(
         tmp_path,
-        'book = "book.txt"\norder = "sequential"\nstart = 2',
+        'book = "book.txt"\norder = "sequential"\nstart = 3',  # a line of the file
         'capabilities = ["position"]',
     )
     done = referee("tournament", "run", "cup.toml", "-q", cwd=tmp_path)
@@ -115,7 +124,8 @@ def test_a_tournament_from_a_book_plays_it_in_order(tmp_path: Path) -> None:
     records = [read_record(path) for path in game_records(tmp_path / "cup")]
     assert len(records) == 6
     # A round robin plays each pairing once, then each again with colours swapped: games 1-3
-    # start the pairs, in the book's order from its line 2 and round it, and 4-6 repeat them.
+    # start the pairs, in the book's order from its line 3 (line 1 is a comment) and round it,
+    # and 4-6 repeat them.
     book = [("b", "d", "f"), ("c", "e"), ("a", "c")]
     assert [tuple(r.header.opening or ()) for r in records[:3]] == book
     for first, second in zip(records[:3], records[3:], strict=True):
@@ -149,3 +159,100 @@ def test_the_openings_of_a_tournament_are_part_of_what_it_resumes(tmp_path: Path
     assert "openings" in done.stderr
     results = referee("tournament", "results", "cup.toml", "--format", "json", cwd=tmp_path)
     assert json.loads(results.stdout)
+
+
+# -- books: lines, and what a run that resumes was played from ---------------------------------
+
+BOOK = "# alak openings, one a line\n\nc d\n# the next are sharper\ne f\nb, g\n"  # lines 3, 5, 6
+
+
+def match_from_book(tmp_path: Path, *more: str) -> list[str]:
+    return ["match", "alak", "-p1", "builtin:greedy --seed {seed}", "-p2",
+            "builtin:random --seed {seed}", "--openings", "book.txt", "--dir",
+            str(tmp_path / "m"), *BASIC, *more]  # fmt: skip
+
+
+def test_book_start_and_the_books_errors_count_the_same_lines(tmp_path: Path) -> None:
+    (tmp_path / "book.txt").write_text(BOOK)
+    sequential = ["--book-order", "sequential", "--games", "4"]
+    # Line 4 is a comment: the first pair takes the opening after it, on line 5.
+    done = referee(*match_from_book(tmp_path, *sequential, "--book-start", "4"), cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    openings = [read_record(path).header.opening for path in game_records(tmp_path / "m")]
+    assert openings == [["e", "f"], ["e", "f"], ["b", "g"], ["b", "g"]]
+    past = referee(*match_from_book(tmp_path, *sequential, "--book-start", "7"), cwd=tmp_path)
+    assert past.returncode == 2
+    assert "--book-start 7:" in past.stderr and "no opening on line 7 or after it" in past.stderr
+    assert "(the last is on line 6)" in " ".join(past.stderr.split())
+    (tmp_path / "book.txt").write_text(BOOK.replace("b, g", "b, b"))  # line 6: illegal
+    bad = referee(*match_from_book(tmp_path, "--dir", str(tmp_path / "n")), cwd=tmp_path)
+    assert bad.returncode == 2 and "book.txt:6: opening move 2 ('b')" in bad.stderr
+
+
+def test_a_match_is_not_resumed_from_an_edited_book(tmp_path: Path) -> None:
+    (tmp_path / "book.txt").write_text(BOOK)
+    first = referee(*match_from_book(tmp_path, "--games", "2"), cwd=tmp_path)
+    assert first.returncode == 0, first.stderr
+    (tmp_path / "book.txt").write_text(BOOK.replace("e f", "e g"))
+    edited = referee(*match_from_book(tmp_path, "--games", "4"), cwd=tmp_path)
+    assert edited.returncode == 2
+    said = " ".join(edited.stderr.split())
+    assert f"the book {tmp_path / 'book.txt'} has changed since its games started" in said
+    assert "Put the old book back to resume it, or give another --dir" in said
+    assert len(game_records(tmp_path / "m")) == 2  # nothing played from the other book
+    (tmp_path / "book.txt").write_text(BOOK)  # the same bytes again: the match goes on
+    again = referee(*match_from_book(tmp_path, "--games", "4"), cwd=tmp_path)
+    assert again.returncode == 0, again.stderr
+    assert len(game_records(tmp_path / "m")) == 4
+
+
+BOOK_CUP = """\
+name = "cup"
+game = "alak"
+[openings]
+book = "book.txt"
+[[players]]
+name = "greedy"
+command = "builtin:greedy"
+[[players]]
+name = "random"
+command = "builtin:random"
+"""
+
+
+def open_cup(tmp_path: Path) -> None:
+    """Open the tournament's store for a run, as `tournament run` does first, and close it."""
+    store, _ = open_tournament(load_config(tmp_path / "cup.toml"))
+    store.close()
+
+
+def test_a_tournament_records_its_books_hash_and_is_not_resumed_from_another(
+    tmp_path: Path,
+) -> None:
+    (tmp_path / "cup.toml").write_text(BOOK_CUP)
+    (tmp_path / "book.txt").write_text(BOOK)
+    open_cup(tmp_path)
+    view = open_view(tmp_path / "cup")
+    stored = view.info().schedule_key["openings"]
+    view.close()
+    assert stored["book_sha256"] == hashlib.sha256(BOOK.encode()).hexdigest()
+    open_cup(tmp_path)  # the same book: it resumes
+    (tmp_path / "book.txt").write_text(BOOK.replace("e f", "e g"))
+    with pytest.raises(ScheduleChanged) as refused:
+        open_cup(tmp_path)
+    said = str(refused.value)
+    then = stored["book_sha256"][:16]
+    assert f"the book book.txt has changed since its games started (sha256 {then}" in said
+    assert "Put the old book back to resume it" in said
+
+
+def test_a_tournament_started_before_books_were_hashed_still_resumes(tmp_path: Path) -> None:
+    (tmp_path / "cup.toml").write_text(BOOK_CUP)
+    (tmp_path / "book.txt").write_text(BOOK)
+    open_cup(tmp_path)
+    with sqlite3.connect(tmp_path / "cup" / "tournament.sqlite") as db:  # as it was stored then
+        (key,) = db.execute("SELECT value FROM meta WHERE key = 'schedule_key'").fetchone()
+        older = json.loads(key)
+        del older["openings"]["book_sha256"]
+        db.execute("UPDATE meta SET value = ? WHERE key = 'schedule_key'", (json.dumps(older),))
+    open_cup(tmp_path)  # its book was never recorded: it cannot be checked, and is not refused

@@ -10,10 +10,12 @@ from pathlib import Path
 from typing import Any
 
 from referee.tournament.config import TournamentConfig
+from referee.tournament.formats.ties import loser
 from referee.tournament.report import Report, build_report, standings_csv
 from referee.tournament.schedule import ScheduledGame
+from referee.tournament.standings import points_text
 from referee.tournament.store import GameRow, TournamentInfo
-from tests.tournament.test_formats_rules import config, play
+from tests.tournament.test_formats_rules import config, play, stronger
 
 GROUP_A = ["p00", "p01", "p02", "p03", "p04"]
 GROUP_B = ["p05", "p06", "p07", "p08", "p09"]
@@ -116,10 +118,10 @@ def test_a_swiss_says_which_tie_break_orders_players_on_the_same_score() -> None
     lines = {line.name: line for line in plan.stages[0].standings}
     for i, name in enumerate(plan.placings):
         note, score = plan.placing_notes[name], lines[name].score
-        assert note.startswith(f"{score:g} points")
+        assert note.startswith(points_text(score))
         neighbours = [plan.placings[j] for j in (i - 1, i + 1) if 0 <= j < len(plan.placings)]
         if all(lines[n].score != score for n in neighbours):
-            assert note == f"{score:g} points"
+            assert note == points_text(score)
         else:
             assert ", Buchholz " in note
 
@@ -130,3 +132,24 @@ def test_an_unfinished_staged_tournament_has_no_places_yet() -> None:
     report = report_of(cfg, rows[:2])
     assert all(s.place is None and s.decided_by == "" for s in report.standings)
     assert [s.rank for s in report.standings] == sorted(s.rank for s in report.standings)
+
+
+def test_a_tie_is_told_from_each_players_own_side() -> None:
+    cfg = config("knockout", 2, knockout={"games": 2})  # 2 points a win
+    plan, _ = play(cfg, stronger)
+    assert [plan.placing_notes[name] for name in plan.placings] == [
+        "won the Final (4-0)",
+        "lost the Final (0-4)",
+    ]
+    # The lower seed wins: its points first too, and the higher seed's second.
+    plan, _ = play(cfg, lambda game: "p01")
+    assert plan.placing_notes == {"p01": "won the Final (4-0)", "p00": "lost the Final (0-4)"}
+    # A level tie decided by a rule says so on both sides.
+    plan, _ = play(cfg, lambda game: "draw")
+    (tie,) = plan.stages[-1].ties
+    assert tie.decided_by != "games" and tie.first_points == tie.second_points
+    level = f"{tie.first_points}-{tie.second_points}, {tie.decided_by}"
+    assert plan.placing_notes == {
+        tie.winner: f"won the Final ({level})",
+        loser(tie): f"lost the Final ({level})",
+    }

@@ -3,8 +3,12 @@ its command is fixed, `tournament replay --player` plays its games again (real C
 
 from __future__ import annotations
 
+import json
 import sqlite3
+import sys
 from pathlib import Path
+
+import pytest
 
 from tests.commandline import referee
 
@@ -102,3 +106,62 @@ def test_a_player_whose_folder_does_not_exist_is_refused_before_the_first_game(
     assert "not starting the tournament: typo cannot start" in text
     assert "machine" not in text
     assert not (tmp_path / "cup").exists()
+
+
+NEVER_STARTED = """\
+name = "cup"
+game = "alak"
+game_options = {{ size = 5 }}
+format = "{format}"
+games_per_pairing = 1
+concurrency = 2
+[knockout]
+seeds = ["ann", "folder", "missing", "ben"]  # the two that cannot start meet in round 1
+[[players]]
+name = "ann"
+command = "builtin:random --seed 1"
+[[players]]
+name = "ben"
+command = "builtin:random --seed 2"
+[[players]]
+name = "folder"
+command = "./somedir"
+[[players]]
+name = "missing"
+command = "{python} nothere2.py"
+[match.isolation]
+level = "basic+root"
+"""
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("format", ["round-robin", "swiss", "knockout"])
+def test_players_that_never_start_collect_no_wins_and_their_games_are_double_forfeits(
+    tmp_path: Path, format: str
+) -> None:
+    # One command is a folder, the other a script that is not there (the interpreter exits
+    # with code 2 before its first move): their games against each other have no winner.
+    (tmp_path / "somedir").mkdir()
+    config = NEVER_STARTED.format(format=format, python=sys.executable)
+    if format != "knockout":
+        config = config.replace("[knockout]\n", "").replace(
+            'seeds = ["ann", "folder", "missing", "ben"]', ""
+        )
+    (tmp_path / "cup.toml").write_text(config)
+    done = referee("tournament", "run", "cup.toml", "-q", "--allow-broken", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    shown = referee("tournament", "results", "cup.toml", "--format", "json", cwd=tmp_path)
+    report = json.loads(shown.stdout)
+    standings = {s["name"]: s for s in report["standings"]}
+    broken = {"folder", "missing"}
+    for name in broken:
+        assert standings[name]["wins"] == standings[name]["draws"] == 0, standings[name]
+        assert standings[name]["losses"] == standings[name]["games"] > 0
+    between = [g for g in report["games"] if {g["blue"], g["orange"]} == broken]
+    assert between, "the two that cannot start never met"
+    assert all(g["result"] == "double-forfeit" and g["winner"] is None for g in between)
+    table = referee("tournament", "results", "cup.toml", "--games", cwd=tmp_path).stdout
+    games = [line for line in table.splitlines() if "games/0" in line]
+    lines = [line for line in games if "folder" in line and "missing" in line]
+    assert len(lines) == len(between)
+    assert all("double forfeit" in line and "draw" not in line for line in lines), lines

@@ -237,13 +237,38 @@ async def test_the_next_game_starts_while_the_last_one_closes(tmp_path: Path) ->
 
 
 async def test_a_run_told_to_stop_starts_no_further_game(tmp_path: Path) -> None:
+    # A game that is decided but still closing, and whose result could stop the run, holds up
+    # the next game until it is counted and the rule asked: otherwise the next game would start
+    # before the rule could say stop (an SPRT decided by game 2 would still play game 3). A
+    # game whose result could not stop the run (game 1 here) lets the next one start at once.
     players = {f"r{i}": "builtin:random --seed {seed}" for i in range(3)}
     loaded = load_config(write_config(tmp_path, players))
-    final, events = await run(loaded, concurrency=1, stop_when=lambda state: state.finished >= 2)
-    # The game started while the second was being committed still finishes and counts.
-    assert final.finished in (2, 3) and not final.complete
-    assert final.pending == 6 - final.finished
-    assert sum(isinstance(e, GameStarted) for e in events) == final.finished
+    log: list[str] = []
+
+    async def slow_to_close(
+        loaded: LoadedConfig,
+        game: ScheduledGame,
+        path: Path,
+        listener: Listener,
+        lag: LagMonitor,
+        decided: Callable[[], None],
+    ) -> GameRecord:
+        log.append(f"start {game.number}")
+        record = await play_match(loaded, game, path, listener, lag, decided)
+        await trio.sleep(1.0)  # closing takes long
+        log.append(f"closed {game.number}")
+        return record
+
+    final, events = await run(
+        loaded,
+        play=slow_to_close,
+        concurrency=1,
+        stop_when=lambda state: state.finished >= 2,
+        could_stop=lambda number: number >= 2,
+    )
+    assert final.finished == 2 and not final.complete and final.pending == 4
+    assert sum(isinstance(e, GameStarted) for e in events) == 2
+    assert log.index("start 2") < log.index("closed 1")
     # The stopped run resumes like an interrupted one: the remaining games are played.
     final, _ = await run(loaded, concurrency=1)
     assert final.complete and final.finished == 6

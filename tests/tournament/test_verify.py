@@ -114,6 +114,14 @@ def test_a_changed_result_in_the_store_fails(tournament: Path) -> None:
     assert "game 1 (games/0001.jsonl): the record says" in output and "the store" in output
 
 
+def test_records_of_another_game_than_the_tournaments_fail(tournament: Path) -> None:
+    with sqlite3.connect(tournament / STORE_NAME) as db:
+        db.execute("UPDATE meta SET value = 'tic-tac-toe' WHERE key = 'game'")
+    code, output = verify(tournament)
+    assert code == 1, output
+    assert "game 1 (games/0001.jsonl): the record is a game of alak, not of tic-tac-toe" in output
+
+
 def test_a_missing_record_fails(tournament: Path) -> None:
     (tournament / "games" / "0002.jsonl").unlink()
     code, output = verify(tournament)

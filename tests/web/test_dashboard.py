@@ -20,6 +20,7 @@ import trio
 from rich.console import Console
 
 from referee.app.config import load_config
+from referee.records import Ply, RecordWriter
 from referee.tournament.report import build_report
 from referee.tournament.resume import open_tournament
 from referee.tournament.runner import Runner, play_match
@@ -28,6 +29,7 @@ from referee.views.tournament import standings_table
 from referee.web.server import WebServer, start_web_server
 from referee.web.tournaments import watch_tournament
 from tests.conftest import ReadableFolders
+from tests.replay.make_records import record_lines
 from tests.tournament.faulty import GAMES, play_chatty_tournament
 from tests.web.conftest import serve_in_thread
 
@@ -248,3 +250,52 @@ def test_numbers_stand_under_their_headers_and_intervals_read_as_in_the_terminal
         assert shown[7] == f"{round(s.elo or 0):+d}"
         interval = f"{round(s.elo_low or 0):+d} .. {round(s.elo_high or 0):+d}"
         assert shown[8] == interval and interval in text
+
+
+def test_a_match_folder_shows_the_match_figures(page: Any, tmp_path: Path) -> None:
+    # The dashboard of a match's folder shows the lines `referee match` printed (pairs, SPRT
+    # included) and says that the standings' Elo is another figure.
+    command = [sys.executable, "-m", "referee", "match", "alak", "-q", "--games", "4", "-j", "2"]
+    command += ["-p1", "builtin:greedy --seed {seed}", "-p2", "builtin:random --seed {seed}"]
+    command += ["--isolation", "basic+root", "--dir", "m", "--sprt", "elo1=200"]
+    done = subprocess.run(command, cwd=tmp_path, capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr
+    printed = done.stdout.splitlines()[:-1]  # the summary, without the folder's line
+    assert printed[1].startswith("pairs (0, 1/2, 1, 3/2, 2 points of 2): ")
+    assert printed[5].startswith("SPRT elo0=0 elo1=200 alpha=0.05 beta=0.05: LLR ")
+    with serve_in_thread([tmp_path / "m"]) as server:
+        page.goto(server.url + "/")
+        page.wait_for_selector("section.tournament pre.match-figures")
+        shown = page.text_content("section.tournament pre.match-figures")
+        note = page.text_content("section.tournament p.muted")
+    assert shown is not None and shown.splitlines() == printed
+    assert note is not None and note.startswith("Elo in the standings: each player's rating")
+
+
+def test_a_live_games_record_is_listed_at_once_and_moves_with_it(page: Any, tmp_path: Path) -> None:
+    """The dashboard's list of records shows a game's record as soon as the game starts, and
+    its plies as the live game plays them, not only once it has ended."""
+    lines = record_lines("tic-tac-toe", 3)
+    header, plies = lines[0], [line for line in lines if isinstance(line, Ply)]
+    record = tmp_path / "g.jsonl"
+    with serve_in_thread([tmp_path]) as server:
+        page.goto(server.url + "/")
+        page.wait_for_selector("#archive p, #archive table")  # the empty list, drawn
+        writer = RecordWriter(record)
+        try:
+            match = server.call(server.hub.open_match, "a test game", "g1", record)
+            writer.write(header)  # as a match does: the line written, then the listeners
+            server.call(match.listener, header)
+            row = '#archive tr[data-record="0/g.jsonl"]'
+            page.wait_for_selector(row, timeout=30000)
+            for ply in plies[:3]:
+                writer.write(ply)
+                server.call(match.listener, ply)
+            page.wait_for_function(
+                f"document.querySelector('{row} td[data-record-plies]').textContent === '3'",
+                timeout=30000,
+            )
+            assert page.text_content('#live td[data-plies="g1"]') == "3"
+            assert "unfinished" in (page.text_content(row) or "")
+        finally:
+            writer.close()

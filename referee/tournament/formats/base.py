@@ -104,6 +104,7 @@ class Stage(_Model):
     rounds: list[SwissRoundTable] = []
     standings: list[SwissLine] = []
     decided: bool = False
+    note: str = ""  # a Swiss that ended before its rounds: when and why
 
 
 class Slot(_Model):

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections import Counter
 
 from referee.tournament.config import TournamentConfig
-from referee.tournament.swiss import max_rounds
+from referee.tournament.swiss import max_rounds, most_rounds
 
 Loc = tuple[str | int, ...]
 OWN_TABLES = ("stages", "knockout", "swiss")
@@ -77,7 +77,13 @@ def _check_knockout(config: TournamentConfig) -> list[tuple[Loc, str]]:
 
 
 def _check_swiss(config: TournamentConfig) -> list[tuple[Loc, str]]:
-    rounds, most = config.swiss.rounds, max_rounds(len(config.players))
+    players = len(config.players)
+    rounds, most = config.swiss.rounds, most_rounds(players)
     if rounds is not None and rounds > most:
-        return [(("swiss", "rounds"), f"{len(config.players)} players can play {most} at most")]
+        message = (
+            f"{players} players can play {most} rounds at most (by then everybody has met "
+            f"everybody); {max_rounds(players)} can always be paired, and a later round that "
+            "cannot be paired without a rematch ends the Swiss early"
+        )
+        return [(("swiss", "rounds"), message)]
     return []

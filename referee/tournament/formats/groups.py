@@ -31,7 +31,7 @@ from referee.tournament.formats.ranking import (
     straddling,
     tallies,
 )
-from referee.tournament.formats.ties import TieSpec, loser, play_ties
+from referee.tournament.formats.ties import TieSpec, loser, outcome_note, play_ties
 from referee.tournament.schedule import round_robin_rounds
 from referee.tournament.standings import GameResult
 
@@ -133,13 +133,10 @@ def replay(config: TournamentConfig, ledger: Ledger) -> Outcome:
         return Outcome(stages=stages, current=FINAL_STAGE, finished=False)
     top: list[tuple[str, str]] = []
     for tie in ties:
-        score = f"{tie.first_points}-{tie.second_points}"
-        if tie.decided_by != "games":
-            score += f", {tie.decided_by}"
         if tie.winner is not None:
-            top.append((tie.winner, f"won the {tie.label} ({score})"))
+            top.append((tie.winner, outcome_note(tie, tie.winner, tie.label)))
         if (beaten := loser(tie)) is not None:
-            top.append((beaten, f"lost the {tie.label} ({score})"))
+            top.append((beaten, outcome_note(tie, beaten, tie.label)))
     return _finished(stages, [*top, *last[FINALISTS:], *rest])
 
 

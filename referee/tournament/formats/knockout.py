@@ -15,7 +15,7 @@ import random
 from referee.tournament.config import TournamentConfig
 from referee.tournament.formats.base import Ledger, Stage, Tie
 from referee.tournament.formats.outcome import Outcome
-from referee.tournament.formats.ties import TieSpec, loser, play_ties
+from referee.tournament.formats.ties import TieSpec, loser, outcome_note, play_ties
 
 Entry = tuple[str, int] | None  # (player, seed), or an empty place (the other player's bye)
 NAMES = {2: "Final", 4: "Semi-final", 8: "Quarter-final"}
@@ -139,24 +139,20 @@ def _placings(
             out.append(name)
             notes[name] = note
 
+    def place_both(tie: Tie, what: str) -> None:
+        """The winner, then the loser, each with the tie's points from its own side."""
+        for name in (tie.winner, loser(tie)):
+            if name is not None:
+                place(name, outcome_note(tie, name, what))
+
     if final is not None and final.winner is not None:
-        place(final.winner, f"won the {final.label} ({_by(final)})")
-        place(loser(final), f"lost the {final.label} ({_by(final)})")
+        place_both(final, final.label)
     elif seeds:
         place(seeds[0], "the only player")
     if third is not None and third.winner is not None:
-        place(third.winner, f"won the {third.label.lower()} match ({_by(third)})")
-        place(loser(third), f"lost the {third.label.lower()} match ({_by(third)})")
+        place_both(third, f"{third.label.lower()} match")
     for stage, out_in_round in zip(reversed(stages), reversed(eliminated), strict=True):
         shared = len([name for _, name in out_in_round if name not in notes]) > 1
         for seed, name in out_in_round:
             place(name, f"out in the {stage.name}" + (f", seed {seed}" if shared else ""))
     return out, notes
-
-
-def _by(tie: Tie) -> str:
-    """How a tie was decided, as the bracket says it: "4-2", "4-4, colour rule", "a bye"."""
-    if tie.decided_by == "bye":
-        return "a bye"
-    high, low = sorted((tie.first_points, tie.second_points), reverse=True)
-    return f"{high}-{low}" if tie.decided_by == "games" else f"{high}-{low}, {tie.decided_by}"

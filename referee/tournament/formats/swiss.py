@@ -23,7 +23,7 @@ from referee.tournament.formats.base import (
     SwissRoundTable,
 )
 from referee.tournament.formats.outcome import Outcome
-from referee.tournament.standings import DRAW, WIN
+from referee.tournament.standings import DRAW, WIN, points_text
 from referee.tournament.swiss import (
     Colour,
     Entrant,
@@ -72,11 +72,17 @@ def replay(config: TournamentConfig, ledger: Ledger) -> Outcome:
     rounds = config.swiss.rounds or max_rounds(len(players))
     tally = _Tally(players)
     tables: list[SwissRoundTable] = []
+    note = ""
     for number in range(1, rounds + 1):
         try:
             paired = _paired(tuple(tally.entrants(ranks)), number, config.seed)
         except SwissPairingError:
-            break  # no round without a rematch: the Swiss ends here
+            # No round without a rematch: the Swiss ends here, and says so.
+            note = (
+                f"ended after {number - 1} of {rounds} rounds: round {number} cannot be paired "
+                "without a rematch"
+            )
+            break
         label = f"Round {number}"
         numbers = [ledger.add(STAGE, label, number, [pair])[0] for pair in paired.pairs]
         decided = ledger.decided(numbers)
@@ -88,7 +94,7 @@ def replay(config: TournamentConfig, ledger: Ledger) -> Outcome:
         if not decided:
             return _outcome(tally, ranks, tables, current=label)
         _count(ledger, tally, paired.pairs, numbers, paired.bye)
-    return _outcome(tally, ranks, tables, current=None)
+    return _outcome(tally, ranks, tables, current=None, note=note)
 
 
 def _result(ledger: Ledger, game: int, blue: str, orange: str) -> str:
@@ -124,7 +130,11 @@ def _count(
 
 
 def _outcome(
-    tally: _Tally, ranks: dict[str, int], tables: list[SwissRoundTable], current: str | None
+    tally: _Tally,
+    ranks: dict[str, int],
+    tables: list[SwissRoundTable],
+    current: str | None,
+    note: str = "",
 ) -> Outcome:
     breaks = tiebreaks(tally.score, tally.games, tally.byes)
     order = standings_order(tally.score, breaks, ranks)
@@ -135,7 +145,9 @@ def _outcome(
         for i, name in enumerate(order)
     ]  # fmt: skip
     finished = current is None
-    stage = Stage(name=STAGE, kind="swiss", rounds=tables, standings=lines, decided=finished)
+    stage = Stage(
+        name=STAGE, kind="swiss", rounds=tables, standings=lines, decided=finished, note=note
+    )
     if not finished:
         return Outcome(stages=[stage], current=current, finished=False)
     return Outcome(stages=[stage], current=None, finished=True, placings=order,
@@ -160,5 +172,5 @@ def _placing_notes(lines: list[SwissLine], ranks: dict[str, int]) -> dict[str, s
             differs = [k for k, ((_, a), (_, b)) in enumerate(pairs) if a != b]
             depth = max(depth, (differs[0] if differs else 2) + 1)
         shown = [f"{label} {value:g}" for label, value in criteria(line)[:depth]]
-        notes[line.name] = ", ".join([f"{line.score:g} points", *shown])
+        notes[line.name] = ", ".join([points_text(line.score), *shown])
     return notes

@@ -135,3 +135,17 @@ def loser(tie: Tie) -> str | None:
     if tie.winner is None or tie.first is None or tie.second is None:
         return None
     return tie.second if tie.winner == tie.first else tie.first
+
+
+def outcome_note(tie: Tie, name: str, what: str) -> str:
+    """How `name` came out of a decided `tie` (`what`: "Final", "third place match"), its own
+    points first: "won the Final (4-2)", "lost the Final (2-4)", "lost the Final (4-4, colour
+    rule)", "won the Final (a bye)"."""
+    result = "won" if name == tie.winner else "lost"
+    if tie.decided_by == "bye":
+        return f"{result} the {what} (a bye)"
+    own, other = tie.first_points, tie.second_points
+    if name != tie.first:
+        own, other = other, own
+    how = "" if tie.decided_by == "games" else f", {tie.decided_by}"
+    return f"{result} the {what} ({own}-{other}{how})"

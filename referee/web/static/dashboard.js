@@ -16,10 +16,13 @@
   function side(name, colour) { const s = document.createElement("span"); s.className = "side-" + colour; s.textContent = name || "?"; return s; }
   /* What ended a game as people read it: the game's own ending (king-lost) or the reason. */
   function why(game) { return game.ending || game.reason; }
-  function outcome(game, unfinished) {
-    if (!game.finished) return unfinished;
-    return (game.winner ? game.winner + " wins" : "draw") + " by " + why(game);
+  /* A result without a winner in words, from the server's one word for it (`result`): a double
+     forfeit (neither bot started playing) is a loss for both, never a draw. */
+  const NO_WINNER = { draw: "draw", "double-forfeit": "double forfeit", void: "void" };
+  function result(game) {
+    return (game.winner ? game.winner + " wins" : NO_WINNER[game.result] || "draw") + " by " + why(game);
   }
+  function outcome(game, unfinished) { return game.finished ? result(game) : unfinished; }
   /* Every bot fault of a player, "4 out-of-turn, 1 timeout" (the server orders them, most
      frequent first); a count never wraps apart from its reason. */
   function faults(counts) {
@@ -60,8 +63,14 @@
     return response.json();
   }
 
+  /* Which record each live game writes (its id in the archive): a move of the live game moves
+     that record's row too, so the list of records never lags the game. */
+  let liveRecords = {};
+
   async function showLive() {
     const data = await getJSON("/api/live");
+    liveRecords = {};
+    for (const m of data.matches) if (m.record) liveRecords[m.id] = m.record;
     const box = document.getElementById("live");
     const playing = data.matches.filter((m) => !m.finished).reverse();
     box.replaceChildren(table(["game", "", "blue", "orange", "plies", "state"], playing, (row, m) => {
@@ -85,7 +94,7 @@
       cell(row, r.game);
       cell(row, side(r.players.blue, "blue"));
       cell(row, side(r.players.orange, "orange"));
-      cell(row, r.plies, "num");
+      cell(row, r.plies, "num").dataset.recordPlies = r.id;
       cell(row, outcome(r, "unfinished"));
     }, data.folders ? "no records in the served folders" : "no folders served (give them to `referee serve`)"));
     if (data.records.length > shown.length) {
@@ -121,6 +130,13 @@
     fill.style.width = (t.total ? (100 * done) / t.total : 0) + "%";
     bar.append(fill);
     section.append(line, bar);
+    if (t.match) {
+      /* A match's folder: its own figures, the lines `referee match` prints. */
+      const figures = document.createElement("pre");
+      figures.className = "match-figures";
+      figures.textContent = t.match.lines.join("\n");
+      section.append(figures);
+    }
     if (t.plan && t.plan.stages.length && t.plan.stages[0].kind !== "table") section.append(planView(t.plan));
     section.append(table(["#", "player", "pts", "games", "W", "D", "L", "Elo", "95% CI", "faults"], t.standings, (row, s) => {
       row.dataset.player = s.name;
@@ -133,7 +149,7 @@
     }, "no players"));
     const note = document.createElement("p");
     note.className = "muted";
-    note.textContent = "Elo: " + t.rating_method + ", anchored at " + t.rating_anchor;
+    note.textContent = t.rating_note;
     section.append(note);
     if (t.running.length) {
       const h = document.createElement("h2");
@@ -155,8 +171,7 @@
       cell(row, g.number, "num");
       cell(row, side(g.blue, "blue"));
       cell(row, side(g.orange, "orange"));
-      const result = g.state === "void" ? "void (" + g.reason + ")" : (g.winner ? g.winner + " wins" : "draw") + " by " + why(g);
-      cell(row, result);
+      cell(row, g.state === "void" ? "void (" + g.reason + ")" : result(g));
       cell(row, g.plies, "num");
       cell(row, g.record_id ? link("/replay/" + g.record_id, "replay") : "");
     }, "no game finished yet"));
@@ -231,6 +246,12 @@
         });
       } else if (stage.kind === "bracket") part.append(bracketTable(stage.ties));
       else if (stage.kind === "swiss") part.append(...swissRounds(stage));
+      if (stage.note) {  // a Swiss that ended before its rounds: when and why
+        const note = document.createElement("p");
+        note.className = "muted";
+        note.textContent = stage.name + " " + stage.note;
+        part.append(note);
+      }
       box.append(part);
     });
     if (plan.finished && plan.placings.length) {
@@ -275,15 +296,17 @@
   refreshTournaments();
 
   const events = new EventSource("/api/events");
-  events.addEventListener("match", (event) => {
-    refreshLive();
-    if (JSON.parse(event.data).finished) refreshArchive();
-  });
+  /* A game that starts is listed with the records at once (unfinished), and again once it ends. */
+  events.addEventListener("match", () => { refreshLive(); refreshArchive(); });
   events.addEventListener("tournament", () => { refreshTournaments(); refreshArchive(); });
   events.addEventListener("progress", (event) => {
     const data = JSON.parse(event.data);
     for (const td of document.querySelectorAll("#live td[data-plies]")) {
       if (td.dataset.plies === data.id) td.textContent = data.plies;
+    }
+    const record = liveRecords[data.id];
+    for (const td of document.querySelectorAll("#archive td[data-record-plies]")) {
+      if (record && td.dataset.recordPlies === record) td.textContent = data.plies;
     }
   });
   /* After the first connection, an "open" is the server back (a demo serves each game's

@@ -72,6 +72,9 @@
         this.lastMoveAt -= data.server_time - data.accepted_at[data.accepted_at.length - 1];
       }
       this.build(root);
+      // The opening's moves head the list (blue played the first: the sides alternate), so
+      // that the rows are numbered from the start of the game and blue's column holds blue's.
+      (this.data.header.opening || []).forEach((move, i) => this.addOpeningCell(move, i % 2 ? "orange" : "blue"));
       this.plies.forEach((ply) => this.addMoveCell(ply));
       this.show(startPly(this.last, this.live ? this.last : 0));
       this.updateThinking();
@@ -146,20 +149,32 @@
       return bar;
     }
 
-    addMoveCell(ply) {
+    /* A move in the list: blue's starts a row, orange's completes it (or starts one of its
+       own after another orange move); the rows are numbered one after the other. */
+    addCell(side, content) {
       let row = this.moveTable.rows[this.moveTable.rows.length - 1];
-      if (ply.side === "blue" || !row || row.cells.length >= 3) {
+      if (side === "blue" || !row || row.cells.length >= 3) {
         row = this.moveTable.insertRow();
         row.insertCell().className = "num";
-        row.cells[0].textContent = Math.floor((ply.ply + 1) / 2);
-        if (ply.side === "orange") row.insertCell();
+        row.cells[0].textContent = this.moveTable.rows.length;
+        if (side === "orange") row.insertCell();
       }
-      const cell = row.insertCell();
+      row.insertCell().append(content);
+    }
+
+    addOpeningCell(move, side) {
+      const span = element("span", "opening side-" + side, move);
+      span.title = "played by the opening, before the bots took over";
+      span.append(element("span", "ms", "opening"));
+      this.addCell(side, span);
+    }
+
+    addMoveCell(ply) {
       const b = element("button", "side-" + ply.side);
       b.dataset.ply = ply.ply;
       b.append(ply.move, element("span", "ms", millis(ply.time_ms)));
       b.addEventListener("click", () => this.jump(ply.ply));
-      cell.append(b);
+      this.addCell(ply.side, b);
     }
 
     jump(index) {
@@ -192,11 +207,12 @@
 
     showStatus(frame) {
       this.status.textContent = "";
-      const ply = frame.state.ply !== undefined ? frame.state.ply : this.index;
+      // Plies count the bots' moves, as the slider and the address do (the game's own count,
+      // `state.ply`, includes an opening's moves too).
       if (this.index === this.last && this.data.result) {
         this.status.append("game over after " + this.plies.length + " plies");
       } else {
-        this.status.append(sideSpan(frame.state.to_move, frame.state.to_move), " to move, ply " + ply);
+        this.status.append(sideSpan(frame.state.to_move, frame.state.to_move), " to move, ply " + this.index);
       }
       if (this.index > 0) {
         const move = this.plies[this.index - 1];
@@ -252,7 +268,11 @@
       if (box.hidden) return;
       if (!result) box.append("unfinished game (no result line)");
       else if (result.void) box.append("VOID by " + result.reason);
-      else if (!result.winner) box.append("Draw by " + Referee.why(result));
+      else if (!result.winner) {
+        // Neither bot started playing: both lose, as the terminal says; never a draw.
+        const forfeit = this.data.outcome === "double-forfeit";
+        box.append((forfeit ? "No winner (both lose)" : "Draw") + " by " + Referee.why(result));
+      }
       else box.append(sideSpan(result.winner, result.winner + " (" + this.data.header.players[result.winner].name + ")"), " wins by " + Referee.why(result));
       if (result && result.detail) box.append(element("div", "detail", result.detail));
       if (result && result.loser_line !== null && result.loser_line !== undefined) {
@@ -304,8 +324,9 @@
       }
     }
 
-    finish(result) {
+    finish(result, outcome) {
       this.data.result = result;
+      if (outcome !== undefined) this.data.outcome = outcome;
       this.liveBadge.classList.add("off");
       this.liveBadge.textContent = "FINISHED";
       this.updateThinking();

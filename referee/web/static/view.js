@@ -36,7 +36,8 @@
       if (player) player.push(data.ply, data.frame, data.accepted_at);
     });
     events.addEventListener("result", (event) => {
-      if (player) player.finish(JSON.parse(event.data).result);
+      const data = JSON.parse(event.data);
+      if (player) player.finish(data.result, data.outcome);
       events.close();
     });
     events.addEventListener("open", () => { if (player) player.setConnected(true); });

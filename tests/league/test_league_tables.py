@@ -1,0 +1,58 @@
+"""Each game of a league has its own table: a version is ranked, and compared by the LOS, only
+among the versions of the game it played."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from referee.league.config import FitSettings
+from referee.league.index import IndexedGame, Player, Source, open_index
+from referee.league.queries import leaderboard
+from referee.league.rating import rate_league
+
+
+def _games(game: str, blue: str, orange: str, results: list[str]) -> list[IndexedGame]:
+    players = [Player(game, name, f"{name}-hash", f"./{name}") for name in (blue, orange)]
+    games = []
+    for number, result in enumerate(results, start=1):
+        games.append(
+            IndexedGame(
+                number=number,
+                blue=players[0],
+                orange=players[1],
+                result=result,
+                reason="game-ending",
+                fault=None,
+                rated=True,
+                plies=9,
+                record=f"games/{number:04d}.jsonl",
+                started_at=f"2026-01-05T09:00:{number:02d}+00:00",
+                finished_at=f"2026-01-05T09:01:{number:02d}+00:00",
+                chain=f"{game}-{number}",
+                key=f"{game}-{number}",
+                seen=f"{game}-{number}",
+            )
+        )
+    return games
+
+
+def test_a_version_that_only_moved_second_is_ranked_in_its_own_game(tmp_path: Path) -> None:
+    # Alak is the league's first game; in Lielow, "second" only ever moved second.
+    index = open_index(tmp_path, writer=True)
+    try:
+        alak = _games("alak", "a", "b", ["blue", "orange", "blue", "draw"])
+        lielow = _games("lielow", "first", "second", ["blue", "orange", "orange", "draw"])
+        index.apply_source(Source(tmp_path / "t1", 0, "tournament", "t1", "alak"), alak, [])
+        index.apply_source(Source(tmp_path / "t2", 1, "tournament", "t2", "lielow"), lielow, [])
+        rate_league(index, FitSettings(bootstrap=10, history="none"), lambda *_: None)
+        tables = {
+            game: leaderboard(index, game=game, all_versions=True).rows
+            for game in ("alak", "lielow")
+        }
+    finally:
+        index.close()
+    for game, rows in tables.items():
+        assert {row.game for row in rows} == {game}
+        assert [row.rank for row in rows] == [1, 2], game
+        assert rows[0].los_next is not None and rows[-1].los_next is None
+    assert [row.name for row in tables["lielow"]] == ["second", "first"]  # 2.5 points of 4
