@@ -1,5 +1,11 @@
 """`python -m referee` is the `referee` command."""
 
-from referee.cli import program
+import sys
+
+try:
+    from referee.cli import program
+except KeyboardInterrupt:  # Ctrl-C while the command line itself loads: nothing was started
+    print("interrupted", file=sys.stderr)
+    sys.exit(130)
 
 program()

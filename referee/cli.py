@@ -23,7 +23,7 @@ from collections.abc import Sequence
 from typing import NamedTuple, NoReturn
 
 from protocols import UnknownGame, canonical_name
-from referee import __version__
+from referee import EXIT_INTERRUPTED, __version__
 
 
 class Command(NamedTuple):
@@ -170,7 +170,13 @@ def exit_at_once(code: int) -> NoReturn:
 
 def program() -> NoReturn:
     """The `referee` program."""
-    code, args = run_command()
+    try:
+        code, args = run_command()
+    except KeyboardInterrupt:
+        # Ctrl-C before a command had its own handler in place (while it was still loading):
+        # nothing was started, so the usual "interrupted" and exit code, not a traceback.
+        print("interrupted", file=sys.stderr)
+        sys.exit(EXIT_INTERRUPTED)
     waited_for = [
         t for t in threading.enumerate() if not t.daemon and t is not threading.main_thread()
     ]
