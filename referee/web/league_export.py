@@ -19,6 +19,7 @@ from referee.league import queries
 from referee.league.config import LeagueConfig
 from referee.league.index import LeagueIndex
 from referee.league.queries import GameFilter, Page
+from referee.nofollow import make_folder, write_file
 from referee.records import RecordError
 from referee.replay import load_replay
 from referee.views.html_export import json_in_script, static_text
@@ -80,7 +81,7 @@ def export_league(
 ) -> int:
     """Write the dashboard into `out`; returns how many files were written."""
     step = progress or (lambda name, done, total: None)
-    out.mkdir(parents=True, exist_ok=True)
+    make_folder(out)  # as every file below: never through a link someone else planted
     links = static_links(replays)
     writer = _Writer(out)
     notes = [config.name, index.meta().get("fit", "not rated yet"), *queries.left_out(index)]
@@ -146,7 +147,6 @@ def _bot_pages(index: LeagueIndex, bot: int, links: Links, writer: _Writer) -> N
 def _replays(
     index: LeagueIndex, config: LeagueConfig, out: Path, writer: _Writer, step: Progress
 ) -> None:
-    (out / "assets").mkdir(exist_ok=True)
     for name in ("style.css", "player.js"):
         writer.write(f"assets/{name}", static_text(name))
     for game in queries.games_played(index):
@@ -181,12 +181,7 @@ class _Writer:
     def __init__(self, out: Path) -> None:
         self.out = out
         self.count = 0
-        self._made: set[Path] = set()
 
     def write(self, name: str, text: str) -> None:
-        path = self.out / name
-        if path.parent not in self._made:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            self._made.add(path.parent)
-        path.write_text(text, encoding="utf-8")
+        write_file(self.out / name, text)  # its folders made, never through a planted link
         self.count += 1
