@@ -20,6 +20,7 @@ from referee.league.config import LeagueConfig
 from referee.league.index import LeagueIndex
 from referee.league.queries import GameFilter, Page
 from referee.nofollow import make_folder, write_file
+from referee.printable import printable
 from referee.records import RecordError
 from referee.replay import load_replay
 from referee.views.html_export import json_in_script, static_text
@@ -171,7 +172,7 @@ def _replay_page(path: Path, game: str) -> str:
         return f"<!doctype html><title>record unreadable</title><p>{escape(str(exc))}</p>"
     title = f"{game}: {' vs '.join(p.name for p in replay.header.players.values())}"
     return _REPLAY.format(
-        title=escape(title),
+        title=escape(printable(title)),  # names a bot's author chose
         renderer=f"renderer-{slug(game)}.js",
         data=json_in_script(replay.model_dump_json()),
     )
