@@ -1,7 +1,8 @@
 """What a bot wrote (the name it was given, the line it lost by, its stderr) reaches a web page
 as it reaches the terminal (referee/printable.py): controls, C1's CSI and bidi overrides shown
-as visible escapes, in the served player and in the HTML export alike; and the exported file
-holds none of them raw, so that its source in a terminal or an editor acts on nothing."""
+as visible escapes, in the served player, the HTML export and the dashboard alike; and the
+exported file holds none of them raw, so that its source in a terminal or an editor acts on
+nothing."""
 
 from __future__ import annotations
 
@@ -78,3 +79,12 @@ def test_the_exported_page_holds_and_shows_no_raw_control(page: Any, record: Pat
     assert "eve\\u202eevil" in source  # the title, as the terminal writes it
     page.goto(target.as_uri())
     check_page(page)
+
+
+def test_the_dashboard_lists_the_names_made_visible(page: Any, record: Path) -> None:
+    with serve_in_thread([record.parent]) as server:
+        page.goto(server.url)
+        page.wait_for_selector("#archive table", timeout=30000)
+        listed = page.inner_text("#archive")
+    assert "eve\\u202eevil" in listed, listed
+    assert {c for c in listed if not c.isprintable()} <= {"\n", "\t"}, listed
