@@ -1,6 +1,6 @@
-"""Values that several commands read from their command line in the same way: game options
-given as `-o KEY=VALUE`, a game clock given as `TOTAL[+INC]`, which bots declared the
-protocol's position extension (`--position-capable p1|p2|both`), and the folder the bots'
+"""Values that several commands read from their command line in the same way: a bot's command,
+game options given as `-o KEY=VALUE`, a game clock given as `TOTAL[+INC]`, which bots declared
+the protocol's position extension (`--position-capable p1|p2|both`), and the folder the bots'
 commands are read from.
 
 Only the standard library here: the commands' parsers are built before anything heavy loads.
@@ -11,8 +11,29 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import shlex
 from pathlib import Path
 from typing import Any
+
+
+def bot_command(text: str) -> str:
+    """A bot's command as given on the command line (`-p1`, `-p2`, `referee check`'s): it is
+    split as a shell would split it, so one that is empty or that a shell could not split
+    (an unterminated quote) is a usage error, never a game lost by a bot that could not
+    start."""
+    try:
+        words = shlex.split(text)
+    except ValueError as exc:  # shlex's own words: "No closing quotation", "No escaped ..."
+        reason = str(exc)[:1].lower() + str(exc)[1:]
+        raise argparse.ArgumentTypeError(
+            f"{text!r} cannot be split into words as a shell would: {reason} (quote each word "
+            """that holds spaces, e.g. "python3 'my bot.py'")"""
+        ) from None
+    if not words:
+        raise argparse.ArgumentTypeError(
+            'empty: give the command that starts the bot, e.g. "python3 player.py"'
+        )
+    return text
 
 
 def command_line_folder() -> Path:

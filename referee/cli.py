@@ -23,7 +23,8 @@ from collections.abc import Sequence
 from typing import NamedTuple, NoReturn
 
 from protocols import UnknownGame, canonical_name
-from referee import EXIT_INTERRUPTED, __version__
+from referee import EXIT_INTERRUPTED, EXIT_USAGE, __version__
+from referee.nofollow import PlantedLink
 
 
 class Command(NamedTuple):
@@ -143,8 +144,28 @@ def run_command(argv: list[str] | None = None) -> tuple[int, argparse.Namespace]
     # Messages are wrapped to fit a terminal; in a log or a pipe each stays one line, whole, so
     # that it can be read and searched as it was said.
     err = Console(stderr=True, soft_wrap=not sys.stderr.isatty())
-    code: int = args.run(args, out, err)
+    try:
+        code: int = args.run(args, out, err)
+    except (PlantedLink, BaseExceptionGroup) as exc:
+        # A command refuses a planted link before it starts anything; one planted meanwhile
+        # (a race) stops it here, named, rather than with a traceback. Nothing went through it.
+        planted = exc if isinstance(exc, PlantedLink) else only_planted_link(exc)
+        if planted is None:
+            raise
+        err.print(f"referee: cannot write: {planted}", markup=False, highlight=False)
+        code = EXIT_USAGE
     return code, args
+
+
+def only_planted_link(group: BaseExceptionGroup[BaseException]) -> PlantedLink | None:
+    """The first `PlantedLink` of a group (from a nursery) that holds nothing else, or None."""
+    planted, rest = group.split(PlantedLink)
+    if planted is None or rest is not None:
+        return None
+    found: BaseException = planted
+    while isinstance(found, BaseExceptionGroup):
+        found = found.exceptions[0]
+    return found if isinstance(found, PlantedLink) else None
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -34,7 +34,7 @@ from referee.bot import (
     unwrap_single,
 )
 from referee.builtin_tables import prepare_tables, table_cache_directory
-from referee.isolation.confinement import player_places
+from referee.isolation.confinement import player_places, reach_check
 from referee.isolation.levels import Isolation, IsolationSettings, IsolationUnavailable, choose
 from referee.isolation.limits import Limits
 from referee.openings import apply_opening
@@ -154,6 +154,16 @@ def resolve_command(command: str, game: str, options: GameOptions | None = None)
         # are (a folder its command line names is also visible in its sandbox).
         argv += ["--cache-dir", str(table_cache_directory())]
     return shlex.join(argv) + (f" {rest.strip()}" if rest.strip() else "")
+
+
+def unreachable_player(players: Sequence[PlayerSpec], isolation: Isolation) -> str | None:
+    """Before a run's first game (no bot started): the refusal of the first of `players` that
+    this machine cannot run under `isolation` as a user of its own ("cannot run NAME here: "
+    the path that stops it and the fix), or None."""
+    for player in players:
+        if problem := reach_check(player.command, player_cwd(player), isolation):
+            return f"cannot run {player.name} here: {problem}"
+    return None
 
 
 class PlayerSpec(BaseModel):

@@ -132,7 +132,7 @@ def test_options_are_read_as_their_types_and_an_unknown_one_gets_a_guess(tmp_pat
     )
     said = refused(*MATCH, "-p1", "builtin:random", "-p2", "builtin:greedy", "-o", "size=99",
                    cwd=tmp_path)  # fmt: skip
-    assert said == "referee: -o size=99: Input should be less than or equal to 26"
+    assert said == "referee: -o size=99: alak's size is a whole number from 5 to 26 (default 11)"
     done = referee("match", "alak", "-o", "size=07", "--games", "2", "-q", "-p1", "builtin:random",
                    "-p2", "builtin:greedy", "--dir", "m", cwd=tmp_path)  # fmt: skip
     assert done.returncode == 0, done.stderr

@@ -9,7 +9,16 @@ from pathlib import Path
 
 import pytest
 
-from referee.nofollow import PlantedLink, create_file
+from referee.nofollow import (
+    PlantedLink,
+    check_file,
+    check_folder,
+    create_file,
+    make_folder,
+    make_new_folder,
+    refuse_links,
+    write_file,
+)
 from referee.records import RecordWriter
 
 NOBODY = 65534
@@ -101,3 +110,57 @@ def test_the_record_writer_follows_no_planted_link(shared: Path, tmp_path: Path)
     with pytest.raises(PlantedLink):
         RecordWriter(shared / "games" / "0001.jsonl")
     assert list(target.iterdir()) == []
+
+
+def test_a_file_written_whole_follows_no_planted_link(shared: Path, tmp_path: Path) -> None:
+    target = tmp_path / "target"
+    target.mkdir()
+    planted(shared / "pages", target)
+    with pytest.raises(PlantedLink, match="pages is a link"):
+        write_file(shared / "pages" / "index.html", "mine")
+    victim = tmp_path / "victim"
+    victim.write_text("untouched")
+    planted(shared / "index.html", victim)
+    with pytest.raises(PlantedLink, match=r"index\.html is a link"):
+        write_file(shared / "index.html", "mine")
+    assert victim.read_text() == "untouched" and list(target.iterdir()) == []
+    earlier = tmp_path / "deep" / "er" / "page.html"
+    write_file(earlier, "earlier")
+    os.link(earlier, tmp_path / "hard-link")
+    write_file(earlier, "mine", sync=True)  # renamed over it: another name keeps the old file
+    assert earlier.read_text() == "mine" and (tmp_path / "hard-link").read_text() == "earlier"
+    assert sorted(p.name for p in earlier.parent.iterdir()) == ["page.html"]  # nothing aside
+
+
+def test_folders_are_made_or_checked_without_following_a_planted_link(
+    shared: Path, tmp_path: Path
+) -> None:
+    target = tmp_path / "target"
+    target.mkdir()
+    planted(shared / "matches", target)
+    for refuse in (make_folder, check_folder, make_new_folder):
+        with pytest.raises(PlantedLink, match="matches is a link"):
+            refuse(shared / "matches" / "a-vs-b")
+    with pytest.raises(PlantedLink, match="matches is a link"):
+        check_file(shared / "matches" / "a-vs-b" / "match.toml")
+    assert list(target.iterdir()) == []
+    # A check makes nothing; the folder made is found by the next check.
+    check_folder(tmp_path / "new" / "deeper")
+    check_file(tmp_path / "new" / "deeper" / "game.jsonl")
+    assert not (tmp_path / "new").exists()
+    make_folder(tmp_path / "new" / "deeper")
+    check_folder(tmp_path / "new" / "deeper")
+    make_new_folder(tmp_path / "new" / "deeper" / "check-1")
+    with pytest.raises(FileExistsError):
+        make_new_folder(tmp_path / "new" / "deeper" / "check-1")
+
+
+def test_files_opened_by_path_are_never_links(shared: Path, tmp_path: Path) -> None:
+    victim = tmp_path / "victim"
+    victim.write_text("untouched")
+    (shared / "store.sqlite").write_text("a store")
+    refuse_links(shared, ["store.sqlite", "store.sqlite-wal"])  # a file, and none
+    planted(shared / "store.sqlite-wal", victim)
+    with pytest.raises(PlantedLink, match=r"store\.sqlite-wal is a link"):
+        refuse_links(shared, ["store.sqlite", "store.sqlite-wal"])
+    assert victim.read_text() == "untouched"

@@ -13,9 +13,11 @@ from pathlib import Path
 from rich.console import Console
 
 from referee.app.config import parse_config
+from referee.nofollow import check_folder, write_file
 from referee.stats.estimate import Model
 from referee.stats.head_to_head import Tally
 from referee.stats.sprt import Sprt
+from referee.tournament.bot_folders import layout_refusal
 from referee.tournament.config import ConfigError, LoadedConfig
 from referee.tournament.events import Event, GameFinished
 from referee.tournament.match_figures import save_statistics, tally_rows
@@ -35,19 +37,26 @@ class MatchRequest:
 
 def open_match(request: MatchRequest, err: Console) -> tuple[LoadedConfig, Tally]:
     """The match's config, written in its directory once it is known to fit the games already
-    there (refused in the match's words when not), and the tally of those games."""
+    there (refused in the match's words when not), and the tally of those games.
+
+    Nothing is made or written before the players' folders are known to be apart (ValueError
+    naming both) and the way to the directory is known to hold no planted link (`PlantedLink`,
+    referee/nofollow.py)."""
     text = request.spec.config_text()
     path = request.directory / CONFIG_NAME
     try:
         loaded = parse_config(text, path)
     except ConfigError as exc:
         raise ValueError(str(exc)) from None
+    players = [loaded.player_spec(p.name, loaded.config.seed) for p in loaded.config.players]
+    if refusal := layout_refusal(players):
+        raise ValueError(refusal)
+    check_folder(request.directory)  # before its store is read
     (first, _), (second, _) = request.spec.players
     tally = Tally(first, second, request.sprt, model=request.model)
     resume(request.directory, loaded, tally, err)
-    request.directory.mkdir(parents=True, exist_ok=True)
-    if not path.exists() or path.read_text(encoding="utf-8") != text:
-        path.write_text(text, encoding="utf-8")
+    if not path.is_file() or path.read_text(encoding="utf-8") != text:
+        write_file(path, text)  # its folder made, never through a planted link
     # So that `tournament results` and the dashboard show this match as this command does.
     save_statistics(request.directory, request.sprt, request.model)
     return loaded, tally

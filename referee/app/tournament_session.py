@@ -19,7 +19,10 @@ import trio
 from rich.console import Console
 
 from referee import EXIT_INTERRUPTED, EXIT_OK, EXIT_VOID
+from referee.bot import unwrap_single
 from referee.isolation import Isolation, IsolationUnavailable, choose, describe
+from referee.match import unreachable_player
+from referee.nofollow import PlantedLink
 from referee.printable import printable
 from referee.tournament.bot_folders import contain_run, layout_refusal
 from referee.tournament.config import LoadedConfig
@@ -28,7 +31,7 @@ from referee.tournament.opening_plan import OpeningPlan
 from referee.tournament.preflight import StartCheck, check_bots
 from referee.tournament.resume import open_tournament, store_problem
 from referee.tournament.runner import PlayGame, Runner, RunState, play_match
-from referee.tournament.store import STORE_NAME, GameState, Store, StoreError
+from referee.tournament.store import STORE_NAME, GameRow, GameState, Store, StoreError
 from referee.views.tournament_live import LiveDisplay
 
 if TYPE_CHECKING:
@@ -72,6 +75,7 @@ def play_tournament(
     display: Callable[[Console, RunState], Display] | None = None,
     resume_hint: str = "run the same command to resume",
     cluster: str | None = None,
+    refuse_broken: Callable[[Sequence[str]], str] | None = None,
 ) -> TournamentFinished | None:
     """Play or resume one tournament with the live display (and, with `web`, the live web
     dashboard for as long as it runs); None if it could not start.
@@ -80,11 +84,13 @@ def play_tournament(
     results could make it stop), `watch` to see every event before the runner asks
     `stop_when`, and its own `display` in place of the standings.
 
-    The first line it prints is the isolation level the bots will run under; a level this
-    machine cannot give stops it here, before any game, saying why and what would provide it.
-    Every bot with games still to play is then started once (`preflight.py`); a bot that cannot
-    start stops the run here too, named with the reason, unless `allow_broken` says to score its
-    games as losses.
+    The first line it prints is the isolation level the bots will run under, once nothing
+    stops the run before its bots start: a level this machine cannot give, a store that cannot
+    be used or is reached through a planted link, a bot whose program or folder its user cannot
+    reach here, each said (with why and what would fix it) instead. Every bot with games still
+    to play is then started once (`preflight.py`); a bot that cannot start stops the run here
+    too, named with the reason, unless `allow_broken` says to score its games as losses
+    (`refuse_broken`: the refusal in the command's own words, given the bots' names).
 
     With `cluster` (or the config's `[cluster] address`) the games are played on a Dask
     cluster (docs/cluster.md): each worker chooses its bots' isolation and starts them.
@@ -104,7 +110,6 @@ def play_tournament(
         except IsolationUnavailable as exc:
             err.print(f"referee: {loaded.path}: [match.isolation]: {exc}", markup=False)
             return None
-        err.print(describe(isolation), markup=False, highlight=False)
     made_directory = not loaded.directory.exists()
     new_store = not (loaded.directory / STORE_NAME).exists()
     try:
@@ -112,6 +117,13 @@ def play_tournament(
     except StoreError as exc:
         err.print(f"referee: {store_problem(exc, loaded)}", markup=False, highlight=False)
         return None
+    if isolation is not None:
+        waiting = [loaded.player_spec(name, 0) for name in _waiting(loaded, store.games())]
+        if refused := unreachable_player(waiting, isolation):  # the path and the fix
+            _let_go(store, new_store, made_directory)
+            err.print(f"referee: {refused}", markup=False, highlight=False)
+            return None
+        err.print(describe(isolation), markup=False, highlight=False)
     printing: Callable[[Event], None] = print_event if events else (lambda event: None)
     emit = printing if watch is None else _both(watch, printing)
     done = sum(g.state is GameState.FINISHED for g in store.games())
@@ -149,7 +161,9 @@ def play_tournament(
             play = session.play
             limit = concurrency or loaded.config.concurrency or max(1, session.slots())
             remote = partial(session.check_bots, loaded)
-        if not await _bots_start(loaded, store, isolation, err, limit, allow_broken, remote):
+        if not await _bots_start(
+            loaded, store, isolation, err, limit, allow_broken, remote, refuse_broken
+        ):
             return None
         on_event = emit
         if hub is not None:
@@ -176,9 +190,13 @@ def play_tournament(
     final = None
     try:
         final = trio.run(main)
+    except BaseExceptionGroup as group:  # a link planted on the way to a record, mid-run
+        if not isinstance(planted := unwrap_single(group), PlantedLink):
+            raise
+        err.print(f"referee: cannot write the record: {planted}", markup=False, highlight=False)
     finally:
-        if final is None and new_store:
-            store.discard(made_directory)  # refused before its first game: leave nothing
+        if final is None:
+            _let_go(store, new_store, made_directory)
         else:
             store.close()
     if final is not None and final.interrupted:
@@ -188,6 +206,22 @@ def play_tournament(
             highlight=False,
         )
     return final
+
+
+def _let_go(store: Store, new_store: bool, made_directory: bool) -> None:
+    """Close the store of a run refused before its first game; one this run made is removed,
+    with the directory it made: a refused first run leaves nothing behind."""
+    if new_store:
+        store.discard(made_directory)
+    else:
+        store.close()
+
+
+def _waiting(loaded: LoadedConfig, games: Sequence[GameRow]) -> list[str]:
+    """The players (config order) with games still to play."""
+    unfinished = [g for g in games if g.state is not GameState.FINISHED]
+    waiting = {g.blue for g in unfinished} | {g.orange for g in unfinished}
+    return [name for name in loaded.config.player_names if name in waiting]
 
 
 # The pre-flight check run elsewhere (a cluster's worker): (names, concurrency, the next
@@ -203,13 +237,13 @@ async def _bots_start(
     concurrency: int | None,
     allow_broken: bool,
     remote: RemoteCheck | None = None,
+    refuse_broken: Callable[[Sequence[str]], str] | None = None,
 ) -> bool:
     """Start every bot that still has games once (here, or with `remote`); False if one cannot
     and that stops the run."""
     games = store.games()
     unfinished = [g for g in games if g.state is not GameState.FINISHED]
-    waiting = {g.blue for g in unfinished} | {g.orange for g in unfinished}
-    names = [name for name in loaded.config.player_names if name in waiting]
+    names = _waiting(loaded, games)
     if not names:
         return True
     players = [loaded.player_spec(name, 0) for name in names]
@@ -248,12 +282,13 @@ async def _bots_start(
         return False
     if broken and not allow_broken:
         names_text = ", ".join(printable(c.name) for c in broken)
-        err.print(
-            f"referee: not starting the tournament: {names_text} cannot start. {_fix(loaded)}, "
-            "or add --allow-broken to score their games as losses.",
-            markup=False,
-            highlight=False,
+        refusal = (
+            f"not starting the tournament: {names_text} cannot start. {_fix(loaded)}, or add "
+            "--allow-broken to score their games as losses."
         )
+        if refuse_broken is not None:
+            refusal = refuse_broken([c.name for c in broken])
+        err.print(f"referee: {refusal}", markup=False, highlight=False)
         return False
     return True
 

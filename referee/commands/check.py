@@ -23,27 +23,28 @@ from rich.table import Table
 from rich.text import Text
 
 from protocols import GAME_HELP, UnknownGame, canonical_name
-from referee.arguments import command_line_folder, seconds, seconds_above_zero
+from referee.arguments import bot_command, command_line_folder, seconds, seconds_above_zero
 from referee.commands import EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE
 from referee.course.check import (
     DEFAULT_OPPONENT,
     CheckedGame,
     CheckReport,
     Finding,
+    check_players,
     describe_settings,
     new_record_dir,
     run_check,
     spread,
 )
 from referee.course.check_limits import course_limits
-from referee.isolation import reach_check
 from referee.isolation.levels import (
     Isolation,
     IsolationUnavailable,
     choose,
     describe,
 )
-from referee.match import MatchSettings, as_builtin, builtin_refusal
+from referee.match import MatchSettings, as_builtin, builtin_refusal, unreachable_player
+from referee.nofollow import PlantedLink, make_folder
 from referee.records import describe_validation_error
 from referee.views.console import wrapped
 from referee.views.plain import plain
@@ -59,7 +60,9 @@ def register(parser: argparse.ArgumentParser) -> None:
         "only if every game was clean."
     )
     parser.add_argument("game", help=GAME_HELP)
-    parser.add_argument("command", help='the bot\'s command, e.g. "python3 my_bot.py"')
+    parser.add_argument(
+        "command", type=bot_command, help='the bot\'s command, e.g. "python3 my_bot.py"'
+    )
     parser.add_argument("-n", "--games", type=int, default=2, help="games per colour (2)")
     # The time control and isolation default to the course's (course.toml, or the course
     # runner's tournament.toml, here or in a folder above), else to `referee course new`'s.
@@ -87,6 +90,7 @@ def register(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--opponent",
         default=DEFAULT_OPPONENT,
+        type=bot_command,
         help="a built-in bot (random, greedy, search, perfect; default random) or a command",
     )
     parser.add_argument("--seed", type=int, default=1, help="seed of a built-in opponent (1)")
@@ -112,15 +116,22 @@ def run_check_command(args: argparse.Namespace, out: Console, err: Console) -> i
         return EXIT_USAGE
     if limits.note is not None:
         err.print(f"note: {limits.note}", markup=False, highlight=False)
+    # Both bots, the built-in opponent too (the referee's own Python), must be reachable by
+    # their users here: else no game could be played, and none is.
+    players = check_players(game, args.command, args.opponent, args.seed, command_line_folder())
+    if refused := unreachable_player(players, isolation):  # the path and the fix
+        err.print(f"referee check: {refused}", markup=False, highlight=False)
+        return EXIT_USAGE
     try:
-        record_dir: Path = args.records or new_record_dir(game)
+        record_dir = records_folder(args.records, game)
+    except PlantedLink as exc:
+        err.print(f"referee check: cannot write the records: {exc}", markup=False)
+        return EXIT_USAGE
     except OSError as exc:
         err.print(f"referee check: cannot create the records folder: {exc}", markup=False)
         return EXIT_USAGE
+    # Nothing stops the check: how the bots will be contained is its first line.
     out.print(describe(isolation), markup=False, highlight=False)
-    if refused := reach_check(args.command, command_line_folder(), isolation):
-        err.print(f"referee check: cannot run the bot here: {refused}", markup=False)
-        return EXIT_USAGE
     out.print(Text("referee check", style="bold underline"))
     out.print(heading(args.command, game, args.games, isolation.name, settings, limits.source))
     try:
@@ -130,6 +141,15 @@ def run_check_command(args: argparse.Namespace, out: Console, err: Console) -> i
         return EXIT_INTERRUPTED
     out.print(render_report(report, record_dir))
     return EXIT_OK if report.clean else EXIT_PROBLEMS
+
+
+def records_folder(asked: Path | None, game: str) -> Path:
+    """The folder of this check's records: `--records` (made where missing), else a new one in
+    `referee-games/`; reached without following a planted link (`PlantedLink`)."""
+    if asked is None:
+        return new_record_dir(game)
+    make_folder(asked)
+    return asked
 
 
 def play_with_progress(

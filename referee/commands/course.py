@@ -39,6 +39,7 @@ from referee.course.pages import check_page, index_page, replay_name, student_na
 from referee.course.scheme import COURSE_FILE, Course, CourseError, load_scheme, write_skeleton
 from referee.course.tables import check_table, collect_table, grades_table
 from referee.isolation import IsolationUnavailable
+from referee.nofollow import make_folder, write_file
 from referee.records import RecordError
 from referee.replay import load_replay
 from referee.tournament.config import ConfigError
@@ -204,10 +205,7 @@ def run_check(args: argparse.Namespace, out: Console, err: Console) -> int:
     def write_page(waiting: int) -> None:
         results.sort(key=lambda r: r.student)
         text = check_page(course.config.name, course.config.game, results, waiting)
-        page.parent.mkdir(parents=True, exist_ok=True)
-        temporary = page.with_suffix(".tmp")
-        temporary.write_text(text, "utf-8")
-        temporary.replace(page)
+        write_file(page, text)  # whole, never through a planted link
 
     try:
         with _progress(err) as progress:
@@ -273,8 +271,8 @@ def run_report(args: argparse.Namespace, out: Console, err: Console) -> int:
     def write(course: Course, view: StoreView) -> int:
         feedback = build_feedback(view)
         folder = course.work / "report"
-        (folder / "games").mkdir(parents=True, exist_ok=True)
-        (folder / "students").mkdir(parents=True, exist_ok=True)
+        make_folder(folder / "games")  # never through a planted link, as every page below
+        make_folder(folder / "students")
         played = [r for r in view.games() if view.record_path(r) is not None]
         try:
             with _progress(err) as progress:
@@ -287,15 +285,15 @@ def run_report(args: argparse.Namespace, out: Console, err: Console) -> int:
                     except (RecordError, OSError) as exc:
                         _say(err, f"game {row.number}: cannot replay {path}: {exc}")
                         continue
-                    (folder / replay_name(row.number)).write_text(html, "utf-8")
+                    write_file(folder / replay_name(row.number), html)
                     progress.update(task, advance=1)
         except KeyboardInterrupt:
             _say(err, f"interrupted: the replays written so far are in {folder / 'games'}")
             return EXIT_INTERRUPTED
         for student in feedback.students:
             page = folder / student_name(student.student)
-            page.write_text(student_page(feedback, student), "utf-8")
-        (folder / "index.html").write_text(index_page(feedback), "utf-8")
+            write_file(page, student_page(feedback, student))
+        write_file(folder / "index.html", index_page(feedback))
         _say(err, f"wrote {len(feedback.students)} student pages and {folder / 'index.html'}")
         return EXIT_OK
 
@@ -313,7 +311,7 @@ def run_grades(args: argparse.Namespace, out: Console, err: Console) -> int:
         absent = list(load_collected(course.work))
         lines = compute_grades(view, scheme, absent)
         output: Path = args.output or course.work / "grades.csv"
-        output.write_text(grades_csv(lines), "utf-8")
+        write_file(output, grades_csv(lines))
         out.print(grades_table(lines))
         _say(err, f"wrote {output}")
         return EXIT_OK

@@ -24,6 +24,7 @@ from protocols import UnknownGame, canonical_name, game_names
 from referee.app.config import load_config
 from referee.app.tournament_session import WebView, play_tournament
 from referee.commands import EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE, EXIT_VOID
+from referee.nofollow import PlantedLink, check_folder, write_file
 from referee.tournament.config import ConfigError
 from referee.tournament.report import Report, build_report
 from referee.tournament.store import open_view
@@ -104,6 +105,11 @@ def run_demo(args: argparse.Namespace, out: Console, err: Console) -> int:
     except UnknownGame as exc:
         err.print(f"referee: {exc}", markup=False)
         return EXIT_USAGE
+    try:
+        check_folder(args.dir)  # a planted link, refused before anything is said or written
+    except PlantedLink as exc:
+        err.print(f"referee: cannot write the demo: {exc}", markup=False, highlight=False)
+        return EXIT_USAGE
     web = None
     if args.web:
         try:
@@ -116,7 +122,6 @@ def run_demo(args: argparse.Namespace, out: Console, err: Console) -> int:
             markup=False,
             highlight=False,
         )
-    args.dir.mkdir(parents=True, exist_ok=True)
     try:
         bots = builtin_bots(games)
     except RuntimeError as exc:
@@ -128,7 +133,7 @@ def run_demo(args: argparse.Namespace, out: Console, err: Console) -> int:
             err.print(f"{game}: fewer than two built-in bots play it; skipped", markup=False)
             continue
         path = args.dir / f"{game}.toml"
-        path.write_text(demo_config(game, bots[game], args), encoding="utf-8")
+        write_file(path, demo_config(game, bots[game], args))  # its folder made, no link followed
         try:
             loaded = load_config(path)
         except ConfigError as exc:

@@ -45,6 +45,7 @@ from referee.league.discovery import SyncReport, named_refusal, sync, tournament
 from referee.league.index import LeagueIndex, open_index
 from referee.league.queries import leaderboard
 from referee.league.rating import rate_league
+from referee.nofollow import PlantedLink
 from referee.tournament.store import StoreError
 from referee.views.league_terminal import leaderboard_table
 from referee.web import add_server_arguments, check_port
@@ -97,9 +98,8 @@ def run_new(args: argparse.Namespace, out: Console, err: Console) -> int:
     if config_path(folder).exists():
         say(err, f"referee league: {config_path(folder)} already exists")
         return EXIT_USAGE
-    folder.mkdir(parents=True, exist_ok=True)
-    save_league(folder, LeagueConfig(name=args.name or folder.resolve().name))
     with guarded(err) as done:
+        save_league(folder, LeagueConfig(name=args.name or folder.resolve().name))
         open_index(folder, writer=True).close()
         say(out, f"league {folder}: add tournaments with `referee league add {folder} FOLDER`")
     return done.code
@@ -117,6 +117,9 @@ def guarded(err: Console) -> Iterator[Outcome]:
         yield outcome
     except (LeagueError, StoreError, ValueError) as exc:
         say(err, f"referee league: {exc}")
+        outcome.code = EXIT_USAGE
+    except PlantedLink as exc:  # nothing was written
+        say(err, f"referee league: cannot write: {exc}")
         outcome.code = EXIT_USAGE
     except sqlite3.DatabaseError as exc:
         say(err, f"referee league: the league's index cannot be used: {exc}")

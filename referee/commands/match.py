@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import json
+from collections.abc import Sequence
 from functools import partial
 from pathlib import Path
 from typing import Any
@@ -30,6 +31,7 @@ from referee.app.match_session import MatchRequest, open_match, tally_event
 from referee.app.tournament_session import play_tournament
 from referee.arguments import (
     POSITION_CAPABLE,
+    bot_command,
     command_line_folder,
     parse_clock,
     parse_option_values,
@@ -38,7 +40,9 @@ from referee.arguments import (
 )
 from referee.isolation import IsolationSettings, IsolationUnavailable, choose
 from referee.match import BUILTIN_PREFIX, TimeSettings, builtin_refusal
+from referee.nofollow import PlantedLink
 from referee.openings import OpeningError, load_book
+from referee.printable import printable
 from referee.records import describe_validation_error, validation_text
 from referee.stats.head_to_head import Tally, summary_fields, summary_lines
 from referee.stats.sprt import parse_sprt, typical_games
@@ -54,8 +58,12 @@ def register(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument("game", help=GAME_HELP)
     bots = parser.add_argument_group("the bots")
-    bots.add_argument("-p1", "--player1", required=True, metavar="CMD", help="the first bot")
-    bots.add_argument("-p2", "--player2", required=True, metavar="CMD", help="the second bot")
+    bots.add_argument(
+        "-p1", "--player1", required=True, type=bot_command, metavar="CMD", help="the first bot"
+    )
+    bots.add_argument(
+        "-p2", "--player2", required=True, type=bot_command, metavar="CMD", help="the second bot"
+    )
     bots.add_argument(
         "--name1", metavar="NAME", help="the first bot's name (default: from the commands)"
     )
@@ -140,6 +148,9 @@ def run_match(args: argparse.Namespace, out: Console, err: Console) -> int:
     except (UnknownGame, ValueError) as exc:  # ConfigError is a ValueError
         err.print(f"referee: {exc}", markup=False, highlight=False)
         return EXIT_USAGE
+    except PlantedLink as exc:  # nothing was written
+        err.print(f"referee: cannot write the match: {exc}", markup=False, highlight=False)
+        return EXIT_USAGE
     if tally.decided():
         err.print("the SPRT had already decided: no game to play", markup=False)
         print_summary(args, out, err, tally, loaded)
@@ -154,6 +165,7 @@ def run_match(args: argparse.Namespace, out: Console, err: Console) -> int:
         could_stop=tally.could_decide,
         watch=partial(tally_event, tally),
         display=lambda console, state: MatchDisplay(console, state, tally),
+        refuse_broken=partial(broken_refusal, request),
     )
     if final is None:
         return EXIT_USAGE
@@ -217,6 +229,20 @@ def read_request(args: argparse.Namespace, err: Console) -> MatchRequest:
         )
     directory = args.dir or default_directory(first, second)
     return MatchRequest(spec, directory, sprt, "trinomial" if args.trinomial else "pentanomial")
+
+
+def broken_refusal(request: MatchRequest, names: Sequence[str]) -> str:
+    """Why the match does not start when the bots `names` cannot (each has said why above), in
+    the command line's words: a match is played between two bots that start, or not at all."""
+    flags = {
+        name: flag for (name, _), flag in zip(request.spec.players, ("-p1", "-p2"), strict=True)
+    }
+    which = " and ".join(f"{printable(name)} ({flags.get(name, '?')})" for name in names)
+    commands = " and ".join(flags.get(name, "?") for name in names)
+    return (
+        f"not starting the match: {which} cannot start. Fix the command of {commands} and run "
+        "the match again."
+    )
 
 
 def check_isolation(level: str | None) -> None:

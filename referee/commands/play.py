@@ -21,6 +21,7 @@ from protocols import GAME_HELP, UnknownGame, canonical_name, get_game
 from referee.app.game_options import game_options
 from referee.arguments import (
     POSITION_CAPABLE,
+    bot_command,
     command_line_folder,
     parse_clock,
     parse_option_values,
@@ -31,12 +32,10 @@ from referee.arguments import (
 from referee.bot import unwrap_single
 from referee.commands import EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE, EXIT_VOID
 from referee.isolation import (
-    Isolation,
     IsolationSettings,
     choose,
     describe,
     ran_as_root_warning,
-    reach_check,
 )
 from referee.match import (
     POSITION,
@@ -46,14 +45,14 @@ from referee.match import (
     OpeningRefused,
     PlayerSpec,
     builtin_refusal,
-    player_cwd,
     resolve_command,
+    unreachable_player,
 )
-from referee.nofollow import PlantedLink
+from referee.nofollow import PlantedLink, check_file
 from referee.openings import OpeningError, canonical_opening
 from referee.records import GameRecord, Header, Ply, Result, describe_validation_error
 from referee.tournament.bot_folders import contain_run
-from referee.web import DEFAULT_HOST, check_port
+from referee.web import DEFAULT_HOST, check_address
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -80,15 +79,6 @@ def _flag_pair(
         f"-n{short}", f"--no-{long}", dest=dest, action="store_false", help=f"opposite of --{long}"
     )
     parser.set_defaults(**{dest: default})
-
-
-def bot_command(text: str) -> str:
-    """A player's command as given on the command line: an empty one is a usage error."""
-    if not text.strip():
-        raise argparse.ArgumentTypeError(
-            'empty: give the command that starts the bot, e.g. "python3 player.py"'
-        )
-    return text
 
 
 def opening_moves(text: str) -> str:
@@ -242,8 +232,11 @@ def run_play(args: argparse.Namespace, out: Console, err: Console) -> int:
             isolation=play_isolation(args.isolation, args.allow_network),
         )
         isolation = choose(settings.isolation)
-        if args.visual:
-            check_port(args.port)
+        if args.visual:  # the address taken is said before anything starts, as a usage error
+            try:
+                check_address(DEFAULT_HOST, args.port)
+            except ValueError as exc:
+                raise ValueError(f"{exc}; choose another with --port") from None
     except ValidationError as exc:
         described = describe_validation_error(exc, "referee: invalid setting", FLAGS)
         err.print(described, markup=False, highlight=False)
@@ -292,12 +285,17 @@ def run_play(args: argparse.Namespace, out: Console, err: Console) -> int:
     except (OpeningError, OpeningRefused) as exc:
         err.print(f"referee: --opening: {exc}", markup=False, highlight=False)
         return EXIT_USAGE
-    # The command line is valid: say how the bots will be contained, then whether this
-    # machine can run them so.
-    err.print(describe(isolation), markup=False, highlight=False)
-    if refused := unreachable_players(players, isolation):
-        err.print(refused, markup=False, highlight=False)
+    if refused := unreachable_player(players, isolation):  # the path and the fix
+        err.print(f"referee: {refused}", markup=False, highlight=False)
         return EXIT_USAGE
+    try:
+        check_file(record_path)  # a planted link, refused before anything starts
+    except PlantedLink as exc:
+        err.print(f"referee: cannot write the record: {exc}", markup=False, highlight=False)
+        return EXIT_USAGE
+    # Nothing in the command line or on this machine stops the game: say how the bots will be
+    # contained, the first line of a game that starts.
+    err.print(describe(isolation), markup=False, highlight=False)
     if args.visual:
         return run_visual(args, out, err, match, record_path)
     try:
@@ -305,19 +303,10 @@ def run_play(args: argparse.Namespace, out: Console, err: Console) -> int:
     except KeyboardInterrupt:
         err.print(f"[red]interrupted; the record so far is in {record_path}[/red]")
         return EXIT_INTERRUPTED
-    except PlantedLink as exc:  # raised before any bot starts
+    except PlantedLink as exc:  # planted since it was checked: raised before any bot starts
         err.print(f"referee: cannot write the record: {exc}", markup=False, highlight=False)
         return EXIT_USAGE
     return report_play(args, out, err, match, record, record_path)
-
-
-def unreachable_players(players: list[PlayerSpec], isolation: Isolation) -> str | None:
-    """Before the game: the refusal of a player this machine cannot run as a user of its own
-    (the path and the fix), or None."""
-    for player in players:
-        if problem := reach_check(player.command, player_cwd(player), isolation):
-            return f"referee: cannot run {player.name} here: {problem}"
-    return None
 
 
 def move_logger(err: Console) -> Listener:

@@ -17,6 +17,7 @@ from pathlib import Path
 from rich.console import Console
 
 from referee.commands import EXIT_OK, EXIT_USAGE
+from referee.nofollow import PlantedLink, write_file
 from referee.records import DOUBLE_FORFEIT, EditedRecord, RecordError
 from referee.replay import Replay, load_replay
 from referee.views.console import has_colour, replay_frame
@@ -117,7 +118,10 @@ def print_verification(console: Console, replay: Replay) -> None:
 def write_html(args: argparse.Namespace, replay: Replay, err: Console, code: int) -> int:
     target: Path = args.output or args.record.with_suffix(".html")
     try:
-        target.write_text(replay_html(replay), encoding="utf-8")
+        write_file(target, replay_html(replay))  # never through a planted link
+    except PlantedLink as exc:
+        err.print(f"referee replay: cannot write: {exc}", markup=False, highlight=False)
+        return EXIT_USAGE
     except OSError as exc:
         err.print(f"[red]referee replay: cannot write {target}: {exc.strerror}[/red]")
         return EXIT_USAGE

@@ -23,6 +23,7 @@ from protocols import UnknownGame, canonical_name
 from referee.app.config import load_config
 from referee.app.tournament_session import WebView, exit_code, play_tournament
 from referee.commands import EXIT_OK, EXIT_USAGE
+from referee.nofollow import PlantedLink, check_file, write_file
 from referee.tournament.audit import NO_CHAIN, GameAudit, audit_game
 from referee.tournament.config import ConfigError, LoadedConfig
 from referee.tournament.events import TournamentFinished
@@ -137,6 +138,11 @@ def run_new(args: argparse.Namespace, out: Console, err: Console) -> int:
         err.print(f"referee: {args.output} exists (use --force to overwrite)", markup=False)
         return EXIT_USAGE
     try:
+        check_file(args.output)  # before any bot is moved
+    except PlantedLink as exc:
+        err.print(f"referee: cannot write the config: {exc}", markup=False, highlight=False)
+        return EXIT_USAGE
+    try:
         moved = give_folders(args.bots)
     except OSError as exc:
         err.print(f"referee: cannot give each bot of {args.bots} a folder: {exc}", markup=False)
@@ -153,7 +159,7 @@ def run_new(args: argparse.Namespace, out: Console, err: Console) -> int:
     bots = discover_bots(args.bots)
     name = f"{args.bots.resolve().name} {game}"
     text = example_config(bots, args.output, name, game, random.randrange(1, 10**6))
-    args.output.write_text(text, encoding="utf-8")
+    write_file(args.output, text)  # never through a planted link (checked above)
     unknown = [bot.name for bot in bots if bot.command is None]
     err.print(f"wrote {args.output} with {len(bots) - len(unknown)} players", markup=False)
     for line in describe_bots(bots):  # what a folder holds when it is not plain how to run it

@@ -36,6 +36,7 @@ from referee.match import (
     as_builtin,
     resolve_command,
 )
+from referee.nofollow import make_new_folder
 from referee.records import GameRecord
 from referee.tournament.bot_folders import contain_run
 from referee.verify import verify_record
@@ -119,17 +120,27 @@ def opponent_command(opponent: str, game: str, seed: int) -> str:
 def new_record_dir(game: str, parent: Path = RECORDS_PARENT, now: datetime | None = None) -> Path:
     """A new, empty folder for one check's records: `check-GAME-TIME`, then `-2`, `-3`... for
     checks started in the same second. `mkdir` fails on a folder that exists, so two checks
-    started together never share one."""
+    started together never share one. The way to it follows no planted link (`PlantedLink`,
+    referee/nofollow.py)."""
     name = f"check-{game}-{(now or datetime.now()).strftime('%Y%m%d-%H%M%S')}"
-    parent.mkdir(parents=True, exist_ok=True)
     path, number = parent / name, 1
     while True:
         try:
-            path.mkdir()
+            make_new_folder(path)
             return path
         except FileExistsError:
             number += 1
             path = parent / f"{name}-{number}"
+
+
+def check_players(
+    game_name: str, command: str, opponent: str, seed: int, cwd: Path | None
+) -> list[PlayerSpec]:
+    """The bot checked (running in `cwd`) and its opponent, as the check starts them."""
+    return [
+        PlayerSpec(name=BOT_NAME, command=command, cwd=cwd),
+        PlayerSpec(name=opponent, command=opponent_command(opponent, game_name, seed)),
+    ]
 
 
 async def run_check(
@@ -151,11 +162,7 @@ async def run_check(
     report = CheckReport(game_name, command, settings)
     isolation = (isolation or choose(settings.isolation)).hiding(record_dir.absolute())
     # Nor may it see earlier checks' records (referee-games/), or a command opponent's files.
-    players = [
-        PlayerSpec(name=BOT_NAME, command=command, cwd=cwd),
-        PlayerSpec(name=opponent, command=opponent_command(opponent, game_name, seed)),
-    ]
-    isolation = contain_run(isolation, players)
+    isolation = contain_run(isolation, check_players(game_name, command, opponent, seed, cwd))
     for _ in range(games_per_colour):
         elapsed = await time_startup(command, settings, isolation, cwd)
         if elapsed is not None:

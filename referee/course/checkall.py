@@ -19,6 +19,7 @@ from referee.course.collect import Submission
 from referee.course.scheme import Course
 from referee.isolation import IsolationSettings
 from referee.match import MatchSettings
+from referee.nofollow import make_folder
 
 
 @dataclass(frozen=True)
@@ -64,6 +65,7 @@ async def check_all(
     with collect's reason."""
     settings = check_settings(course)
     c = course.config.check
+    make_folder(check_dir(course))  # never through a planted link, before any check starts
     limiter = trio.CapacityLimiter(concurrency or c.concurrency)
     results: list[StudentCheck] = []
 
@@ -79,7 +81,7 @@ async def check_all(
         records = check_dir(course) / submission.student
         async with limiter:
             shutil.rmtree(records, ignore_errors=True)  # a new check replaces the old one
-            records.mkdir(parents=True)
+            make_folder(records)
             report = await run_check(
                 course.config.game,
                 submission.command,

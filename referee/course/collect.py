@@ -22,6 +22,7 @@ from referee.course.builds import build, build_isolation, content_hash
 from referee.course.scheme import BASELINE_PREFIX, Course, toml_string
 from referee.course.unpack import UnpackError, is_entry, normalise_modes, student_id, unpack
 from referee.isolation import Isolation, Limits
+from referee.nofollow import make_folder, write_file
 from referee.tournament.config import COLLECTED_MARK
 from referee.tournament.layouts import guess_command
 
@@ -92,9 +93,7 @@ def save_collected(work: Path, found: dict[str, Submission]) -> None:
     """Written to a new file then renamed: an interrupted write leaves the old list whole."""
     path = work / COLLECTED_FILE
     data = [found[k].model_dump(mode="json") for k in sorted(found)]
-    temporary = path.with_suffix(".tmp")
-    temporary.write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")
-    temporary.replace(path)
+    write_file(path, json.dumps(data, indent=2) + "\n")
 
 
 async def collect_one(
@@ -139,7 +138,9 @@ async def collect(
 ) -> dict[str, Submission]:
     """Collect every entry of `submissions`; save each result as it comes; write the config."""
     work = course.work
-    work.mkdir(parents=True, exist_ok=True)
+    # Before anything is written: the work folder (its students' too) never through a link
+    # someone else planted (`PlantedLink`, referee/nofollow.py).
+    make_folder(work / STUDENTS_DIR)
     previous = {} if fresh else load_collected(work)
     isolation = build_isolation(course.config.isolation)
     current = entries(submissions)
@@ -213,5 +214,5 @@ def relative_folder(submission: Submission, work: Path) -> str:
 
 def write_tournament_config(course: Course, submissions: list[Submission]) -> Path:
     path = course.tournament_config
-    path.write_text(tournament_text(course, submissions), encoding="utf-8")
+    write_file(path, tournament_text(course, submissions))
     return path

@@ -16,6 +16,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from protocols import UnknownGame, canonical_name, game_names
 from referee.match import BUILTIN_BOTS, TimeSettings, as_builtin, builtin_refusal, builtins_playing
+from referee.nofollow import make_folder, write_file
 from referee.tournament.config import field_name, validation_message
 from referee.tournament.toml_lines import align_comments, locate
 
@@ -273,7 +274,7 @@ def toml_string(text: str) -> str:
 
 def write_skeleton(folder: Path, name: str, game: str) -> list[Path]:
     """Write course.toml, the grading scheme and an empty submissions folder; return them."""
-    folder.mkdir(parents=True, exist_ok=True)
+    make_folder(folder / "submissions")  # never through a planted link (referee/nofollow.py)
     course = folder / COURSE_FILE
     scheme = folder / SCHEME_FILE
     text = COURSE_TEXT.format(
@@ -283,7 +284,6 @@ def write_skeleton(folder: Path, name: str, game: str) -> list[Path]:
         builtins=", ".join(builtins_playing(canonical_name(game))),
         scheme=SCHEME_FILE,
     )
-    course.write_text(align_comments(text), encoding="utf-8")
-    scheme.write_text(align_comments(SCHEME_TEXT), encoding="utf-8")
-    (folder / "submissions").mkdir(exist_ok=True)
+    write_file(course, align_comments(text))
+    write_file(scheme, align_comments(SCHEME_TEXT))
     return [course, scheme, folder / "submissions"]

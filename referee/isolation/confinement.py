@@ -310,8 +310,9 @@ def reach_fix(sandboxed: bool) -> str:
     ways.append("use a program and a folder outside a private home")
     if not sandboxed:
         ways.append(
-            "give the referee a sandbox, which shows a bot what it needs wherever it lies "
-            "(a C compiler for the referee's helper, or bubblewrap: apt-get install gcc)"
+            "give the referee a sandbox, which shows a bot what it needs wherever it lies: a C "
+            "compiler for its helper (apt-get install gcc) or bubblewrap (apt-get install "
+            "bubblewrap)"
         )
     ways.append(
         "or run bots as root ([match.isolation] allow_root = true, or --isolation ...+root)"

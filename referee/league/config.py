@@ -26,6 +26,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from referee.nofollow import write_file
 from referee.tournament.toml_lines import locate
 
 CONFIG_NAME = "league.toml"
@@ -103,13 +104,7 @@ def render(config: LeagueConfig) -> str:
 
 def save_league(folder: Path, config: LeagueConfig) -> None:
     """Write the config whole: a temporary file, synced, renamed over the old one."""
-    path = config_path(folder)
-    temporary = path.with_name(f".{CONFIG_NAME}.tmp")
-    with temporary.open("w", encoding="utf-8") as file:
-        file.write(render(config))
-        file.flush()
-        os.fsync(file.fileno())
-    temporary.replace(path)
+    write_file(config_path(folder), render(config), sync=True)  # never through a planted link
 
 
 def source_folder(folder: Path, source: str) -> Path:

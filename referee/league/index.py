@@ -28,6 +28,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from referee.league.config import INDEX_NAME, LOCK_NAME, LeagueError
+from referee.nofollow import PlantedLink, refuse_links
 
 SCHEMA_VERSION = 2  # 2: games checked before they are rated, and the refused kept
 
@@ -430,6 +431,11 @@ def open_index(folder: Path, *, writer: bool) -> LeagueIndex:
     path = folder / INDEX_NAME
     if not writer and not path.is_file():
         raise LeagueError(f"{folder}: the league has no index yet (run `referee league rate`)")
+    if writer:  # the index, its journals and its lock: never a link someone else planted
+        try:
+            refuse_links(folder, [LOCK_NAME, *(INDEX_NAME + s for s in ("", "-wal", "-shm"))])
+        except PlantedLink as exc:
+            raise LeagueError(f"cannot write the league: {exc}") from None
     lock_fd = _lock(folder) if writer else None
     try:
         db = _connect(path, writer)
@@ -496,7 +502,7 @@ def _drop(db: sqlite3.Connection, tables: set[str]) -> None:
 
 
 def _lock(folder: Path) -> int:
-    fd = os.open(folder / LOCK_NAME, os.O_RDWR | os.O_CREAT, 0o644)
+    fd = os.open(folder / LOCK_NAME, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW, 0o644)
     try:
         fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
     except BlockingIOError:

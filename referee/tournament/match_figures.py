@@ -11,11 +11,11 @@ an SPRT.
 from __future__ import annotations
 
 import json
-import os
 from collections.abc import Iterable
 from pathlib import Path
 
 from protocols.base import Side
+from referee.nofollow import write_file
 from referee.stats.estimate import Model
 from referee.stats.head_to_head import Tally
 from referee.stats.sprt import Sprt, parse_sprt
@@ -27,14 +27,12 @@ STATISTICS_NAME = "match-statistics.json"
 
 def save_statistics(directory: Path, sprt: Sprt | None, model: Model) -> None:
     """Keep how `referee match` computes this match's statistics (a temporary file renamed over
-    the old one: a crash leaves one or the other)."""
+    the old one: a crash leaves one or the other; never through a planted link)."""
     text = json.dumps({"model": model, "sprt": sprt.describe() if sprt else None}) + "\n"
     path = directory / STATISTICS_NAME
     if path.is_file() and path.read_text(encoding="utf-8") == text:
         return
-    side = path.with_name(f".{STATISTICS_NAME}.tmp")
-    side.write_text(text, encoding="utf-8")
-    os.replace(side, path)
+    write_file(path, text)
 
 
 def read_statistics(directory: Path) -> tuple[Model, Sprt | None]:

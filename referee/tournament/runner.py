@@ -30,6 +30,7 @@ import trio
 from protocols.base import Reason, Side
 from referee.isolation import Isolation
 from referee.match import LagMonitor, Listener, Match
+from referee.nofollow import PlantedLink
 from referee.records import GameRecord, Header, Ply, Result, utc_now
 from referee.tournament.config import LoadedConfig
 from referee.tournament.events import (
@@ -369,6 +370,11 @@ class Runner:
             game = replace(game, opening=self.openings.opening(game.number, games))
         try:
             record = await self.play(self.loaded, game, path, listener, self.lag, decided)
+        except PlantedLink:
+            # The way to its record holds a link someone planted since the run started (the
+            # command refuses one planted before): nothing is written, and the run stops
+            # rather than void every game for it.
+            raise
         except Exception as exc:  # a bug of ours outside the match: void, never blame a bot
             return Result(
                 winner=None,

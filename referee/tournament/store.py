@@ -47,6 +47,7 @@ from pathlib import Path
 from typing import Any, Concatenate, ParamSpec, TypeVar
 
 from protocols.base import Reason, Side
+from referee.nofollow import PlantedLink, make_folder, refuse_links
 from referee.records import Result, final_chain, utc_now
 
 STORE_NAME = "tournament.sqlite"
@@ -311,7 +312,14 @@ def open_store(directory: str | os.PathLike[str], *, fresh: bool = False) -> Sto
     """
     directory = Path(directory)  # a str is as good as a Path
     path = directory / STORE_NAME
-    (directory / RECORDS_DIR).mkdir(parents=True, exist_ok=True)
+    try:
+        # The directory, its records folder and the files SQLite opens by path, reached
+        # without following a link someone else planted (referee/nofollow.py).
+        make_folder(directory / RECORDS_DIR)
+        side_files = _database_files(directory / SIDE_NAME)
+        refuse_links(directory, [LOCK_NAME, *(f.name for f in _database_files(path) + side_files)])
+    except PlantedLink as exc:
+        raise StoreError(f"cannot write the tournament: {exc}") from None
     lock_fd = _lock(directory)
     try:
         if not fresh and path.exists():
@@ -719,7 +727,7 @@ class Store(StoreView):
 
 
 def _lock(directory: Path) -> int:
-    fd = os.open(directory / LOCK_NAME, os.O_RDWR | os.O_CREAT, 0o644)
+    fd = os.open(directory / LOCK_NAME, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW, 0o644)
     try:
         fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
     except BlockingIOError:

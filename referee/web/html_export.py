@@ -9,6 +9,7 @@ from __future__ import annotations
 import html
 from importlib import resources
 
+from referee.printable import printable
 from referee.replay import Replay
 from referee.web.renderers import renderer_source
 
@@ -47,8 +48,24 @@ def static_text(name: str) -> str:
 
 def json_in_script(text: str) -> str:
     """JSON that cannot end the <script> element it sits in: `<` only occurs inside JSON
-    strings, where the escape `\\u003c` means the same character."""
-    return text.replace("<", "\\u003c")
+    strings, where the escape `\\u003c` means the same character. So does the escape of any
+    character that is not printable (a bidi override, C1's CSI, a line separator: what a bot
+    wrote), written so that the page's source, shown in a terminal or an editor, acts on
+    nothing and hides nothing; the page itself shows such text as referee/printable.py does."""
+    escaped = text.replace("<", "\\u003c")
+    if escaped.isprintable():
+        return escaped
+    # Whitespace outside a string is JSON's own (inside one it is escaped already).
+    return "".join(c if c.isprintable() or c in " \n\r\t" else _json_escape(c) for c in escaped)
+
+
+def _json_escape(char: str) -> str:
+    """`char` as JSON writes it escaped: `\\u202e`, or a surrogate pair above U+FFFF."""
+    code = ord(char)
+    if code < 0x10000:
+        return f"\\u{code:04x}"
+    code -= 0x10000
+    return f"\\u{0xD800 + (code >> 10):04x}\\u{0xDC00 + (code & 0x3FF):04x}"
 
 
 def replay_html(replay: Replay) -> str:
@@ -56,7 +73,7 @@ def replay_html(replay: Replay) -> str:
     players = replay.header.players
     title = f"{replay.game}: {' vs '.join(p.name for p in players.values())}"
     return _PAGE.format(
-        title=html.escape(title),
+        title=html.escape(printable(title)),  # names a bot's author chose
         style=static_text("style.css"),
         player=static_text("player.js"),
         renderer=renderer_source(replay.game),

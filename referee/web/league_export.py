@@ -19,6 +19,8 @@ from referee.league import queries
 from referee.league.config import LeagueConfig
 from referee.league.index import LeagueIndex
 from referee.league.queries import GameFilter, Page
+from referee.nofollow import make_folder, write_file
+from referee.printable import printable
 from referee.records import RecordError
 from referee.replay import load_replay
 from referee.web.html_export import json_in_script, static_text
@@ -80,7 +82,7 @@ def export_league(
 ) -> int:
     """Write the dashboard into `out`; returns how many files were written."""
     step = progress or (lambda name, done, total: None)
-    out.mkdir(parents=True, exist_ok=True)
+    make_folder(out)  # as every file below: never through a link someone else planted
     links = static_links(replays)
     writer = _Writer(out)
     notes = [config.name, index.meta().get("fit", "not rated yet"), *queries.left_out(index)]
@@ -146,7 +148,6 @@ def _bot_pages(index: LeagueIndex, bot: int, links: Links, writer: _Writer) -> N
 def _replays(
     index: LeagueIndex, config: LeagueConfig, out: Path, writer: _Writer, step: Progress
 ) -> None:
-    (out / "assets").mkdir(exist_ok=True)
     for name in ("style.css", "player.js"):
         writer.write(f"assets/{name}", static_text(name))
     for game in queries.games_played(index):
@@ -171,7 +172,7 @@ def _replay_page(path: Path, game: str) -> str:
         return f"<!doctype html><title>record unreadable</title><p>{escape(str(exc))}</p>"
     title = f"{game}: {' vs '.join(p.name for p in replay.header.players.values())}"
     return _REPLAY.format(
-        title=escape(title),
+        title=escape(printable(title)),  # names a bot's author chose
         renderer=f"renderer-{slug(game)}.js",
         data=json_in_script(replay.model_dump_json()),
     )
@@ -181,12 +182,7 @@ class _Writer:
     def __init__(self, out: Path) -> None:
         self.out = out
         self.count = 0
-        self._made: set[Path] = set()
 
     def write(self, name: str, text: str) -> None:
-        path = self.out / name
-        if path.parent not in self._made:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            self._made.add(path.parent)
-        path.write_text(text, encoding="utf-8")
+        write_file(self.out / name, text)  # its folders made, never through a planted link
         self.count += 1

@@ -51,5 +51,5 @@ def test_game_options_reach_builtin_bots_and_the_record(tmp_path: Path) -> None:
 def test_invalid_game_option_names_the_field(tmp_path: Path) -> None:
     proc = referee("play", "alak", "-o", "size=4", "-p1", "a", "-p2", "b", cwd=tmp_path)
     assert proc.returncode == 2
-    assert "-o size=4: Input should be greater than or equal to 5" in proc.stderr
+    assert "-o size=4: alak's size is a whole number from 5 to 26 (default 11)" in proc.stderr
     assert "errors.pydantic.dev" not in proc.stderr

@@ -147,8 +147,8 @@ def test_a_bot_its_user_cannot_reach_is_refused_before_any_game(tmp_path: Path) 
     done = referee("tournament", "run", "cup.toml", "-q", cwd=tmp_path)
     assert done.returncode == 2
     said = " ".join(done.stderr.split())
-    assert "b: cannot run here: user" in said and f"cannot enter {private}" in said, said
-    assert "not starting the tournament" in said
+    assert f"referee: cannot run b here: user 60100 cannot enter {private}" in said, said
+    assert "isolation:" not in said and not (tmp_path / "cup").exists()  # nothing made
     (tmp_path / "cup.toml").write_text(
         config.replace("[[players]]", "[match.isolation]\nallow_root = true\n\n[[players]]", 1)
     )

@@ -5,15 +5,18 @@
 (function () {
   "use strict";
   const ARCHIVE_ROWS = 200; // newest records listed
+  // Names and text a bot's author chose, shown as the player and the terminal show them:
+  // controls and bidi overrides as visible escapes (Referee.printable, player.js).
+  const shown = (text) => Referee.printable(text);
 
   function cell(row, content, cls) {
     const td = row.insertCell();
     if (cls) td.className = cls;
-    if (content instanceof Node) td.append(content); else td.textContent = content === null || content === undefined ? "" : content;
+    if (content instanceof Node) td.append(content); else td.textContent = content === null || content === undefined ? "" : shown(content);
     return td;
   }
   function link(href, text) { const a = document.createElement("a"); a.href = href; a.textContent = text; return a; }
-  function side(name, colour) { const s = document.createElement("span"); s.className = "side-" + colour; s.textContent = name || "?"; return s; }
+  function side(name, colour) { const s = document.createElement("span"); s.className = "side-" + colour; s.textContent = shown(name || "?"); return s; }
   /* What ended a game as people read it: the game's own ending (king-lost) or the reason. */
   function why(game) { return game.ending || game.reason; }
   /* A result without a winner in words, from the server's one word for it (`result`): a double
@@ -113,7 +116,7 @@
     const title = document.createElement("h2");
     section.append(title);
     if (t.error) { title.textContent = "tournament"; section.append(t.error); return section; }
-    title.textContent = t.name + " (" + t.game + ")";
+    title.textContent = shown(t.name) + " (" + t.game + ")";
     const c = t.counts;
     const done = (c.finished || 0) + (c.void || 0);
     const line = document.createElement("div");
@@ -240,7 +243,7 @@
           group.className = "group";
           group.dataset.group = g.name;
           const name = document.createElement("h4");
-          name.textContent = g.name;
+          name.textContent = shown(g.name);
           group.append(name, groupTable(g));
           part.append(group);
         });

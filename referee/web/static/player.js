@@ -37,6 +37,30 @@
     return node;
   };
 
+  /* Text a bot wrote (a name it chose, an offending line, its stderr) as the terminal shows it
+     (referee/printable.py): every control, format (a bidi override, a zero-width mark) and
+     separator character written as a visible escape, "\x1b", "\u202e", so that nothing it
+     wrote reorders or hides what is around it, and nothing it wrote is lost. With `lines`,
+     newlines and tabs are kept (a stderr tail shown as lines). */
+  const UNSAFE = /[\p{Cc}\p{Cf}\p{Cs}\p{Zl}\p{Zp}]/gu;
+  Referee.printable = function (text, lines) {
+    const kept = lines ? String(text).replace(/\r\n/g, "\n") : String(text);
+    return kept.replace(UNSAFE, (c) => {
+      if (lines && (c === "\n" || c === "\t")) return c;
+      const code = c.codePointAt(0);
+      return code < 0x100 ? "\\x" + code.toString(16).padStart(2, "0") : "\\u" + code.toString(16).padStart(4, "0");
+    });
+  };
+  const printable = Referee.printable;
+  /* A line a bot wrote, quoted as the terminal quotes it (Python's repr): its backslashes
+     doubled, so that no text of its own can pass for an escape. */
+  function quoted(text) {
+    const quote = text.includes("'") && !text.includes('"') ? '"' : "'";
+    let body = text.replace(/\\/g, "\\\\").replace(/\n/g, "\\n").replace(/\r/g, "\\r").replace(/\t/g, "\\t");
+    if (quote === "'") body = body.replace(/'/g, "\\'");
+    return quote + printable(body) + quote;
+  }
+
   function element(tag, cls, text) {
     const node = document.createElement(tag);
     if (cls) node.className = cls;
@@ -90,7 +114,7 @@
       title.append(element("span", "", this.data.game + ": "));
       for (const side of ["blue", "orange"]) {
         if (side === "orange") title.append(element("span", "vs", "vs"));
-        title.append(sideSpan(side, header.players[side].name));
+        title.append(sideSpan(side, printable(header.players[side].name)));
       }
       this.liveBadge = element("span", "rp-live", "LIVE");
       if (this.live) title.append(this.liveBadge);
@@ -273,12 +297,22 @@
         const forfeit = this.data.outcome === "double-forfeit";
         box.append((forfeit ? "No winner (both lose)" : "Draw") + " by " + Referee.why(result));
       }
-      else box.append(sideSpan(result.winner, result.winner + " (" + this.data.header.players[result.winner].name + ")"), " wins by " + Referee.why(result));
-      if (result && result.detail) box.append(element("div", "detail", result.detail));
+      else box.append(sideSpan(result.winner, result.winner + " (" + printable(this.data.header.players[result.winner].name) + ")"), " wins by " + Referee.why(result));
+      if (result && result.detail) box.append(element("div", "detail", printable(result.detail)));
       if (result && result.loser_line !== null && result.loser_line !== undefined) {
-        box.append(element("div", "offending", "offending line: " + JSON.stringify(result.loser_line)));
+        box.append(element("div", "offending", "offending line: " + quoted(result.loser_line)));
       }
-      for (const problem of this.data.problems) box.append(element("div", "rp-problem", "✗ " + problem));
+      for (const problem of this.data.problems) box.append(element("div", "rp-problem", "✗ " + printable(problem)));
+      // The last lines each bot wrote to its stderr, as the terminal's summary shows them.
+      for (const [side, report] of Object.entries((result && result.bots) || {})) {
+        const tail = printable((report.stderr_tail || "").trim(), true);
+        if (!tail) continue;
+        const shown = element("div", "rp-stderr");
+        shown.dataset.side = side;
+        shown.append(element("div", "muted", side + " stderr (last lines)"));
+        shown.append(element("pre", "", tail.split("\n").slice(-8).join("\n")));
+        box.append(shown);
+      }
     }
 
     toggle() {
