@@ -20,9 +20,10 @@ from rich.table import Table
 
 from referee.bot import BotFault, BotInfrastructureError, open_bot
 from referee.commands import EXIT_OK
-from referee.isolation import syscall_filter
+from referee.isolation import landlock, syscall_filter
 from referee.isolation.levels import (
     FEATURE_ORDER,
+    Feature,
     Isolation,
     IsolationSettings,
     IsolationUnavailable,
@@ -101,6 +102,8 @@ def what_each_bot_gets(isolation: Isolation) -> list[str]:
         f"system calls: filtered at every level ({syscall_filter.machine()}); "
         f"{syscall_filter.summary()}"
     )
+    lines.append(landlock.summary())
+    lines.append(f"processes in sight: {processes_in_sight(isolation)}")
     if own:
         lines.append(
             "left after a game: nothing of the bot (no process, kernel key or IPC object, "
@@ -109,6 +112,19 @@ def what_each_bot_gets(isolation: Isolation) -> list[str]:
     else:
         lines.append("left after a game: no process; what it wrote as the referee's user stays")
     return lines
+
+
+def processes_in_sight(isolation: Isolation) -> str:
+    """Which processes of the machine a bot sees in /proc at this level (their command lines
+    and CPU time, whatever it may do to them)."""
+    if isolation.has(Feature.SANDBOX):
+        return "its own only (a pid namespace of its own)"
+    if isolation.has(Feature.USERS):
+        return "its own only (its /proc shows no other user's processes)"
+    return (
+        "every process of the machine, with its command line and CPU time (no sandbox and no "
+        "user of its own)"
+    )
 
 
 def foreign_packages() -> list[tuple[str, Path]]:

@@ -27,7 +27,7 @@ import trio
 
 from protocols import game_packages
 from referee.builtin_tables import table_cache_directory
-from referee.isolation import kernel, native, proctree, syscall_filter
+from referee.isolation import kernel, landlock, native, proctree, syscall_filter
 from referee.isolation.bot_users import (
     NoFreeSlot,
     Slot,
@@ -481,8 +481,9 @@ class Confinement:
             seccomp = syscall_filter.argument()
         except syscall_filter.FilterUnavailable as exc:
             raise InfrastructureFailure(str(exc)) from None
+        domain = landlock.argument()  # no other process within its reach
         if not self.sandboxed:
-            spec.update(uid=self.uid, stage="only", seccomp=seccomp)
+            spec.update(uid=self.uid, stage="only", landlock=domain, seccomp=seccomp)
             if self.isolation.namespaces_of_its_own:  # as the sandbox would give them
                 spec.update(self._namespaces(argv, cwd, executable, named))
             return [str(fd), *options_of(spec), *argv]
@@ -503,7 +504,9 @@ class Confinement:
         )
         sandbox = sandbox_argv(self._sandbox_program(), view)
         inner_launcher = launcher(fd)
-        inner = options_of({"stage": "inner", "uid": self.uid, "seccomp": seccomp})
+        inner = options_of(
+            {"stage": "inner", "uid": self.uid, "landlock": domain, "seccomp": seccomp}
+        )
         spec["stage"] = "outer"
         return [str(fd), *options_of(spec), *sandbox, *inner_launcher, *inner, *argv]
 

@@ -49,6 +49,7 @@ int clear_user_keys(long uid, const char **failed);
 int private_mounts(const char *const *places, int place_count, const char *const *keep,
                    int keep_count, const char *const *readonly, int readonly_count,
                    const char **failed);
+int own_domain(unsigned long long handled_fs, unsigned long long scoped, const char **failed);
 int install_filter(const char *hex, const char **failed);
 
 #define EXIT_LAUNCH_FAILED 127
@@ -85,6 +86,8 @@ struct launch_spec {
     int keep_count;
     const char *readonly[MAX_READONLY]; /* --readonly FOLDER */
     int readonly_count;
+    int has_landlock; /* --landlock FS,SCOPED: a Landlock domain of its own */
+    unsigned long long landlock_fs, landlock_scoped;
     const char *seccomp; /* --seccomp HEX: the system-call filter's program */
     const char *cgroups[MAX_CGROUPS];
     int cgroup_count;
@@ -208,6 +211,13 @@ static void parse_launch(char **args, struct launch_spec *spec) {
         } else if (strcmp(option, "--keep") == 0) {
             if (spec->keep_count == MAX_KEPT) usage("too many --keep");
             spec->keep[spec->keep_count++] = value;
+        } else if (strcmp(option, "--landlock") == 0) {
+            char *comma, *end;
+            spec->landlock_fs = strtoull(value, &comma, 10);
+            if (comma == value || *comma != ',') usage("bad --landlock");
+            spec->landlock_scoped = strtoull(comma + 1, &end, 10);
+            if (end == comma + 1 || *end) usage("bad --landlock");
+            spec->has_landlock = 1;
         } else if (strcmp(option, "--seccomp") == 0) {
             spec->seccomp = value;
         } else {
@@ -352,6 +362,10 @@ static void launch(int status_fd, const struct launch_spec *spec) {
         kernel_failed(status_fd, failed);
     /* The inner launcher reports through the status pipe too; the bot never sees it. */
     set_inheritable(status_fd, outer);
+    /* No other process within its reach (landlock.py). */
+    if (!outer && spec->has_landlock &&
+        own_domain(spec->landlock_fs, spec->landlock_scoped, &failed) != 0)
+        kernel_failed(status_fd, failed);
     /* Before `ready`: a filter that cannot be installed is reported. */
     if (!outer && install_filter(spec->seccomp, &failed) != 0) kernel_failed(status_fd, failed);
     const char *program = spec->argv[0];

@@ -2,8 +2,8 @@
  * The launcher's requests to the kernel for a bot, compiled (kernel.py beside this file is the
  * Python launcher's copy, and says why each step exists): a session keyring of its own, its
  * user's keys cleared, a mount namespace of its own (its private places, the folders it needs
- * in them, its own folders read-only), and the system-call filter (the IPC namespace is a bare
- * unshare, in helper.c). Each returns 0, or -1 with errno set and `*failed` saying which step
+ * in them, its own folders read-only), a Landlock domain of its own, and the system-call filter
+ * (the IPC namespace is a bare unshare, in helper.c). Each returns 0, or -1 with errno set and `*failed` saying which step
  * failed.
  */
 #define _GNU_SOURCE
@@ -14,6 +14,7 @@
 #include <linux/seccomp.h>
 #include <limits.h>
 #include <sched.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -29,6 +30,22 @@
 #define COLLECTED_WAIT_MS 1000 /* the kernel collects unlinked keys within milliseconds */
 #define MAX_PLACES 16 /* helper.c's: the private places */
 #define MAX_KEPT 64 /* helper.c's: the kept folders */
+/* Landlock (linux/landlock.h, defined here so that older headers compile it too): the calls have
+   the same numbers on every architecture; the rule type and the one right the launcher grants. */
+#define LANDLOCK_CREATE_RULESET 444
+#define LANDLOCK_ADD_RULE 445
+#define LANDLOCK_RESTRICT_SELF 446
+#define LANDLOCK_RULE_PATH_BENEATH 1
+#define LANDLOCK_ACCESS_FS_REFER (1ULL << 13)
+
+struct ruleset_attr {
+    uint64_t handled_access_fs, handled_access_net, scoped;
+};
+
+struct path_beneath_attr {
+    uint64_t allowed_access;
+    int32_t parent_fd;
+} __attribute__((packed));
 
 /* The key calls closed around us already (a container's own filter): nothing to do, nothing a
    bot could reach either. */
@@ -174,6 +191,34 @@ unmask:
 done:
     for (int i = 0; i < opened; i++) close(sources[i]);
     for (int i = 0; i < kept_opened; i++) close(kept_fds[i]);
+    return result;
+}
+
+/* kernel.py's own_domain: this process (and all it starts) in a new Landlock domain handling
+   `handled_fs` and scoped by `scoped` (landlock.py says why each); the right to move files
+   between folders, where handled, granted beneath /. No-new-privileges first: a process without
+   CAP_SYS_ADMIN may not enter a domain without it. */
+int own_domain(unsigned long long handled_fs, unsigned long long scoped, const char **failed) {
+    struct ruleset_attr attr = {handled_fs, 0, scoped};
+    int ruleset = (int)syscall(LANDLOCK_CREATE_RULESET, &attr, sizeof attr, 0U);
+    *failed = "cannot make a Landlock ruleset";
+    if (ruleset < 0) return -1;
+    int result = -1;
+    if (handled_fs & LANDLOCK_ACCESS_FS_REFER) {
+        struct path_beneath_attr rule = {LANDLOCK_ACCESS_FS_REFER, open("/", O_PATH | O_CLOEXEC)};
+        *failed = "cannot add a Landlock rule";
+        int added = rule.parent_fd >= 0 ? (int)syscall(LANDLOCK_ADD_RULE, ruleset,
+                                                        LANDLOCK_RULE_PATH_BENEATH, &rule, 0U)
+                                         : -1;
+        if (rule.parent_fd >= 0) close(rule.parent_fd);
+        if (added != 0) goto done;
+    }
+    *failed = "cannot set no-new-privileges";
+    if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) goto done;
+    *failed = "cannot enter a Landlock domain of its own";
+    result = (int)syscall(LANDLOCK_RESTRICT_SELF, ruleset, 0U);
+done:
+    close(ruleset);
     return result;
 }
 
