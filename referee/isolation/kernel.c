@@ -135,14 +135,35 @@ static int bind_fd(int fd, const char *where, unsigned long flags) {
 /* What a read-only remount keeps of a mount (sandbox.c: nosuid, nodev, noexec, the atime's). */
 unsigned long kept_flags(const char *mount_point);
 
+/* kernel.py's own_proc: /proc mounted again, showing no process of another user, with each
+   entry of `masked` shown empty. */
+static int own_proc(const char *const *masked, int masked_count, const char **failed) {
+    *failed = "cannot mount a /proc of its own";
+    if (mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, "hidepid=2") != 0)
+        return -1;
+    char path[PATH_MAX];
+    *failed = "cannot hide an entry of its /proc";
+    for (int i = 0; i < masked_count; i++) {
+        if (snprintf(path, sizeof path, "/proc/%s", masked[i]) >= (int)sizeof path) {
+            errno = ENAMETOOLONG;
+            return -1;
+        }
+        if (access(path, F_OK) == 0 && mount("/dev/null", path, NULL, MS_BIND, NULL) != 0)
+            return -1;
+    }
+    return 0;
+}
+
 /* In a new mount namespace, a slave of the machine's mounts (it takes their mounts and unmounts
    where they propagate, and gives none back): each source bound over its place, then each kept
    folder bound back at its own path, shallowest first, then each read-only folder made a
    read-only bind of itself, as the bot sees it by then (a folder of its own in /tmp is shown
-   again first, then made read-only, not the other way round). The sources and the kept folders
-   are opened before anything is covered (the sources themselves lie in /tmp). */
+   again first, then made read-only, not the other way round), then, with `own_proc_wanted`, a
+   /proc of its own. The sources and the kept folders are opened before anything is covered (the
+   sources themselves lie in /tmp). */
 int private_mounts(const char *const *places, int place_count, const char *const *keep,
                    int keep_count, const char *const *readonly, int readonly_count,
+                   int own_proc_wanted, const char *const *masked, int masked_count,
                    const char **failed) {
     const char *kept[MAX_KEPT];
     int sources[MAX_PLACES], kept_fds[MAX_KEPT], result = -1;
@@ -185,6 +206,7 @@ int private_mounts(const char *const *places, int place_count, const char *const
         unsigned long flags = MS_REMOUNT | MS_BIND | MS_RDONLY | kept_flags(readonly[i]);
         if (mount(NULL, readonly[i], NULL, flags, NULL) != 0) goto unmask;
     }
+    if (own_proc_wanted && own_proc(masked, masked_count, failed) != 0) goto unmask;
     result = 0;
 unmask:
     umask(mask);

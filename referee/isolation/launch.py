@@ -28,15 +28,16 @@ to. In front of the sandbox, the outer launcher therefore parks the bot's stdin 
 `PARKED_FDS`, which bwrap passes on to the sandboxed program but closes in its own processes, and
 puts /dev/null in their place; the inner launcher moves them back.
 
-The options, each at most once unless said: `--stage only|outer|inner` (default `only`),
-`--uid N`, `--gid N`, `--network none`, `--ipc private`, `--cgroup PROCS_FILE` (repeated: one per
-hierarchy), `--rlimit NAME SOFT HARD` (repeated; HARD `-` is the same as SOFT), `--place SOURCE
-PLACE` (repeated: SOURCE is bound over PLACE in a mount namespace of its own), `--keep PATH`
-(repeated: a folder inside a place, shown again), `--readonly FOLDER` (repeated: made read-only
-in that namespace, as the bot sees it), `--landlock FS,SCOPED` (the Landlock ruleset's handled
-file-system rights and scopes, see `landlock.py`; without it, where the kernel has no Landlock,
-no domain), `--seccomp HEX` (the filter's program; a launcher that executes the bot refuses to
-without one).
+The options, each at most once unless said: `--stage only|outer|inner` (default `only`), `--uid N`,
+`--gid N`, `--network none`, `--ipc private`, `--cgroup PROCS_FILE` (repeated: one per hierarchy),
+`--rlimit NAME SOFT HARD` (repeated; HARD `-` is the same as SOFT), `--place SOURCE PLACE`
+(repeated: SOURCE is bound over PLACE in a mount namespace of its own), `--keep PATH` (repeated: a
+folder inside a place, shown again), `--readonly FOLDER` (repeated: made read-only in that
+namespace, as the bot sees it), `--proc NAME,...` (a /proc of its own in that namespace, showing no
+other user's processes, with these entries of it shown empty), `--landlock FS,SCOPED` (the Landlock
+ruleset's handled file-system rights and scopes, see `landlock.py`; without it, where the kernel
+has no Landlock, no domain), `--seccomp HEX` (the filter's program; a launcher that executes the
+bot refuses to without one).
 """
 
 from __future__ import annotations
@@ -135,9 +136,9 @@ def private_ipc_and_mounts(spec: dict[str, Any]) -> None:
     if spec.get("ipc") == "private":
         kernel.unshare(kernel.CLONE_NEWIPC)
     places, keep, readonly = spec.get("places", []), spec.get("keep", []), spec.get("readonly", [])
-    if places or readonly:
+    if places or readonly or "proc" in spec:
         cwd = os.getcwd()
-        kernel.private_mounts(places, keep, readonly)
+        kernel.private_mounts(places, keep, readonly, spec.get("proc"))
         os.chdir(cwd)  # the folder at its path in the new view, not the one covered
 
 
@@ -270,6 +271,8 @@ def parse_options(args: list[str]) -> tuple[dict[str, Any], list[str]]:
             spec["cgroup_procs"].append(value)
         elif option in ("--keep", "--readonly"):
             spec[option[2:]].append(value)
+        elif option == "--proc":
+            spec["proc"] = [name for name in value.split(",") if name]
         elif option in ("--uid", "--gid"):
             spec[option[2:]] = int(value)
         elif option in ("--stage", "--network", "--ipc", "--landlock", "--seccomp"):
@@ -297,6 +300,8 @@ def options_of(spec: dict[str, Any]) -> list[str]:
         args += ["--keep", path]
     for path in spec.get("readonly", []):
         args += ["--readonly", path]
+    if spec.get("proc") is not None:
+        args += ["--proc", ",".join(spec["proc"])]
     return [*args, "--"]
 
 

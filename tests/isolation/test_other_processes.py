@@ -219,3 +219,54 @@ async def test_the_ruleset_of_an_older_landlock_keeps_the_opponent_out_of_reach(
         arena.assert_nothing_left()
     finally:
         arena.cleanup()
+
+
+async def test_a_bot_without_the_sandbox_sees_no_process_of_another_user(
+    helper: str,
+) -> None:
+    # At users+cgroup (a root machine without a compiler and without bubblewrap) a bot read its
+    # opponent's CPU time and command line in /proc, and those of every bot of the machine.
+    if os.geteuid() != 0:
+        pytest.skip("bots get users of their own only under a root referee")
+    skip_unless_available("users+cgroup")
+    arena = Arena("users+cgroup", bot_python("users+cgroup"))
+    try:
+        hostile = arena.hostile(f"""
+            def sight():
+                mine = others = 0
+                for entry in os.listdir("/proc"):
+                    if entry.isdigit():
+                        try:
+                            owner = os.stat(f"/proc/{{entry}}").st_uid
+                        except OSError:
+                            continue
+                        mine += owner == os.getuid()
+                        others += owner != os.getuid()
+                referee = os.path.exists("/proc/{os.getpid()}")
+                with open("/proc/self/stat") as f:
+                    own = f.read().split()[0] == str(os.getpid())
+                return f"mine-{{min(mine, 1)}}-others-{{others}}-referee-{{referee}}-self-{{own}}"
+            start(); hear()
+            say(sight())
+        """)
+        record = await arena.play(hostile, arena.opponent())
+        assert attack_outcome(record) == "mine-1-others-0-referee-False-self-True"
+        arena.assert_nothing_left()
+    finally:
+        arena.cleanup()
+
+
+async def test_a_bot_reads_no_other_users_key_counts(root_stage: Arena) -> None:
+    # /proc/key-users lists every user of the machine with the number of kernel keys it holds.
+    hostile = root_stage.hostile("""
+        start(); hear()
+        try:
+            with open("/proc/key-users") as f:
+                users = len(f.read().splitlines())
+            say(f"key-users-{users}")
+        except OSError as exc:
+            say(f"key-users-{exc.errno}")
+    """)
+    record = await root_stage.play(hostile, root_stage.opponent())
+    assert attack_outcome(record) == "key-users-0"
+    root_stage.assert_nothing_left()
