@@ -19,7 +19,13 @@ import trio
 from rich.console import Console
 
 from referee import EXIT_INTERRUPTED, EXIT_OK, EXIT_VOID
-from referee.isolation import Isolation, IsolationUnavailable, choose, describe
+from referee.isolation import (
+    Isolation,
+    IsolationUnavailable,
+    check_bot_users,
+    choose,
+    describe,
+)
 from referee.printable import printable
 from referee.tournament.bot_folders import contain_run, layout_refusal
 from referee.tournament.config import LoadedConfig
@@ -101,6 +107,9 @@ def play_tournament(
             # any other player's files, nor other runs' stores and records.
             chosen = choose(loaded.config.match_settings().isolation).hiding(loaded.directory)
             isolation = contain_run(chosen, players)
+            # Two bots a game, each with a user of its own, as many games at once as it plays.
+            games_at_once = concurrency or loaded.config.effective_concurrency()
+            check_bot_users(isolation, 2 * games_at_once)
         except IsolationUnavailable as exc:
             err.print(f"referee: {loaded.path}: [match.isolation]: {exc}", markup=False)
             return None

@@ -17,7 +17,7 @@ import trio
 from referee.course.check import CheckReport, run_check
 from referee.course.collect import Submission
 from referee.course.scheme import Course
-from referee.isolation import IsolationSettings
+from referee.isolation import IsolationSettings, check_bot_users, choose
 from referee.match import MatchSettings
 
 
@@ -65,6 +65,8 @@ async def check_all(
     settings = check_settings(course)
     c = course.config.check
     limiter = trio.CapacityLimiter(concurrency or c.concurrency)
+    # Before the first check: two bots a game, each with a user of its own, per check at once.
+    check_bot_users(choose(settings.isolation), 2 * int(limiter.total_tokens))
     results: list[StudentCheck] = []
 
     def done(result: StudentCheck) -> None:

@@ -77,6 +77,7 @@ PROCESS_SIGNS = (
 # is root): that private /tmp.
 PRIVATE_HOME = Path("/tmp")
 KEYS_CLEARED_WAIT = 10.0  # seconds; the launcher clears a user's keys in milliseconds
+FILE_CLOCK_SLACK = 1.0  # seconds a file's change time may lag time.time() (the kernel's tick)
 
 
 class StartRefused(Exception):
@@ -689,7 +690,9 @@ class Confinement:
                 await trio.to_thread.run_sync(remove_scratch, self.scratch)
                 self.scratch = None
             if self.slot is not None:
-                await trio.to_thread.run_sync(remove_files_of, self.slot.uid)
+                # What its bot made: the file system's clock is coarser than time.time().
+                since = self.slot.taken_at - FILE_CLOCK_SLACK
+                await trio.to_thread.run_sync(remove_files_of, self.slot.uid, since)
                 await clear_keys(self.slot.uid)
                 self.slot.release()
                 self.slot = None
