@@ -44,6 +44,7 @@ DEFAULT_UID_BASE = 60100
 DEFAULT_UID_COUNT = 1000
 HELD = b"held\n"
 NSSWITCH = "/etc/nsswitch.conf"
+FOREIGN_RECHECK = 1.0  # seconds; see `_foreign_processes`
 # Name-service sources whose every entry getpwall and getgrall list.
 LISTABLE_SOURCES = frozenset({"files", "compat", "systemd"})
 _next_offset = 0  # where the search for a free slot starts: just after the slot last taken
@@ -191,7 +192,21 @@ def _free_base(count: int) -> int:
 
 def _foreign_processes(first: int, last: int) -> dict[int, list[int]]:
     """The processes running as an id of the range whose slot no referee holds, nor left held
-    when it died (its leftovers the next holder kills): none of those is a bot's."""
+    when it died (its leftovers the next holder kills): none of those is a bot's. Looked for
+    twice, `FOREIGN_RECHECK` apart: a bot's last processes may still be on their way out
+    just after its referee gave the slot back."""
+    found = _unheld_processes(first, last)
+    if not found:
+        return {}
+    time.sleep(FOREIGN_RECHECK)
+    again = _unheld_processes(first, last)
+    stayed = {
+        uid: [pid for pid in pids if pid in again.get(uid, [])] for uid, pids in found.items()
+    }
+    return {uid: pids for uid, pids in stayed.items() if pids}
+
+
+def _unheld_processes(first: int, last: int) -> dict[int, list[int]]:
     owners: dict[int, list[int]] = {}
     for pid, uids in process_users():
         for uid in uids:
