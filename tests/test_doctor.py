@@ -50,6 +50,8 @@ def test_doctor_says_what_every_bot_gets_and_what_is_left(tmp_path: Path) -> Non
     said = " ".join(done.stdout.split())
     assert "system calls: filtered at every level" in said, said
     assert "vsock" in said and "kernel keys" in said and "new namespaces" in said
+    assert "left open between two colluding bots, at every level: timing" in said
+    assert "locks on and access to the system's shared read-only files" in said
     if os.geteuid() == 0:  # namespaces of their own at every level, the sandbox or not
         assert "network: never" in said
         assert "each bot has its own: IPC (SysV, POSIX queues), /tmp," in said

@@ -79,6 +79,14 @@ def run_doctor(args: argparse.Namespace, out: Console, err: Console) -> int:
     return trial(isolation, out) or (EXIT_TRIAL_FAILED if shadowed else EXIT_OK)
 
 
+# What no level closes between two bots that collude (docs/isolation.md, "What remains").
+COVERT_CHANNELS = (
+    "left open between two colluding bots, at every level: timing (CPU, memory, caches), locks "
+    "on and access to the system's shared read-only files (/etc, /usr); the game records show "
+    "collusion, no sandbox stops it"
+)
+
+
 def what_each_bot_gets(isolation: Isolation) -> list[str]:
     """What the chosen level gives every bot besides its features: its network, what it shares
     with other bots, its system calls, and what is left of it after a game."""
@@ -102,6 +110,7 @@ def what_each_bot_gets(isolation: Isolation) -> list[str]:
         f"system calls: filtered at every level ({syscall_filter.machine()}); "
         f"{syscall_filter.summary()}"
     )
+    lines.append(COVERT_CHANNELS)
     lines.append(landlock.summary())
     lines.append(f"processes in sight: {processes_in_sight(isolation)}")
     if own:
