@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from referee.commands.doctor import what_each_bot_gets
+from referee.isolation import landlock
 from referee.isolation.levels import BASIC_ISOLATION
 
 
@@ -49,6 +50,8 @@ def test_doctor_says_what_every_bot_gets_and_what_is_left(tmp_path: Path) -> Non
     said = " ".join(done.stdout.split())
     assert "system calls: filtered at every level" in said, said
     assert "vsock" in said and "kernel keys" in said and "new namespaces" in said
+    assert "left open between two colluding bots, at every level: timing" in said
+    assert "locks on and access to the system's shared read-only files" in said
     if os.geteuid() == 0:  # namespaces of their own at every level, the sandbox or not
         assert "network: never" in said
         assert "each bot has its own: IPC (SysV, POSIX queues), /tmp," in said
@@ -63,3 +66,27 @@ def test_without_root_or_sandbox_doctor_says_what_bots_share(
     assert lines[0] == "network: the machine's"
     assert "shares IPC and /tmp with the referee's user" in lines[1]
     assert lines[-1] == "left after a game: no process; what it wrote as the referee's user stays"
+
+
+def test_doctor_says_which_processes_a_bot_may_reach_and_see(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # A referee that is not root, without a sandbox: both bots run as its user. Where the kernel
+    # has Landlock each is in a domain of its own; where it has none, doctor says what is open.
+    monkeypatch.setattr(os, "geteuid", lambda: 1000)
+    lines = what_each_bot_gets(BASIC_ISOLATION)
+    assert lines[-2] == (
+        "processes in sight: every process of the machine, with its command line and CPU time "
+        "(no sandbox and no user of its own)"
+    )
+    monkeypatch.setattr(landlock, "abi", lambda: 7)
+    assert what_each_bot_gets(BASIC_ISOLATION)[-3] == (
+        "other processes: each bot in a Landlock domain of its own (ABI 7): it may not trace a "
+        "process outside it, read its memory or descriptors, signal it or reach its abstract "
+        "sockets"
+    )
+    monkeypatch.setattr(landlock, "abi", lambda: 0)
+    assert what_each_bot_gets(BASIC_ISOLATION)[-3].startswith(
+        "other processes: no Landlock in this kernel: at a level without users and without the "
+        "sandbox, a bot may read and write the memory and descriptors of every process of its user"
+    )

@@ -20,7 +20,13 @@ from rich.console import Console
 
 from referee import EXIT_INTERRUPTED, EXIT_OK, EXIT_VOID
 from referee.bot import unwrap_single
-from referee.isolation import Isolation, IsolationUnavailable, choose, describe
+from referee.isolation import (
+    Isolation,
+    IsolationUnavailable,
+    check_bot_users,
+    choose,
+    describe,
+)
 from referee.match import unreachable_player
 from referee.nofollow import PlantedLink
 from referee.printable import printable
@@ -107,6 +113,9 @@ def play_tournament(
             # any other player's files, nor other runs' stores and records.
             chosen = choose(loaded.config.match_settings().isolation).hiding(loaded.directory)
             isolation = contain_run(chosen, players)
+            # Two bots a game, each with a user of its own, as many games at once as it plays.
+            games_at_once = concurrency or loaded.config.effective_concurrency()
+            check_bot_users(isolation, 2 * games_at_once)
         except IsolationUnavailable as exc:
             err.print(f"referee: {loaded.path}: [match.isolation]: {exc}", markup=False)
             return None

@@ -20,9 +20,10 @@ from rich.table import Table
 
 from referee.bot import BotFault, BotInfrastructureError, open_bot
 from referee.commands import EXIT_OK
-from referee.isolation import syscall_filter
+from referee.isolation import landlock, syscall_filter
 from referee.isolation.levels import (
     FEATURE_ORDER,
+    Feature,
     Isolation,
     IsolationSettings,
     IsolationUnavailable,
@@ -78,6 +79,14 @@ def run_doctor(args: argparse.Namespace, out: Console, err: Console) -> int:
     return trial(isolation, out) or (EXIT_TRIAL_FAILED if shadowed else EXIT_OK)
 
 
+# What no level closes between two bots that collude (docs/isolation.md, "What remains").
+COVERT_CHANNELS = (
+    "left open between two colluding bots, at every level: timing (CPU, memory, caches), locks "
+    "on and access to the system's shared read-only files (/etc, /usr); the game records show "
+    "collusion, no sandbox stops it"
+)
+
+
 def what_each_bot_gets(isolation: Isolation) -> list[str]:
     """What the chosen level gives every bot besides its features: its network, what it shares
     with other bots, its system calls, and what is left of it after a game."""
@@ -101,6 +110,9 @@ def what_each_bot_gets(isolation: Isolation) -> list[str]:
         f"system calls: filtered at every level ({syscall_filter.machine()}); "
         f"{syscall_filter.summary()}"
     )
+    lines.append(COVERT_CHANNELS)
+    lines.append(landlock.summary())
+    lines.append(f"processes in sight: {processes_in_sight(isolation)}")
     if own:
         lines.append(
             "left after a game: nothing of the bot (no process, kernel key or IPC object, "
@@ -109,6 +121,19 @@ def what_each_bot_gets(isolation: Isolation) -> list[str]:
     else:
         lines.append("left after a game: no process; what it wrote as the referee's user stays")
     return lines
+
+
+def processes_in_sight(isolation: Isolation) -> str:
+    """Which processes of the machine a bot sees in /proc at this level (their command lines
+    and CPU time, whatever it may do to them)."""
+    if isolation.has(Feature.SANDBOX):
+        return "its own only (a pid namespace of its own)"
+    if isolation.has(Feature.USERS):
+        return "its own only (its /proc shows no other user's processes)"
+    return (
+        "every process of the machine, with its command line and CPU time (no sandbox and no "
+        "user of its own)"
+    )
 
 
 def foreign_packages() -> list[tuple[str, Path]]:

@@ -17,7 +17,7 @@ import trio
 from referee.course.check import CheckReport, run_check
 from referee.course.collect import Submission
 from referee.course.scheme import Course
-from referee.isolation import IsolationSettings
+from referee.isolation import IsolationSettings, check_bot_users, choose
 from referee.match import MatchSettings
 from referee.nofollow import make_folder
 
@@ -67,6 +67,8 @@ async def check_all(
     c = course.config.check
     make_folder(check_dir(course))  # never through a planted link, before any check starts
     limiter = trio.CapacityLimiter(concurrency or c.concurrency)
+    # Before the first check: two bots a game, each with a user of its own, per check at once.
+    check_bot_users(choose(settings.isolation), 2 * int(limiter.total_tokens))
     results: list[StudentCheck] = []
 
     def done(result: StudentCheck) -> None:

@@ -27,7 +27,7 @@ import trio
 
 from protocols import game_packages
 from referee.builtin_tables import table_cache_directory
-from referee.isolation import kernel, native, proctree, syscall_filter
+from referee.isolation import kernel, landlock, native, proctree, syscall_filter
 from referee.isolation.bot_users import (
     NoFreeSlot,
     Slot,
@@ -48,7 +48,7 @@ from referee.isolation.interpreters import (
 from referee.isolation.launch import options_of
 from referee.isolation.levels import BASIC_ISOLATION, HELPER, Feature, Isolation, level_name
 from referee.isolation.limits import MB, Limits
-from referee.isolation.sandbox import PRIVATE_PLACES, View, sandbox_argv
+from referee.isolation.sandbox import PRIVATE_PLACES, PROC_MASKED, View, sandbox_argv, views_own
 from referee.isolation.scratch import (
     make_private_places,
     make_scratch,
@@ -77,6 +77,7 @@ PROCESS_SIGNS = (
 # is root): that private /tmp.
 PRIVATE_HOME = Path("/tmp")
 KEYS_CLEARED_WAIT = 10.0  # seconds; the launcher clears a user's keys in milliseconds
+FILE_CLOCK_SLACK = 1.0  # seconds a file's change time may lag time.time() (the kernel's tick)
 
 
 class StartRefused(Exception):
@@ -118,14 +119,28 @@ def _prefix(executable: Path) -> Path:
 
 def named_directories(argv: Sequence[str], cwd: Path) -> list[Path]:
     """The directories a command line names: a script's directory, a jar's, a class path entry's
-    (what a bot needs besides its working directory, and what its opponent must not see)."""
+    (what a bot needs besides its working directory, and what its opponent must not see). A
+    word naming the bot's view's own (`/tmp` itself, `/dev/fd/1`: see `views_own`) names none
+    of the machine's."""
     found: list[Path] = []
-    for token in argv[1:]:
-        for part in token.split(os.pathsep):
-            path = cwd / part
-            if part and part not in (".", "/") and (kind := _kind(path)) is not None:
-                found.append(path.resolve() if kind == "folder" else path.resolve().parent)
-    return _unique(found)
+    for part in _named_words(argv, cwd):
+        path = cwd / part
+        if part not in (".", "/") and (kind := _kind(path)) is not None:
+            found.append(path.resolve() if kind == "folder" else path.resolve().parent)
+    return _unique([folder for folder in found if not views_own(folder)])
+
+
+def _named_words(argv: Sequence[str], cwd: Path) -> list[str]:
+    """The words of a command's arguments that may name paths (each part of a class path), but
+    those naming its view's own places: its /dev, /proc and /sys, and its private places, which
+    are never the machine's wherever the referee gives it them, and whose machine's files
+    (/dev/fd/1: the referee's own output) are no bot's."""
+    return [
+        part
+        for token in argv[1:]
+        for part in token.split(os.pathsep)
+        if part and not views_own(cwd / part)
+    ]
 
 
 def _kind(path: Path) -> str | None:
@@ -157,15 +172,10 @@ def named_files(argv: Sequence[str], cwd: Path) -> list[Path]:
     """The files a command line names: a script, a jar, a program started by a relative path
     (`./bot`). A program given by its absolute path is an interpreter (`/usr/bin/python3`),
     which other bots may run too, not a file of this bot's own."""
-    words = list(argv[1:])
+    words = _named_words(argv, cwd)
     if argv and "/" in argv[0] and not os.path.isabs(argv[0]):
         words.insert(0, argv[0])
-    found = [
-        (cwd / part).resolve()
-        for token in words
-        for part in token.split(os.pathsep)
-        if part and _kind(cwd / part) == "file"
-    ]
+    found = [(cwd / part).resolve() for part in words if _kind(cwd / part) == "file"]
     return _unique(found)
 
 
@@ -291,7 +301,9 @@ def reach_problem(
     """
     checks = [(cwd, os.X_OK, "its folder"), (executable, os.X_OK, "its program")]
     checks += [
-        (cwd / t, os.R_OK, "a file its command names") for t in argv[1:] if _kind(cwd / t) == "file"
+        (cwd / word, os.R_OK, "a file its command names")
+        for word in _named_words(argv, cwd)
+        if _kind(cwd / word) == "file"
     ]
     if sandboxed:
         checks += [(path.parent, os.X_OK, f"the folder of {what}") for path, _, what in checks[1:]]
@@ -374,14 +386,16 @@ class Confinement:
     # -- before the start ---------------------------------------------------------------------
 
     async def prepare(self) -> None:
-        """Take a user slot, make the cgroup and the scratch directory: where the referee is
-        root, a tmpfs of `tmp_mb` holding the bot's private /tmp, /var/tmp, /dev/shm and
-        /run/lock (its HOME and TMPDIR are that /tmp); else, without a sandbox, its HOME and
-        TMPDIR."""
+        """Take a user slot (and clear its user's keys), make the cgroup and the scratch
+        directory: where the referee is root, a tmpfs of `tmp_mb` holding the bot's private
+        /tmp, /var/tmp, /dev/shm and /run/lock (its HOME and TMPDIR are that /tmp); else,
+        without a sandbox, its HOME and TMPDIR."""
         settings = self.isolation.settings
         try:
             if self.isolation.has(Feature.USERS):
                 self.slot = await acquire_slot(settings.uid_base, settings.uid_count)
+                # Before its bot starts, whose /proc shows no key counts to its launcher.
+                await clear_keys(self.slot.uid)
             if self.isolation.cgroups is not None:
                 self.cgroup = self.isolation.cgroups.create()
                 memory = self.limits.memory_mb
@@ -482,8 +496,9 @@ class Confinement:
             seccomp = syscall_filter.argument()
         except syscall_filter.FilterUnavailable as exc:
             raise InfrastructureFailure(str(exc)) from None
+        domain = landlock.argument()  # no other process within its reach
         if not self.sandboxed:
-            spec.update(uid=self.uid, stage="only", seccomp=seccomp)
+            spec.update(uid=self.uid, stage="only", landlock=domain, seccomp=seccomp)
             if self.isolation.namespaces_of_its_own:  # as the sandbox would give them
                 spec.update(self._namespaces(argv, cwd, executable, named))
             return [str(fd), *options_of(spec), *argv]
@@ -504,7 +519,9 @@ class Confinement:
         )
         sandbox = sandbox_argv(self._sandbox_program(), view)
         inner_launcher = launcher(fd)
-        inner = options_of({"stage": "inner", "uid": self.uid, "seccomp": seccomp})
+        inner = options_of(
+            {"stage": "inner", "uid": self.uid, "landlock": domain, "seccomp": seccomp}
+        )
         spec["stage"] = "outer"
         return [str(fd), *options_of(spec), *sandbox, *inner_launcher, *inner, *argv]
 
@@ -516,7 +533,9 @@ class Confinement:
         folders of its scratch tmpfs, the folders it needs that lie in them are shown again (its
         own, its interpreter's, the referee's Python and built-in bots), and then its own folders
         that its user could write are read-only (`_readonly_folders`): each path resolved, so
-        that a read-only folder in a private place is one shown again, at the same path."""
+        that a read-only folder in a private place is one shown again, at the same path. Last, a
+        /proc of its own shows it no process of another user (its opponent's, the referee's),
+        and nothing of `PROC_MASKED`."""
         assert self.scratch is not None  # made by `prepare` wherever the referee is root
         places = [
             (str(self.scratch / name), place)
@@ -529,10 +548,12 @@ class Confinement:
             *own_directories(argv, cwd, executable),
             *public_directories(self.isolation.settings.environment == "caller"),
         ]
-        keep = [
+        keep = [  # a private place itself is the bot's own: nothing of the machine's over it
             str(path)
             for path in _unique([path.resolve() for path in needed])
-            if any(path.is_relative_to(place) for _, place in places) and path.is_dir()
+            if any(path.is_relative_to(place) for _, place in places)
+            and path.is_dir()
+            and not views_own(path)
         ]
         return {
             "network": None if self.isolation.settings.network else "none",
@@ -540,6 +561,7 @@ class Confinement:
             "places": places,
             "keep": keep,
             "readonly": self._readonly_folders(own),
+            "proc": list(PROC_MASKED),  # no other user's processes, nor their key counts
         }
 
     def _readonly_folders(self, folders: Sequence[Path]) -> list[str]:
@@ -550,7 +572,11 @@ class Confinement:
         scratch tmpfs."""
         if self.uid is None or self.isolation.settings.writable_dir:
             return []
-        return [str(path) for path in _unique(folders) if writable_by(path, self.uid)]
+        return [  # its private places (its folder being /tmp itself) stay its own to write
+            str(path)
+            for path in _unique(folders)
+            if writable_by(path, self.uid) and not views_own(path)
+        ]
 
     def _sandbox_program(self) -> list[str]:
         """The program that makes the sandbox: the compiled helper, or bwrap."""
@@ -665,7 +691,9 @@ class Confinement:
                 await trio.to_thread.run_sync(remove_scratch, self.scratch)
                 self.scratch = None
             if self.slot is not None:
-                await trio.to_thread.run_sync(remove_files_of, self.slot.uid)
+                # What its bot made: the file system's clock is coarser than time.time().
+                since = self.slot.taken_at - FILE_CLOCK_SLACK
+                await trio.to_thread.run_sync(remove_files_of, self.slot.uid, since)
                 await clear_keys(self.slot.uid)
                 self.slot.release()
                 self.slot = None

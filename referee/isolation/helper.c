@@ -48,7 +48,9 @@ int join_session_keyring(const char **failed);
 int clear_user_keys(long uid, const char **failed);
 int private_mounts(const char *const *places, int place_count, const char *const *keep,
                    int keep_count, const char *const *readonly, int readonly_count,
+                   int own_proc_wanted, const char *const *masked, int masked_count,
                    const char **failed);
+int own_domain(unsigned long long handled_fs, unsigned long long scoped, const char **failed);
 int install_filter(const char *hex, const char **failed);
 
 #define EXIT_LAUNCH_FAILED 127
@@ -59,6 +61,7 @@ int install_filter(const char *hex, const char **failed);
 #define MAX_PLACES 16   /* kernel.c's MAX_PLACES */
 #define MAX_KEPT 64     /* kernel.c's MAX_KEPT */
 #define MAX_READONLY 64 /* any number: bound by path, nothing kept open */
+#define MAX_MASKED 16   /* entries of its own /proc shown empty */
 #define MAX_TREE 65536
 
 static const int PARKED_FDS[2] = {100, 101}; /* launch.py's PARKED_FDS */
@@ -85,6 +88,11 @@ struct launch_spec {
     int keep_count;
     const char *readonly[MAX_READONLY]; /* --readonly FOLDER */
     int readonly_count;
+    int own_proc; /* --proc NAME,...: a /proc of its own, these entries shown empty */
+    const char *masked[MAX_MASKED];
+    int masked_count;
+    int has_landlock; /* --landlock FS,SCOPED: a Landlock domain of its own */
+    unsigned long long landlock_fs, landlock_scoped;
     const char *seccomp; /* --seccomp HEX: the system-call filter's program */
     const char *cgroups[MAX_CGROUPS];
     int cgroup_count;
@@ -191,6 +199,12 @@ static void parse_launch(char **args, struct launch_spec *spec) {
         } else if (strcmp(option, "--readonly") == 0) {
             if (spec->readonly_count == MAX_READONLY) usage("too many --readonly");
             spec->readonly[spec->readonly_count++] = value;
+        } else if (strcmp(option, "--proc") == 0) {
+            spec->own_proc = 1;
+            for (char *name = strtok(args[at + 1], ","); name; name = strtok(NULL, ",")) {
+                if (spec->masked_count == MAX_MASKED) usage("too many --proc entries");
+                spec->masked[spec->masked_count++] = name;
+            }
         } else if (strcmp(option, "--uid") == 0) {
             if (!parse_int(value, &spec->uid)) usage("bad --uid");
             spec->has_uid = 1;
@@ -208,6 +222,13 @@ static void parse_launch(char **args, struct launch_spec *spec) {
         } else if (strcmp(option, "--keep") == 0) {
             if (spec->keep_count == MAX_KEPT) usage("too many --keep");
             spec->keep[spec->keep_count++] = value;
+        } else if (strcmp(option, "--landlock") == 0) {
+            char *comma, *end;
+            spec->landlock_fs = strtoull(value, &comma, 10);
+            if (comma == value || *comma != ',') usage("bad --landlock");
+            spec->landlock_scoped = strtoull(comma + 1, &end, 10);
+            if (end == comma + 1 || *end) usage("bad --landlock");
+            spec->has_landlock = 1;
         } else if (strcmp(option, "--seccomp") == 0) {
             spec->seccomp = value;
         } else {
@@ -332,11 +353,12 @@ static void launch(int status_fd, const struct launch_spec *spec) {
     if (spec->no_network && private_network(&failed) != 0) kernel_failed(status_fd, failed);
     if (spec->private_ipc && unshare(CLONE_NEWIPC) != 0)
         kernel_failed(status_fd, "cannot make namespaces of its own");
-    if (spec->place_count > 0 || spec->readonly_count > 0) {
+    if (spec->place_count > 0 || spec->readonly_count > 0 || spec->own_proc) {
         char cwd[PATH_MAX];
         if (!getcwd(cwd, sizeof cwd)) kernel_failed(status_fd, "cannot tell its folder");
         if (private_mounts(spec->places, spec->place_count, spec->keep, spec->keep_count,
-                           spec->readonly, spec->readonly_count, &failed) != 0)
+                           spec->readonly, spec->readonly_count, spec->own_proc, spec->masked,
+                           spec->masked_count, &failed) != 0)
             kernel_failed(status_fd, failed);
         /* The folder at its path in the new view, not the one covered. */
         if (chdir(cwd) != 0) kernel_failed(status_fd, "cannot enter its folder again");
@@ -352,6 +374,10 @@ static void launch(int status_fd, const struct launch_spec *spec) {
         kernel_failed(status_fd, failed);
     /* The inner launcher reports through the status pipe too; the bot never sees it. */
     set_inheritable(status_fd, outer);
+    /* No other process within its reach (landlock.py). */
+    if (!outer && spec->has_landlock &&
+        own_domain(spec->landlock_fs, spec->landlock_scoped, &failed) != 0)
+        kernel_failed(status_fd, failed);
     /* Before `ready`: a filter that cannot be installed is reported. */
     if (!outer && install_filter(spec->seccomp, &failed) != 0) kernel_failed(status_fd, failed);
     const char *program = spec->argv[0];

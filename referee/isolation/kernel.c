@@ -2,8 +2,8 @@
  * The launcher's requests to the kernel for a bot, compiled (kernel.py beside this file is the
  * Python launcher's copy, and says why each step exists): a session keyring of its own, its
  * user's keys cleared, a mount namespace of its own (its private places, the folders it needs
- * in them, its own folders read-only), and the system-call filter (the IPC namespace is a bare
- * unshare, in helper.c). Each returns 0, or -1 with errno set and `*failed` saying which step
+ * in them, its own folders read-only), a Landlock domain of its own, and the system-call filter
+ * (the IPC namespace is a bare unshare, in helper.c). Each returns 0, or -1 with errno set and `*failed` saying which step
  * failed.
  */
 #define _GNU_SOURCE
@@ -14,6 +14,7 @@
 #include <linux/seccomp.h>
 #include <limits.h>
 #include <sched.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -29,6 +30,22 @@
 #define COLLECTED_WAIT_MS 1000 /* the kernel collects unlinked keys within milliseconds */
 #define MAX_PLACES 16 /* helper.c's: the private places */
 #define MAX_KEPT 64 /* helper.c's: the kept folders */
+/* Landlock (linux/landlock.h, defined here so that older headers compile it too): the calls have
+   the same numbers on every architecture; the rule type and the one right the launcher grants. */
+#define LANDLOCK_CREATE_RULESET 444
+#define LANDLOCK_ADD_RULE 445
+#define LANDLOCK_RESTRICT_SELF 446
+#define LANDLOCK_RULE_PATH_BENEATH 1
+#define LANDLOCK_ACCESS_FS_REFER (1ULL << 13)
+
+struct ruleset_attr {
+    uint64_t handled_access_fs, handled_access_net, scoped;
+};
+
+struct path_beneath_attr {
+    uint64_t allowed_access;
+    int32_t parent_fd;
+} __attribute__((packed));
 
 /* The key calls closed around us already (a container's own filter): nothing to do, nothing a
    bot could reach either. */
@@ -118,14 +135,35 @@ static int bind_fd(int fd, const char *where, unsigned long flags) {
 /* What a read-only remount keeps of a mount (sandbox.c: nosuid, nodev, noexec, the atime's). */
 unsigned long kept_flags(const char *mount_point);
 
+/* kernel.py's own_proc: /proc mounted again, showing no process of another user, with each
+   entry of `masked` shown empty. */
+static int own_proc(const char *const *masked, int masked_count, const char **failed) {
+    *failed = "cannot mount a /proc of its own";
+    if (mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, "hidepid=2") != 0)
+        return -1;
+    char path[PATH_MAX];
+    *failed = "cannot hide an entry of its /proc";
+    for (int i = 0; i < masked_count; i++) {
+        if (snprintf(path, sizeof path, "/proc/%s", masked[i]) >= (int)sizeof path) {
+            errno = ENAMETOOLONG;
+            return -1;
+        }
+        if (access(path, F_OK) == 0 && mount("/dev/null", path, NULL, MS_BIND, NULL) != 0)
+            return -1;
+    }
+    return 0;
+}
+
 /* In a new mount namespace, a slave of the machine's mounts (it takes their mounts and unmounts
    where they propagate, and gives none back): each source bound over its place, then each kept
    folder bound back at its own path, shallowest first, then each read-only folder made a
    read-only bind of itself, as the bot sees it by then (a folder of its own in /tmp is shown
-   again first, then made read-only, not the other way round). The sources and the kept folders
-   are opened before anything is covered (the sources themselves lie in /tmp). */
+   again first, then made read-only, not the other way round), then, with `own_proc_wanted`, a
+   /proc of its own. The sources and the kept folders are opened before anything is covered (the
+   sources themselves lie in /tmp). */
 int private_mounts(const char *const *places, int place_count, const char *const *keep,
                    int keep_count, const char *const *readonly, int readonly_count,
+                   int own_proc_wanted, const char *const *masked, int masked_count,
                    const char **failed) {
     const char *kept[MAX_KEPT];
     int sources[MAX_PLACES], kept_fds[MAX_KEPT], result = -1;
@@ -168,12 +206,41 @@ int private_mounts(const char *const *places, int place_count, const char *const
         unsigned long flags = MS_REMOUNT | MS_BIND | MS_RDONLY | kept_flags(readonly[i]);
         if (mount(NULL, readonly[i], NULL, flags, NULL) != 0) goto unmask;
     }
+    if (own_proc_wanted && own_proc(masked, masked_count, failed) != 0) goto unmask;
     result = 0;
 unmask:
     umask(mask);
 done:
     for (int i = 0; i < opened; i++) close(sources[i]);
     for (int i = 0; i < kept_opened; i++) close(kept_fds[i]);
+    return result;
+}
+
+/* kernel.py's own_domain: this process (and all it starts) in a new Landlock domain handling
+   `handled_fs` and scoped by `scoped` (landlock.py says why each); the right to move files
+   between folders, where handled, granted beneath /. No-new-privileges first: a process without
+   CAP_SYS_ADMIN may not enter a domain without it. */
+int own_domain(unsigned long long handled_fs, unsigned long long scoped, const char **failed) {
+    struct ruleset_attr attr = {handled_fs, 0, scoped};
+    int ruleset = (int)syscall(LANDLOCK_CREATE_RULESET, &attr, sizeof attr, 0U);
+    *failed = "cannot make a Landlock ruleset";
+    if (ruleset < 0) return -1;
+    int result = -1;
+    if (handled_fs & LANDLOCK_ACCESS_FS_REFER) {
+        struct path_beneath_attr rule = {LANDLOCK_ACCESS_FS_REFER, open("/", O_PATH | O_CLOEXEC)};
+        *failed = "cannot add a Landlock rule";
+        int added = rule.parent_fd >= 0 ? (int)syscall(LANDLOCK_ADD_RULE, ruleset,
+                                                        LANDLOCK_RULE_PATH_BENEATH, &rule, 0U)
+                                         : -1;
+        if (rule.parent_fd >= 0) close(rule.parent_fd);
+        if (added != 0) goto done;
+    }
+    *failed = "cannot set no-new-privileges";
+    if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) goto done;
+    *failed = "cannot enter a Landlock domain of its own";
+    result = (int)syscall(LANDLOCK_RESTRICT_SELF, ruleset, 0U);
+done:
+    close(ruleset);
     return result;
 }
 

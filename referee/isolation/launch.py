@@ -8,19 +8,19 @@ processes from a worker thread, and running Python code between fork and exec in
 multi-threaded parent can deadlock.
 
 In order, each step before the next: join the bot's cgroups, set the resource limits, take
-namespaces of its own where the referee is root and runs no sandbox (network: `--network none`;
-IPC: `--ipc private`; mounts: `--place`, `--keep`, `--readonly`: its private places, the folders
-it needs in them shown again, then its own folders that its user could write made read-only),
-set a private umask, join a session keyring of its own, drop to the bot's user and clear that
-user's keys, then install the system-call filter (`--seccomp`) and exec ARGV (the kernel steps
-are `kernel.py`'s). Failures are written as one line to
-STATUS_FD (`infra: ...` for a failure of the machine, `start: ...` for a program that cannot be
-executed) and the launcher exits with 127. Without a sandbox the parent reads STATUS_FD up to its
-end, which comes with the successful exec (the descriptor is close-on-exec). In front of the
-sandbox (`"stage": "outer"`) the descriptor is passed on to the inner launcher, which writes
-`ready` just before its exec, because the sandbox keeps the descriptor open. The outer launcher
-takes no keyring and no filter: the sandbox program it executes needs the calls the filter
-closes; the inner one, which executes the bot, does both.
+namespaces of its own where the referee is root and runs no sandbox (network: `--network none`; IPC:
+`--ipc private`; mounts: `--place`, `--keep`, `--readonly`: its private places, the folders it needs
+in them shown again, then its own folders that its user could write made read-only), set a private
+umask, join a session keyring of its own, drop to the bot's user and clear that user's keys, enter a
+Landlock domain of its own (`--landlock`), then install the system-call filter (`--seccomp`) and
+exec ARGV (the kernel steps are `kernel.py`'s). Failures are written as one line to STATUS_FD
+(`infra: ...` for a failure of the machine, `start: ...` for a program that cannot be executed) and
+the launcher exits with 127. Without a sandbox the parent reads STATUS_FD up to its end, which comes
+with the successful exec (the descriptor is close-on-exec). In front of the sandbox (`"stage":
+"outer"`) the descriptor is passed on to the inner launcher, which writes `ready` just before its
+exec, because the sandbox keeps the descriptor open. The outer launcher takes no keyring, no domain
+and no filter (the sandbox program it executes needs the calls the filter closes); the inner one,
+which executes the bot, does all three.
 
 The sandbox's own processes (its monitor outside, its init inside) keep their standard input and
 output open for as long as the sandbox lives, so a bot that closes its output would not be seen
@@ -28,13 +28,16 @@ to. In front of the sandbox, the outer launcher therefore parks the bot's stdin 
 `PARKED_FDS`, which bwrap passes on to the sandboxed program but closes in its own processes, and
 puts /dev/null in their place; the inner launcher moves them back.
 
-The options, each at most once unless said: `--stage only|outer|inner` (default `only`),
-`--uid N`, `--gid N`, `--network none`, `--ipc private`, `--cgroup PROCS_FILE` (repeated: one per
-hierarchy), `--rlimit NAME SOFT HARD` (repeated; HARD `-` is the same as SOFT), `--place SOURCE
-PLACE` (repeated: SOURCE is bound over PLACE in a mount namespace of its own), `--keep PATH`
-(repeated: a folder inside a place, shown again), `--readonly FOLDER` (repeated: made read-only
-in that namespace, as the bot sees it), `--seccomp HEX` (the filter's program; a launcher that
-executes the bot refuses to without one).
+The options, each at most once unless said: `--stage only|outer|inner` (default `only`), `--uid N`,
+`--gid N`, `--network none`, `--ipc private`, `--cgroup PROCS_FILE` (repeated: one per hierarchy),
+`--rlimit NAME SOFT HARD` (repeated; HARD `-` is the same as SOFT), `--place SOURCE PLACE`
+(repeated: SOURCE is bound over PLACE in a mount namespace of its own), `--keep PATH` (repeated: a
+folder inside a place, shown again), `--readonly FOLDER` (repeated: made read-only in that
+namespace, as the bot sees it), `--proc NAME,...` (a /proc of its own in that namespace, showing no
+other user's processes, with these entries of it shown empty), `--landlock FS,SCOPED` (the Landlock
+ruleset's handled file-system rights and scopes, see `landlock.py`; without it, where the kernel
+has no Landlock, no domain), `--seccomp HEX` (the filter's program; a launcher that executes the
+bot refuses to without one).
 """
 
 from __future__ import annotations
@@ -133,9 +136,9 @@ def private_ipc_and_mounts(spec: dict[str, Any]) -> None:
     if spec.get("ipc") == "private":
         kernel.unshare(kernel.CLONE_NEWIPC)
     places, keep, readonly = spec.get("places", []), spec.get("keep", []), spec.get("readonly", [])
-    if places or readonly:
+    if places or readonly or "proc" in spec:
         cwd = os.getcwd()
-        kernel.private_mounts(places, keep, readonly)
+        kernel.private_mounts(places, keep, readonly, spec.get("proc"))
         os.chdir(cwd)  # the folder at its path in the new view, not the one covered
 
 
@@ -149,6 +152,11 @@ def kernel_step(status_fd: int, step: Any, *args: Any) -> None:
 
 def install_filter(hexadecimal: str) -> None:
     kernel.install_filter(bytes.fromhex(hexadecimal))
+
+
+def own_domain(ruleset: str) -> None:
+    handled_fs, scoped = (int(number) for number in ruleset.split(","))
+    kernel.own_domain(handled_fs, scoped)
 
 
 def drop_privileges(status_fd: int, uid: int | None, gid: int | None) -> None:
@@ -220,6 +228,8 @@ def run(status_fd: int, spec: dict[str, Any], argv: list[str]) -> NoReturn:
         kernel_step(status_fd, kernel.clear_user_keys, spec["uid"])
     # The inner launcher reports through the status pipe too; the bot never sees it.
     os.set_inheritable(status_fd, stage == "outer")
+    if stage != "outer" and spec.get("landlock"):  # no other process within its reach
+        kernel_step(status_fd, own_domain, spec["landlock"])
     if stage != "outer":  # before `ready`: a filter that cannot be installed is reported
         kernel_step(status_fd, install_filter, spec["seccomp"])
     if stage == "inner":
@@ -261,9 +271,11 @@ def parse_options(args: list[str]) -> tuple[dict[str, Any], list[str]]:
             spec["cgroup_procs"].append(value)
         elif option in ("--keep", "--readonly"):
             spec[option[2:]].append(value)
+        elif option == "--proc":
+            spec["proc"] = [name for name in value.split(",") if name]
         elif option in ("--uid", "--gid"):
             spec[option[2:]] = int(value)
-        elif option in ("--stage", "--network", "--ipc", "--seccomp"):
+        elif option in ("--stage", "--network", "--ipc", "--landlock", "--seccomp"):
             spec[option[2:]] = value
         else:
             raise ValueError(f"unknown option {option}")
@@ -275,7 +287,7 @@ def options_of(spec: dict[str, Any]) -> list[str]:
     """The options that `parse_options` reads back as `spec` (used by the referee, which
     imports this module for this only)."""
     args = ["--stage", spec.get("stage", "only")]
-    for name in ("uid", "gid", "network", "ipc", "seccomp"):
+    for name in ("uid", "gid", "network", "ipc", "landlock", "seccomp"):
         if spec.get(name) is not None:
             args += [f"--{name}", str(spec[name])]
     for path in spec.get("cgroup_procs", []):
@@ -288,6 +300,8 @@ def options_of(spec: dict[str, Any]) -> list[str]:
         args += ["--keep", path]
     for path in spec.get("readonly", []):
         args += ["--readonly", path]
+    if spec.get("proc") is not None:
+        args += ["--proc", ",".join(spec["proc"])]
     return [*args, "--"]
 
 

@@ -35,7 +35,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from referee.isolation import native, syscall_filter
-from referee.isolation.bot_users import DEFAULT_UID_BASE, DEFAULT_UID_COUNT
+from referee.isolation.bot_users import DEFAULT_UID_BASE, DEFAULT_UID_COUNT, range_problem
 from referee.isolation.cgroups import CgroupDriver, find_driver, probe, sweep_stale
 from referee.isolation.sandbox import find_bwrap, find_native
 
@@ -50,6 +50,7 @@ FEATURE_ORDER = (Feature.SANDBOX, Feature.USERS, Feature.CGROUP)
 AUTO = "auto"
 BASIC = "basic"
 ROOT = "root"  # the word that lets bots run as root, in a level (`cgroup+root`)
+BOTS_PER_GAME = 2  # each with a user of its own at the users level
 HELPER, BUBBLEWRAP = "helper", "bubblewrap"  # the programs that can make the sandbox
 
 
@@ -315,7 +316,20 @@ def choose(settings: IsolationSettings, detection: Detection | None = None) -> I
             f"or say that bots may run as root: --isolation {level_name(features)}+root, or "
             "[match.isolation] allow_root = true"
         )
+    check_bot_users(isolation, BOTS_PER_GAME)
     return isolation
+
+
+def check_bot_users(isolation: Isolation, bots_at_once: int) -> None:
+    """Raise `IsolationUnavailable` if `isolation` gives bots users of their own from ids that
+    cannot serve `bots_at_once` bots running together: too few, or not free (see
+    `bot_users.range_problem`). Before the first game: such a run would void its games, or
+    kill and delete what belongs to others."""
+    if not isolation.has(Feature.USERS):
+        return
+    settings = isolation.settings
+    if problem := range_problem(settings.uid_base, settings.uid_count, bots_at_once):
+        raise IsolationUnavailable(problem)
 
 
 def choose_sandbox_program(settings: IsolationSettings, found: Detection) -> str | None:

@@ -25,7 +25,9 @@
  *                                process is in (the bot's own, joined by the launcher before)
  *   --die-with-parent            the sandbox dies when the process that started it does
  *   --cap-drop ALL, --cap-add CAP_NAME   the capabilities COMMAND is executed with (as root)
- *   --ro-bind SRC DEST, --ro-bind-try SRC DEST, --bind SRC DEST   bind mounts (recursive)
+ *   --ro-bind SRC DEST, --ro-bind-try SRC DEST, --bind SRC DEST   bind mounts (recursive);
+ *                                --dev-bind SRC DEST is --bind (bwrap's plain binds are nodev,
+ *                                these never are)
  *   --tmpfs DEST, --dir DEST, --perms OCTAL, --size BYTES, --remount-ro DEST
  *   --symlink TARGET DEST        a symbolic link (/bin -> usr/bin)
  *   --dev DEST                   a minimal /dev: null zero full random urandom tty, pts, shm
@@ -188,8 +190,8 @@ static void parse(char **args, struct plan *plan) {
             op->source = value;
             op->dest = args[at + 2];
             at += 2;
-        } else if (strcmp(option, "--bind") == 0 || strcmp(option, "--ro-bind") == 0 ||
-                   strcmp(option, "--ro-bind-try") == 0) {
+        } else if (strcmp(option, "--bind") == 0 || strcmp(option, "--dev-bind") == 0 ||
+                   strcmp(option, "--ro-bind") == 0 || strcmp(option, "--ro-bind-try") == 0) {
             if (!args[at + 2]) usage("a bind without its destination");
             struct op *op = add_op(plan, OP_BIND, &perms, &size);
             op->source = value;

@@ -18,9 +18,13 @@ What a sandboxed bot sees and may do:
   that holds only the processor list (`SYS_SHOWN`, for sysconf) and, in a cgroup namespace of its
   own, its own cgroups where their hierarchies are mounted, as in a container (the JVM, libuv and
   others read their limits there), so that it sees no other cgroup, its opponent's least of all.
+  What its /proc would list of every user of the machine (`PROC_MASKED`) it finds empty.
   Bound back in, read-only: its own directory (writable only if asked), the directories its
   command names, the prefix of its interpreter, and the referee's own Python with the built-in
   bots and installed games;
+- a path in its own /dev, /proc or /sys, or one of its private places themselves (`/tmp`), is
+  the view's own wherever it shows up (in a command line, as a folder): nothing of the machine's
+  is bound there (`views_own`);
 - hidden again wherever they would show: the other bots' directories and the files their
   commands name (each an empty file in its place), and the referee's private places (the
   records being written, a tournament's folder with its store, other runs' stores and records);
@@ -58,6 +62,9 @@ HIDDEN_SIZE = 1 * MB  # hidden places are empty; mount points of bound paths nee
 # What a hidden file shows instead: reads find it empty, writes go nowhere. Bound as it is, not
 # read-only: a device's bind cannot be remounted read-only, and nothing can be kept in it.
 HIDDEN_FILE = "/dev/null"
+# What a bot's /proc shows empty, in the sandbox and without it: what the kernel lists there of
+# every user of the machine (/proc/key-users: each user's count of kernel keys).
+PROC_MASKED = ("key-users",)
 NAMESPACES = ["--unshare-pid", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup"]
 TRIAL_TIMEOUT = 20.0
 
@@ -128,7 +135,7 @@ def sandbox_argv(program: Sequence[str], view: View) -> list[str]:
         argv += ["--cap-add", "CAP_SETUID", "--cap-add", "CAP_SETGID"]
     system = _system(tuple(view.system))
     argv += system.argv
-    argv += ["--dev", "/dev", "--proc", "/proc"]
+    argv += ["--dev", "/dev", "--proc", "/proc", *_proc_masks()]
     argv += _sys(view)
     argv += _private_places(view)
     places = [Path(place) for place in PRIVATE_PLACES]
@@ -161,6 +168,18 @@ def _system(names: tuple[str, ...]) -> System:
             argv += ["--ro-bind", str(path), str(path)]
             folders.append(path)
     return System(argv, tuple(folders))
+
+
+@functools.cache
+def _proc_masks() -> tuple[str, ...]:
+    """Each entry of `PROC_MASKED` that this kernel has, shown empty in the bot's /proc: the
+    null device bound over it as a device (bwrap's plain binds are `nodev`, where reading it
+    would be refused instead)."""
+    argv: list[str] = []
+    for name in PROC_MASKED:
+        if Path("/proc", name).exists():
+            argv += ["--dev-bind", HIDDEN_FILE, f"/proc/{name}"]
+    return tuple(argv)
 
 
 def _sys(view: View) -> list[str]:
@@ -252,7 +271,7 @@ def _binds_and_hides(view: View, mounts: Mounts) -> list[str]:
         ("launcher", view.launcher),
     ):
         for path in paths:
-            if path != Path("/") and not _own_mount(path):
+            if path != Path("/") and not views_own(path):
                 kinds[path] = kind  # later kinds win
     argv: list[str] = []
     for path in sorted(kinds, key=lambda p: (len(p.parts), str(p))):
@@ -278,9 +297,13 @@ def _binds_and_hides(view: View, mounts: Mounts) -> list[str]:
     return argv
 
 
-def _own_mount(path: Path) -> bool:
-    """Whether `path` is, or lies in, one of the view's own /dev, /proc and /sys."""
-    text = str(path)
+def views_own(path: Path) -> bool:
+    """Whether `path` is the bot's view's own, never the machine's, whatever a command names: it
+    is, or lies in, one of its own /dev, /proc and /sys, or it is one of its private places
+    (`/tmp` itself: what lies in the machine's /tmp, a bot's folder, is the machine's)."""
+    text = os.path.normpath(path)
+    if text in PRIVATE_PLACES:
+        return True
     return any(text == own or text.startswith(own + "/") for own in OWN_MOUNTS)
 
 

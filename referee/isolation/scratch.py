@@ -173,8 +173,10 @@ def sweep_stale_scratch() -> None:
         shutil.rmtree(folder, ignore_errors=True)
 
 
-def remove_files_of(uid: int) -> list[Path]:
-    """Remove what user `uid` left at the top of the world-writable directories; returns it."""
+def remove_files_of(uid: int, since: float) -> list[Path]:
+    """Remove what user `uid` left at the top of the world-writable directories, changed at
+    `since` or later (what its bot made: nothing older, whoever had that id before); returns
+    it."""
     removed = []
     for root in WORLD_WRITABLE:
         try:
@@ -183,10 +185,10 @@ def remove_files_of(uid: int) -> list[Path]:
             continue
         for entry in entries:
             try:
-                owner = entry.stat(follow_symlinks=False).st_uid
+                info = entry.stat(follow_symlinks=False)
             except OSError:
                 continue
-            if owner != uid:
+            if info.st_uid != uid or info.st_ctime < since:
                 continue
             if entry.is_dir(follow_symlinks=False):
                 shutil.rmtree(entry.path, ignore_errors=True)

@@ -104,7 +104,8 @@ async def test_a_bot_reads_no_cgroup_but_its_own(stage: Arena) -> None:
 
 async def test_a_path_in_dev_or_proc_named_in_the_command_is_the_views_own(stage: Arena) -> None:
     # `--log /dev/null` is bound like /dev/null itself (the view has it); naming /proc/cpuinfo
-    # does not bring the machine's /proc, with every process of the machine, into the view.
+    # does not bring the machine's /proc, with every process of the machine, into the view:
+    # in the sandbox it sees its pid namespace's, without it its own user's processes only.
     command, folder = stage.hostile("""
         start(); hear()
         log = sys.argv[sys.argv.index("--log") + 1]
@@ -116,8 +117,35 @@ async def test_a_path_in_dev_or_proc_named_in_the_command_is_the_views_own(stage
     command += " --log /dev/null --cpus /proc/cpuinfo"
     record = await stage.play((command, folder), stage.opponent())
     assert record.result is not None and not record.result.void, record.result.detail
-    seen = "few" if sandboxed(stage, record) else "many"
-    assert said(record) == f"logged-/dev/null-processes-{seen}"
+    assert said(record) == "logged-/dev/null-processes-few"
+    stage.assert_nothing_left()
+
+
+async def test_a_private_place_or_a_descriptor_named_in_the_command_plays(stage: Arena) -> None:
+    # A command naming /tmp (its own: nothing of the machine's is bound over it) voided the game
+    # at users+cgroup; one naming /dev/fd/1 or /proc/self/fd/1 (its own output, wherever it
+    # runs) was refused as out of its user's reach.
+    command, folder = stage.hostile("""
+        start(); hear()
+        place = sys.argv[1]
+        mine = f"{place}/written-{os.getpid()}"
+        with open(mine, "w") as f:
+            f.write("x")
+        own = not os.path.exists(f"{place}/{sys.argv[-1]}")  # the machine's /tmp has it
+        for named in sys.argv[2:-1]:
+            os.stat(named)
+        say(f"own-{place}-{own}-named-{len(sys.argv) - 3}")
+    """)
+    marker = Path("/tmp", f"{TOKEN}-{folder.name}")
+    marker.write_text("the machine's")
+    try:
+        command += f" /tmp /dev/fd/1 /proc/self/fd/1 /dev/stdout /dev/stderr {marker.name}"
+        record = await stage.play((command, folder), stage.opponent())
+    finally:
+        marker.unlink()
+    assert record.result is not None and not record.result.void, record.result.detail
+    assert said(record) == "own-/tmp-True-named-4"
+    assert not list(Path("/tmp").glob("written-*"))
     stage.assert_nothing_left()
 
 

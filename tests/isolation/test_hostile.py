@@ -17,6 +17,7 @@ import trio
 
 from protocols.base import Reason, Side
 from referee.bot import open_bot
+from referee.isolation import landlock
 from referee.isolation.levels import Feature
 from referee.isolation.proctree import process_cpu_seconds
 from referee.match import Match, PlayerSpec
@@ -464,12 +465,17 @@ async def test_reaching_the_opponent_and_the_referee(arena: Arena) -> None:
     sandbox, users = has(arena.level, Feature.SANDBOX), has(arena.level, Feature.USERS)
     apart = sandbox or users
     # Where the referee is root, a bot's /tmp is its own at every level: the opponent's folder
-    # and scratch, both in the machine's /tmp here, are not in its view.
+    # and scratch, both in the machine's /tmp here, are not in its view. Its Landlock domain
+    # keeps every other process's descriptors out of its reach, and (scoped, from ABI 6) its
+    # signals, at every level.
     hidden = sandbox or os.geteuid() == 0
+    traced = apart or landlock.abi() >= 1
+    signalled = apart or landlock.abi() >= landlock.FIRST_SCOPED_ABI
     expected = (
         f"dir-{'blocked' if hidden else 'read'}-home-{'blocked' if apart or hidden else 'read'}"
-        f"-pipe-{'blocked' if apart else 'opened'}-referee-{'blocked' if apart else 'reached'}"
-        f"-opponent-{'blocked' if apart else 'reached'}"
+        f"-pipe-{'blocked' if traced else 'opened'}"
+        f"-referee-{'blocked' if signalled else 'reached'}"
+        f"-opponent-{'blocked' if signalled else 'reached'}"
     )
     assert record.result is not None and record.result.loser_line == expected
     arena.assert_nothing_left()
