@@ -278,3 +278,15 @@ def test_referee_play_a_bot_that_exits_at_once_does_not_win_by_its_opponents_ear
             "orange: wrote a line when it was not its turn)"
         ), result.detail
         assert result.bots[Side.BLUE].exit_code == 3
+
+
+def test_referee_play_a_finished_games_summary_names_no_mover(tmp_path: Path) -> None:
+    done = referee(
+        "play", "tic-tac-toe", "-p1", "builtin:random", "-p2", "builtin:random",
+        "--no-random-assignment", cwd=tmp_path,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.startswith("Game over! "), done.stdout
+    summary = done.stderr[done.stderr.index("tic-tac-toe: ") :]
+    assert " plies" in summary and "a b c" in summary, summary  # the title, the board
+    assert "to move" not in summary, summary
