@@ -105,6 +105,8 @@ async def run(
     moves_file.write_text("\n".join(moves))
     bot_file = workdir / "replay_bot.py"
     bot_file.write_text(REPLAY_BOT)
+    for made in (moves_file, bot_file):
+        made.chmod(0o644)  # a bot running as a user of its own reads them
     command = f"{sys.executable} {bot_file} {moves_file}"
     settings = MatchSettings(random_assignment=False, exit_grace=1.0, freeze=freeze)
     probe = Probe()
@@ -118,8 +120,8 @@ async def run(
         probe.asked.clear()
         match = Match(
             GAME,
-            PlayerSpec(name="a", command=command),
-            PlayerSpec(name="b", command=command),
+            PlayerSpec(name="a", command=command, cwd=workdir),
+            PlayerSpec(name="b", command=command, cwd=workdir),
             options=OPTIONS,
             settings=settings,
             record_path=workdir / f"game{number}.jsonl",
@@ -147,10 +149,13 @@ def main() -> None:
     )
     args = parser.parse_args()
     moves = fixed_game(args.plies)
-    with tempfile.TemporaryDirectory() as tmp:
-        overheads, round_trips, rate = trio.run(
-            run, args.games, moves, Path(tmp), not args.no_freeze
-        )
+    # Under the system's temporary folder, whatever folder the script runs from, and open to
+    # others: as root, each bot runs as a user of its own, which must enter its folder
+    # (mkdtemp makes it 0700). It runs in that folder, not in ours, which may be private.
+    with tempfile.TemporaryDirectory(prefix="bench-match-") as tmp:
+        workdir = Path(tmp)
+        workdir.chmod(0o755)
+        overheads, round_trips, rate = trio.run(run, args.games, moves, workdir, not args.no_freeze)
     us = 1e6
     fields = {
         "game": GAME,
