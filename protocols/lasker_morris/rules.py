@@ -476,6 +476,10 @@ def _mask_of(points: Iterable[str], side: Side) -> int:
 
 _SYNTAX = "a move is '<source> <target> <remove>', e.g. 'h1 d1 r0', 'd1 d2 e3' or 'a1 g7 r0'"
 _GRID_SQUARES = frozenset(f"{f}{r}" for f in "abcdefg" for r in "1234567")
+# What each token may be, made once: the referee parses every move a bot sends.
+_SOURCE_TOKENS = frozenset(BIT) | _HAND_OWNER.keys()
+_TARGET_TOKENS = frozenset(BIT)
+_REMOVE_TOKENS = frozenset(BIT) | {NO_REMOVAL}
 
 
 def _parse_tokens(line: str) -> Move:
@@ -486,9 +490,9 @@ def _parse_tokens(line: str) -> Move:
     if len(tokens) != 3:
         raise BadSyntax(f"expected 3 tokens, got {len(tokens)} in {line.strip()!r}: {_SYNTAX}")
     source, target, remove = tokens
-    _check_token("source", source, frozenset(BIT) | _HAND_OWNER.keys(), "h1, h2 or a point")
-    _check_token("target", target, frozenset(BIT), "a point")
-    _check_token("remove", remove, frozenset(BIT) | {NO_REMOVAL}, "r0 or a point")
+    _check_token("source", source, _SOURCE_TOKENS, "h1, h2 or a point")
+    _check_token("target", target, _TARGET_TOKENS, "a point")
+    _check_token("remove", remove, _REMOVE_TOKENS, "r0 or a point")
     return Move(source, target, remove)
 
 
