@@ -81,8 +81,21 @@ LAYERS: list[tuple[str, ...]] = [
     ("referee.cluster",),
     ("referee.tournament",),
     ("referee.stats",),
-    ("referee.match",),
+    # One game: the trio driver, its seam to the players, the host a run chose, the record as
+    # it goes, the referee's lag and its own errors, above the bot processes they drive...
+    (
+        "referee.match.driver",
+        "referee.match.player",
+        "referee.match.host",
+        "referee.match.recorder",
+        "referee.match.lag",
+        "referee.match.errors",
+    ),
     ("referee.bot",),
+    # ... and the game's heart, which does no I/O, below them: the order, the settings, the
+    # clock, the judge and the exchange (which a bot process feeds). Beside it, who plays:
+    # players' specifications and the built-in bots' commands.
+    ("referee.match", "referee.players"),
     ("referee.isolation",),
     # Records and what is read from them (verify, replay frames, openings), and four leaves:
     # a bot's content hash, where the built-in bots' tables are kept, how the referee creates
@@ -150,7 +163,7 @@ def test_nothing_imports_the_cli() -> None:
 
 CORE = [
     "referee.bot",
-    "referee.match",
+    "referee.match.driver",
     "referee.records",
     "referee.tournament.runner",
     "referee.tournament.store",

@@ -19,15 +19,16 @@ import trio
 from rich.console import Console
 
 from referee import EXIT_INTERRUPTED, EXIT_OK, EXIT_VOID
-from referee.isolation import Isolation, IsolationUnavailable, choose, describe
+from referee.isolation import Isolation, IsolationUnavailable, describe
+from referee.match.host import Host
 from referee.printable import printable
-from referee.tournament.bot_folders import contain_run, layout_refusal
+from referee.tournament.bot_folders import layout_refusal
 from referee.tournament.config import LoadedConfig
 from referee.tournament.events import Event, TournamentFinished
 from referee.tournament.opening_plan import OpeningPlan
 from referee.tournament.preflight import StartCheck, check_bots
 from referee.tournament.resume import open_tournament, store_problem
-from referee.tournament.runner import PlayGame, Runner, RunState, play_match
+from referee.tournament.runner import PlayGame, Runner, RunState, play_match, tournament_host
 from referee.tournament.store import STORE_NAME, GameState, Store, StoreError
 from referee.views.tournament_live import LiveDisplay
 
@@ -94,17 +95,17 @@ def play_tournament(
     if refusal := layout_refusal(players):
         err.print(f"referee: {loaded.path}: {refusal}", markup=False, highlight=False)
         return None
-    isolation: Isolation | None = None
+    host: Host | None = None
     if address is None:
         try:
-            # No bot of the tournament may see its folder (the store, the records, the config),
-            # any other player's files, nor other runs' stores and records.
-            chosen = choose(loaded.config.match_settings().isolation).hiding(loaded.directory)
-            isolation = contain_run(chosen, players)
+            # Chosen once, here, for every game of the run; no bot of the tournament may see
+            # its folder (the store, the records, the config), any other player's files, nor
+            # other runs' stores and records.
+            host = tournament_host(loaded)
         except IsolationUnavailable as exc:
             err.print(f"referee: {loaded.path}: [match.isolation]: {exc}", markup=False)
             return None
-        err.print(describe(isolation), markup=False, highlight=False)
+        err.print(describe(host.isolation), markup=False, highlight=False)
     made_directory = not loaded.directory.exists()
     new_store = not (loaded.directory / STORE_NAME).exists()
     try:
@@ -134,12 +135,13 @@ def play_tournament(
     async def play_in(
         stack: AsyncExitStack, nursery: trio.Nursery, hub: LiveHub | None
     ) -> TournamentFinished | None:
-        play: PlayGame = play_match
-        if isolation is not None:  # chosen once, here, for every game of the run
-            play = partial(play_match, isolation=isolation)
         limit = concurrency
         remote: RemoteCheck | None = None
-        if address is not None:
+        play: PlayGame
+        if host is not None:
+            play = partial(play_match, host=host)
+        else:
+            assert address is not None  # no host: the games are played on a cluster
             # Deferred: the cluster package (asyncio, bot packing) loads only for runs on one.
             from referee.cluster.start import enter_cluster
 
@@ -149,6 +151,7 @@ def play_tournament(
             play = session.play
             limit = concurrency or loaded.config.concurrency or max(1, session.slots())
             remote = partial(session.check_bots, loaded)
+        isolation = host.isolation if host is not None else None
         if not await _bots_start(loaded, store, isolation, err, limit, allow_broken, remote):
             return None
         on_event = emit

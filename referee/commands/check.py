@@ -37,13 +37,10 @@ from referee.course.check import (
 )
 from referee.course.check_limits import course_limits
 from referee.isolation import reach_check
-from referee.isolation.levels import (
-    Isolation,
-    IsolationUnavailable,
-    choose,
-    describe,
-)
-from referee.match import MatchSettings, as_builtin, builtin_refusal
+from referee.isolation.levels import IsolationUnavailable, describe
+from referee.match.host import Host, choose_host
+from referee.match.settings import MatchSettings
+from referee.players import as_builtin, builtin_refusal
 from referee.records import describe_validation_error
 from referee.views.console import wrapped
 from referee.views.plain import plain
@@ -103,7 +100,7 @@ def run_check_command(args: argparse.Namespace, out: Console, err: Console) -> i
             raise ValueError(f"--opponent: {refusal}")
         limits = course_limits(game, command_line_folder())
         settings = with_flags(limits.settings, args)
-        isolation = choose(settings.isolation)
+        host = choose_host(settings.isolation)
     except ValidationError as exc:  # the flags' types checked the times: the rest, in its words
         err.print(describe_validation_error(exc, "referee check: invalid setting"), markup=False)
         return EXIT_USAGE
@@ -117,6 +114,7 @@ def run_check_command(args: argparse.Namespace, out: Console, err: Console) -> i
     except OSError as exc:
         err.print(f"referee check: cannot create the records folder: {exc}", markup=False)
         return EXIT_USAGE
+    isolation = host.isolation
     out.print(describe(isolation), markup=False, highlight=False)
     if refused := reach_check(args.command, command_line_folder(), isolation):
         err.print(f"referee check: cannot run the bot here: {refused}", markup=False)
@@ -124,7 +122,7 @@ def run_check_command(args: argparse.Namespace, out: Console, err: Console) -> i
     out.print(Text("referee check", style="bold underline"))
     out.print(heading(args.command, game, args.games, isolation.name, settings, limits.source))
     try:
-        report = play_with_progress(args, game, settings, isolation, record_dir, err)
+        report = play_with_progress(args, game, settings, host, record_dir, err)
     except KeyboardInterrupt:
         err.print(f"[red]interrupted; finished games are in {record_dir}[/red]")
         return EXIT_INTERRUPTED
@@ -136,7 +134,7 @@ def play_with_progress(
     args: argparse.Namespace,
     game: str,
     settings: MatchSettings,
-    isolation: Isolation,
+    host: Host,
     record_dir: Path,
     err: Console,
 ) -> CheckReport:
@@ -160,7 +158,7 @@ def play_with_progress(
                 seed=args.seed,
                 on_game=advance,
                 cwd=command_line_folder(),
-                isolation=isolation,
+                host=host,
             )
         )
 

@@ -37,8 +37,9 @@ from referee.arguments import (
     seconds_above_zero,
 )
 from referee.isolation import IsolationSettings, IsolationUnavailable, choose
-from referee.match import BUILTIN_PREFIX, TimeSettings, builtin_refusal
+from referee.match.settings import TimeSettings
 from referee.openings import OpeningError, load_book
+from referee.players import BUILTIN_PREFIX, builtin_refusal
 from referee.records import describe_validation_error, validation_text
 from referee.stats.head_to_head import Tally, summary_fields, summary_lines
 from referee.stats.sprt import parse_sprt, typical_games

@@ -18,7 +18,8 @@ from referee.course.check import CheckReport, run_check
 from referee.course.collect import Submission
 from referee.course.scheme import Course
 from referee.isolation import IsolationSettings
-from referee.match import MatchSettings
+from referee.match.host import choose_host
+from referee.match.settings import MatchSettings
 
 
 @dataclass(frozen=True)
@@ -63,6 +64,7 @@ async def check_all(
     """Check every ready submission (at most `concurrency` at once); the others are listed
     with collect's reason."""
     settings = check_settings(course)
+    host = choose_host(settings.isolation)  # once, for every student's games
     c = course.config.check
     limiter = trio.CapacityLimiter(concurrency or c.concurrency)
     results: list[StudentCheck] = []
@@ -85,6 +87,7 @@ async def check_all(
                 submission.command,
                 settings,
                 records,
+                host=host,
                 games_per_colour=c.games_per_colour,
                 opponent=c.opponent,
                 cwd=submission.path(course.work),

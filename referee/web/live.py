@@ -19,7 +19,7 @@ from typing import Any
 
 import trio
 
-from referee.match import Listener
+from referee.match.recorder import Listener
 from referee.records import Header, Ply, Result
 from referee.replay import Frame, FrameBuilder
 

@@ -16,9 +16,11 @@ from protocols import get_game
 from protocols.base import Reason, Side
 from referee.isolation import IsolationSettings
 from referee.isolation.limits import Limits
-from referee.match import Match, MatchSettings, PlayerSpec
+from referee.match.settings import MatchSettings
+from referee.players import PlayerSpec
 from referee.records import GameRecord, read_record
 from referee.verify import verify_record
+from tests.games import order_of, play_game
 from tests.scriptbots import quiet_opening, script_bot
 
 # The script bots log beside themselves in a private temporary folder: no sandbox around them
@@ -64,7 +66,7 @@ def received(tmp_path: Path, name: str) -> list[str]:
 async def play(
     tmp_path: Path, blue_cmd: str, orange_cmd: str, settings: MatchSettings = FAST, **kw: Any
 ) -> GameRecord:
-    match = Match(
+    record = await play_game(
         "lasker-morris",
         PlayerSpec(name="first", command=blue_cmd),
         PlayerSpec(name="second", command=orange_cmd),
@@ -72,7 +74,6 @@ async def play(
         record_path=tmp_path / "game.jsonl",
         **kw,
     )
-    record = await match.play()
     assert read_record(tmp_path / "game.jsonl") == record
     return record
 
@@ -164,7 +165,7 @@ async def test_referee_fault_voids_the_game(
     record = await play(tmp_path, blue, scripted(tmp_path, "orange", []))
     assert record.result is not None
     assert record.result.void and record.result.winner is None
-    assert record.result.reason is Reason.REFEREE_FAULT
+    assert record.result.reason is Reason.REFEREE_ERROR
     assert "bug in the rules" in record.result.detail
 
 
@@ -191,16 +192,16 @@ async def test_stderr_tail_and_exit_codes_are_recorded(tmp_path: Path) -> None:
 async def test_colours_are_seeded_and_no_random_assignment_keeps_p1_blue() -> None:
     p1, p2 = PlayerSpec(name="p1", command="x"), PlayerSpec(name="p2", command="y")
     blues = {
-        Match("lasker-morris", p1, p2, seed=seed).players[Side.BLUE].name for seed in range(40)
+        order_of("lasker-morris", p1, p2, seed=seed).colours()[Side.BLUE].name for seed in range(40)
     }
     assert blues == {"p1", "p2"}
     for seed in range(10):
-        first = Match("lasker-morris", p1, p2, seed=seed).players
-        assert Match("lasker-morris", p1, p2, seed=seed).players == first
-        fixed = Match(
+        first = order_of("lasker-morris", p1, p2, seed=seed).colours()
+        assert order_of("lasker-morris", p1, p2, seed=seed).colours() == first
+        fixed = order_of(
             "lasker-morris", p1, p2, seed=seed, settings=MatchSettings(random_assignment=False)
         )
-        assert fixed.players[Side.BLUE] == p1
+        assert fixed.colours()[Side.BLUE] == p1
 
 
 async def test_record_lines_are_json_with_header_plies_result(tmp_path: Path) -> None:
@@ -231,14 +232,13 @@ async def test_a_players_own_limits_apply_to_that_player_only(tmp_path: Path) ->
     blue_dir.mkdir()
     orange_dir.mkdir()
     small = Limits(file_size_mb=1)
-    match = Match(
+    record = await play_game(
         "lasker-morris",
         PlayerSpec(name="b", command=script_bot(blue_dir, "w", writer), cwd=blue_dir, limits=small),
         PlayerSpec(name="o", command=script_bot(orange_dir, "w", writer), cwd=orange_dir),
         settings=FAST.model_copy(update={"random_assignment": False}),
         record_path=tmp_path / "game.jsonl",
     )
-    record = await match.play()
     assert record.result is not None
     assert (record.result.winner, record.result.reason) == (Side.ORANGE, Reason.RESOURCE_LIMIT)
     # Python ignores SIGXFSZ, so the write fails with EFBIG and the bot dies of the exception;

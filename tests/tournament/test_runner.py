@@ -9,13 +9,14 @@ import trio
 
 from protocols.base import Reason
 from referee.app.config import load_config
-from referee.match import LagMonitor, Listener
+from referee.match.lag import LagMonitor
+from referee.match.recorder import Listener
 from referee.records import GameRecord, read_record
 from referee.tournament.config import LoadedConfig
 from referee.tournament.events import Event, GameFinished, GameStarted, TournamentFinished
 from referee.tournament.report import build_report
 from referee.tournament.resume import open_tournament
-from referee.tournament.runner import Runner, ScheduledGame, play_match
+from referee.tournament.runner import Runner, ScheduledGame, play_match, tournament_host
 from referee.tournament.store import GameState, open_view
 from referee.verify import verify_record
 from tests.scriptbots import script_bot
@@ -147,7 +148,9 @@ async def test_void_games_are_replayed_up_to_the_limit_and_never_scored(tmp_path
         lag: LagMonitor,
         decided: Callable[[], None],
     ) -> GameRecord:
-        record = await play_match(loaded, game, path, listener, lag, decided)
+        record = await play_match(
+            loaded, game, path, listener, lag, decided, host=tournament_host(loaded)
+        )
         attempts[game.number] = attempts.get(game.number, 0) + 1
         if attempts[game.number] == 1 and game.number <= 4:
             # The four workers' first games end well apart, so that each worker takes its next
@@ -198,7 +201,9 @@ async def test_one_game_per_player_never_runs_a_bot_twice_at_once(tmp_path: Path
         overlaps.extend(p for p in game.players if p in busy)
         busy.update(game.players)
         try:
-            return await play_match(loaded, game, path, listener, lag, decided)
+            return await play_match(
+                loaded, game, path, listener, lag, decided, host=tournament_host(loaded)
+            )
         finally:
             busy.difference_update(game.players)
 
@@ -222,7 +227,9 @@ async def test_the_next_game_starts_while_the_last_one_closes(tmp_path: Path) ->
         decided: Callable[[], None],
     ) -> GameRecord:
         log.append(f"start {game.number}")
-        record = await play_match(loaded, game, path, listener, lag, decided)
+        record = await play_match(
+            loaded, game, path, listener, lag, decided, host=tournament_host(loaded)
+        )
         await trio.sleep(1.0)  # closing takes long
         log.append(f"closed {game.number}")
         return record

@@ -1,0 +1,317 @@
+"""The trio driver of one game: the judge and two players, under one deadline.
+
+`play(order, host)` is the one way a game is played. It opens both players, tells each what the
+judge says, and then only waits: for the verdict, or for the deadline of whoever is asked. A
+ply takes no task switch: the mover's reader hears the answer and calls `answered` here, which
+asks the judge, asks the opponent the forwarded move (written at once), moves the deadline, and
+only then records the ply (the mover's CPU time, the record line) while the opponent thinks.
+Faults come the same way (`faulted`), the moment a player's reader finds them.
+
+Every ending is a named `Reason` in the result. A bug of the referee's own voids the game as
+`referee-error`, with its traceback on stderr and in the run's log (errors.py); Ctrl-C voids it
+as `interrupted`; both still write the result line.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import trio
+
+from protocols import get_game
+from protocols.base import Reason, Side
+from referee.bot import BotInfrastructureError, BotStartError, unwrap_single
+from referee.builtin_tables import prepare_tables
+from referee.match.errors import report_referee_error
+from referee.match.exchange import BotFault
+from referee.match.host import Host
+from referee.match.judge import Forward, Judge, Verdict, neither_started
+from referee.match.lag import LagMonitor
+from referee.match.order import GameOrder
+from referee.match.player import OpenPlayer, Player, open_bot_player
+from referee.match.recorder import Listener, Recorder, header_of, result_of
+from referee.players import needs_tables, refuse_undeclared
+from referee.records import GameRecord, Result
+
+START_FAILURE_WAIT = 1.0  # seconds the other bot has for its own start failure to show
+START_FAILURE_POLL = 0.01
+
+OpenFailure = BotStartError | BotInfrastructureError
+
+
+async def play(
+    order: GameOrder,
+    host: Host,
+    *,
+    record_path: Path | None = None,
+    listener: Listener | None = None,
+    lag_monitor: LagMonitor | None = None,
+    on_decided: Callable[[], None] | None = None,
+    open_player: OpenPlayer = open_bot_player,
+) -> GameRecord:
+    """Play `order` on `host` to its end and return the record (also written, line by line,
+    to `record_path`, whose folder no bot sees, and told to `listener`). `on_decided` is
+    called once the result is known, before the players have closed (a tournament starts its
+    next game then). Raises `OpeningRefused` before anything is played if a player cannot be
+    sent the opening."""
+    refuse_undeclared(order.players, order.opening)
+    if record_path is not None:  # no bot may read or rewrite the records
+        host = host.hiding(record_path.absolute().parent)
+    game = _Game(order, host, Recorder(record_path, listener), lag_monitor, open_player)
+    game.on_decided = on_decided
+    return await game.play()
+
+
+def void_game(
+    order: GameOrder,
+    detail: str,
+    *,
+    record_path: Path | None = None,
+    listener: Listener | None = None,
+) -> GameRecord:
+    """The record of a game this machine cannot play at all (the isolation level it asks for
+    is not available here): void, as `infrastructure`, its header naming the level asked."""
+    game = get_game(order.game)
+    options = game.parse_options(order.options).model_dump(mode="json")
+    recorder = Recorder(record_path, listener)
+    level = order.settings.isolation.level
+    recorder.start(header_of(order, order.colours(), options, level))
+    result = result_of(Verdict(None, Reason.INFRASTRUCTURE, detail), 0, {})
+    recorder.finish(result)
+    assert recorder.header is not None
+    return GameRecord(header=recorder.header, plies=[], result=result)
+
+
+class _Game:
+    """One game being played; its methods `answered` and `faulted` are the players' events."""
+
+    def __init__(
+        self,
+        order: GameOrder,
+        host: Host,
+        recorder: Recorder,
+        lag_monitor: LagMonitor | None,
+        open_player: OpenPlayer,
+    ) -> None:
+        self.order = order
+        self.settings = order.settings
+        self.game = get_game(order.game)
+        self.options = self.game.parse_options(order.options)
+        self.colours = order.colours()
+        self.judge = Judge(self.game, self.options, order.opening, order.settings)
+        self.host = host
+        self.recorder = recorder
+        self.lag_monitor = lag_monitor
+        self.open_player = open_player
+        self.on_decided: Callable[[], None] | None = None
+        self.players: dict[Side, Player] = {}
+        self._sides: dict[int, Side] = {}  # id of a player -> its side
+        self.verdict: Verdict | None = None
+        self._pending: tuple[Side, BotFault] | None = None  # a fault to judge (it may wait)
+        self._error: Exception | None = None  # a bug of ours in a player's reader
+        self._decided = trio.Event()  # a verdict, a fault to judge or an error
+        self._game_over = trio.Event()  # the players' tasks close them when it is set
+        self._watch = trio.CancelScope()  # its deadline is that of the side asked
+        self._asked = Side.BLUE
+        self._asked_at = 0.0
+
+    # -- the game ---------------------------------------------------------------------------
+
+    async def play(self) -> GameRecord:
+        options = self.options.model_dump(mode="json")
+        self.recorder.start(header_of(self.order, self.colours, options, self.host.isolation.name))
+        verdict: Verdict
+        try:
+            verdict = await self._play_with_bots(options)
+        except (KeyboardInterrupt, trio.Cancelled):
+            self._finish(Verdict(None, Reason.INTERRUPTED, "the referee was interrupted"))
+            raise
+        except Exception as exc:  # a bug of ours: void the game, loudly; never blame a bot
+            names = " vs ".join(p.name for p in self.colours.values())
+            detail = report_referee_error(
+                exc, f"a game of {self.order.game}: {names}", self.host.log
+            )
+            verdict = Verdict(None, Reason.REFEREE_ERROR, detail)
+        result = self._finish(verdict)
+        assert self.recorder.header is not None
+        return GameRecord(header=self.recorder.header, plies=self.recorder.plies, result=result)
+
+    def _finish(self, verdict: Verdict) -> Result:
+        self._record()
+        result = result_of(verdict, len(self.judge.plies), self.players)
+        self.recorder.finish(result)
+        return result
+
+    async def _play_with_bots(self, options: dict[str, Any]) -> Verdict:
+        if any(needs_tables(p.command) for p in self.colours.values()):
+            await prepare_tables(self.game.name, options)  # before any bot's clock runs
+        try:
+            async with trio.open_nursery() as nursery:
+                try:
+                    return await self._open_both(nursery) or await self._play_game()
+                finally:
+                    self._game_over.set()  # both players close, at once
+                    if self.on_decided is not None:
+                        self.on_decided()
+        except BaseExceptionGroup as group:
+            # Only the game's own block raises here (`_hold` keeps the players' failures):
+            # re-raise it as itself, so Ctrl-C stays an interruption and a bug a referee error.
+            raise unwrap_single(group) from None
+
+    async def _open_both(self, nursery: trio.Nursery) -> Verdict | None:
+        """Open both players at once (opening one is mostly waiting for its program to be
+        executed); a verdict if either could not start."""
+        failures: dict[Side, OpenFailure] = {}
+        opened = {side: trio.Event() for side in Side}
+        for side in Side:
+            nursery.start_soon(self._hold, side, opened[side], failures)
+        for event in opened.values():
+            await event.wait()
+        for side in Side:  # the machine failing us voids the game, whoever else failed
+            if isinstance(failure := failures.get(side), BotInfrastructureError):
+                return Verdict(None, Reason.INFRASTRUCTURE, f"{side}: {failure.detail}")
+        failed = [(side, e) for side in Side if isinstance(e := failures.get(side), BotStartError)]
+        if len(failed) == 2:
+            return neither_started(dict(failed))
+        if failed:
+            # The other was started, but a program that dies at once (a script that is not
+            # there) never started playing either: it is given a moment to show it.
+            return await self._fault_verdict(*failed[0])
+        return None
+
+    async def _hold(
+        self, side: Side, opened: trio.Event, failures: dict[Side, OpenFailure]
+    ) -> None:
+        """Open one player and keep it open until the game is over: a player's context is left
+        by the task that entered it, so each player has a task of its own."""
+        player, opponent = self.colours[side], self.colours[side.other]
+        isolation = self.host.isolation
+        try:
+            async with self.open_player(player, opponent, self.settings, isolation, self) as bot:
+                self.players[side] = bot
+                self._sides[id(bot)] = side
+                opened.set()
+                await self._game_over.wait()
+        except (BotStartError, BotInfrastructureError) as exc:
+            failures[side] = exc
+        finally:
+            opened.set()
+
+    async def _play_game(self) -> Verdict:
+        verdict = await self._turns()
+        self._record()  # while its CPU time can still be read
+        await self._send_end(verdict)
+        return verdict
+
+    async def _send_end(self, verdict: Verdict) -> None:
+        grace = self.settings.exit_grace
+        if verdict.final is not None:
+            # The game-ending move is still forwarded before END (spec 1.4); a bot that
+            # stopped reading cannot change the result.
+            await self.players[self.judge.state.to_move].notify(verdict.final, grace)
+        for side in Side:
+            await self.players[side].notify("END", grace)
+
+    async def _turns(self) -> Verdict:
+        """Tell both sides their first lines, ask the mover, then wait for the verdict."""
+        start = self.judge.start()
+        # One write each: a bot reading its colour finds what follows it already there.
+        for side, lines in ((start.waiting, start.waiting_lines), (start.mover, start.told)):
+            if lines:
+                try:
+                    await self.players[side].send_line("\n".join(lines))
+                except BotFault as fault:  # it died while starting, or stopped reading at once
+                    return await self._fault_verdict(side, fault)
+        if (ended := self.judge.ended()) is not None:
+            return ended
+        with self._watch:
+            await self._ask(start.mover, start.asked)
+            await self._decided.wait()
+        self._decided.set()  # past the deadline: nothing a player does now is judged
+        if self._error is not None:
+            raise self._error
+        if self.verdict is not None:
+            return self.verdict
+        if self._pending is not None:
+            return await self._fault_verdict(*self._pending)
+        return await self._timeout()
+
+    async def _ask(self, side: Side, line: str) -> None:
+        """Ask `side` for its answer to `line`, from now, by its clock's deadline."""
+        now = trio.current_time()
+        self._asked, self._asked_at = side, now
+        self._watch.deadline = self.judge.clocks[side].deadline(now)
+        try:
+            await self.players[side].prompt(line)
+        except BotFault as fault:  # it stopped reading: judged in the driver's task
+            self._judge_fault(side, fault)
+
+    # -- the players' events ------------------------------------------------------------------
+
+    async def answered(self, player: Player, line: str) -> None:
+        """A player's answer, from its reader: judged, and the move forwarded, at once."""
+        if self._decided.is_set():
+            return
+        try:
+            side = self._sides[id(player)]
+            judged = self.judge.answer(side, line, trio.current_time() - self._asked_at)
+            if not isinstance(judged, Forward):
+                self._decide(judged)
+            elif player.fault is not None:  # a second line in the same turn
+                self._decide(self.judge.fault(side, player.fault))
+            else:
+                await self._ask(judged.to, judged.line)
+            self._record()  # the move just played, while the opponent thinks
+        except Exception as exc:  # a bug of ours: the driver's task reports it
+            self._error = exc
+            self._decided.set()
+
+    def faulted(self, player: Player) -> None:
+        """A player's fault, the moment its reader found it: judged in the driver's task."""
+        fault = player.fault
+        if fault is not None:
+            self._judge_fault(self._sides[id(player)], fault)
+
+    def _judge_fault(self, side: Side, fault: BotFault) -> None:
+        if not self._decided.is_set():
+            self._pending = (side, fault)
+            self._decided.set()
+
+    def _decide(self, verdict: Verdict) -> None:
+        self.verdict = verdict
+        self._decided.set()
+
+    # -- verdicts -----------------------------------------------------------------------------
+
+    async def _fault_verdict(self, side: Side, fault: BotFault) -> Verdict:
+        """`side` loses for `fault`; but before any move, the opponent is given
+        `START_FAILURE_WAIT` for its own start failure to show (the judge decides)."""
+        if not self.judge.waits_for_opponent(fault):
+            return self.judge.fault(side, fault)
+        opponent = self.players[side.other]
+        with trio.move_on_after(START_FAILURE_WAIT):
+            while opponent.fault is None:
+                await trio.sleep(START_FAILURE_POLL)
+        return self.judge.fault(side, fault, opponent.fault)
+
+    async def _timeout(self) -> Verdict:
+        """The side asked did not answer by its deadline: a loss on time, unless the referee
+        itself was stalled while it had the move (then void)."""
+        side, deadline = self._asked, self._watch.deadline
+        late = trio.current_time() - deadline  # how long after the deadline we looked
+        lag = self.lag_monitor.lag_between(self._asked_at, deadline) if self.lag_monitor else 0.0
+        fault = self.judge.timed_out(side, self.players[side].timeout_fault(), max(late, lag))
+        return await self._fault_verdict(side, fault)
+
+    # -- the record ---------------------------------------------------------------------------
+
+    def _record(self) -> None:
+        """Record the plies played and not yet recorded (the last one, at most): called once
+        the move is on its way to the opponent, so that neither the mover's CPU reading nor
+        the record line delays it, and on every way out of the game."""
+        plies = self.judge.plies
+        for played in plies[len(self.recorder.plies) :]:
+            bot = self.players.get(played.side)
+            self.recorder.ply(played, bot.last_cpu_ms if bot is not None else None)
