@@ -226,9 +226,16 @@ class _Game:
                     return await self._fault_verdict(side, fault)
         if (ended := self.judge.ended()) is not None:
             return ended
-        with self._watch:
+        scope = self._watch
+        with scope:
             await self._ask(start.mover, start.asked)
             await self._decided.wait()
+        while not self._decided.is_set() and self._watch is not scope:
+            # The side whose deadline passed was answered in the same moment, before this task
+            # looked: the question asked since has a deadline of its own.
+            scope = self._watch
+            with scope:
+                await self._decided.wait()
         self._decided.set()  # past the deadline: nothing a player does now is judged
         if self._error is not None:
             raise self._error
@@ -242,6 +249,8 @@ class _Game:
         """Ask `side` for its answer to `line`, from now, by its clock's deadline."""
         now = trio.current_time()
         self._asked, self._asked_at = side, now
+        if self._watch.cancel_called:  # the last deadline passed as its answer came
+            self._watch = trio.CancelScope()
         self._watch.deadline = self.judge.clocks[side].deadline(now)
         try:
             await self.players[side].prompt(line)

@@ -8,7 +8,10 @@ an answer a millisecond inside the limit and one a millisecond outside it can bo
 from __future__ import annotations
 
 import json
+import math
 import re
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
@@ -17,9 +20,11 @@ import trio
 import trio.testing
 
 from protocols.base import Reason, Side
+from referee.bot import BotExit
 from referee.isolation.levels import BASIC_ISOLATION
 from referee.match import driver
 from referee.match.clock import Clock
+from referee.match.exchange import BotFault, PlayerEvents
 from referee.match.host import Host
 from referee.match.lag import LagMonitor
 from referee.match.settings import MatchSettings
@@ -528,3 +533,72 @@ async def test_a_bot_that_cannot_be_started_loses_to_one_that_started(
     assert verdict_of(record) == (winner, Reason.CRASH, 0)
     assert record.result is not None
     assert record.result.detail == f"{unstartable}: {NOT_A_PROGRAM}"
+
+
+# -- an answer read in the very moment its deadline passes ---------------------------------------
+
+
+class Direct:
+    """A player whose answers reach the match straight from its own task, with no reader in
+    between: an answer given at a deadline is then heard in the same moment as the deadline."""
+
+    def __init__(self, events: PlayerEvents, answers: list[float | None]) -> None:
+        self.events = events
+        self.answers = answers  # for each question: seconds until the answer (None: never)
+        self.fault: BotFault | None = None
+        self.exit: BotExit | None = None
+        self.last_cpu_ms: float | None = None
+        self.isolation_level: str | None = None
+        self.isolation_note: str | None = None
+        self._questions = trio.open_memory_channel[float](math.inf)
+
+    async def prompt(self, line: str) -> None:
+        self._questions[0].send_nowait(trio.current_time())
+
+    async def send_line(self, line: str) -> None:
+        pass
+
+    async def notify(self, line: str, timeout: float) -> bool:
+        return True
+
+    def timeout_fault(self) -> BotFault:
+        return BotFault(Reason.TIMEOUT, "no complete line within the time limit")
+
+    async def run(self, moves: list[str]) -> None:
+        for delay, move in zip(self.answers, moves, strict=False):
+            asked = await self._questions[1].receive()
+            if delay is None:
+                break
+            await trio.sleep_until(asked + delay)
+            await self.events.answered(self, move)
+        await trio.sleep_forever()
+
+
+async def test_an_answer_heard_as_its_deadline_passes_never_blames_the_opponent(
+    autojump_clock: trio.testing.MockClock,
+) -> None:
+    # Blue's first answer comes exactly at its deadline, heard (by chance) before or after the
+    # match sees the deadline pass; then orange answers at once and blue never again.
+    settings = settings_of(move_timeout=1.0, grace=0.5, startup_allowance=2.0)
+    plans = {"blue": ([3.5, None], BLUE_MOVES), "orange": ([0.0], ORANGE_MOVES)}
+
+    @asynccontextmanager
+    async def open_direct(
+        player: PlayerSpec, opponent: PlayerSpec, s: MatchSettings, i: Any, events: Any
+    ) -> AsyncIterator[Direct]:
+        answers, moves = plans[player.name]
+        direct = Direct(events, list(answers))
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(direct.run, moves)
+            yield direct
+            direct.exit = BotExit(0, False, "", 0)
+            nursery.cancel_scope.cancel()
+
+    in_memory = (PlayerSpec(name="blue", command="-"), PlayerSpec(name="orange", command="-"))
+    verdicts = set()
+    for _ in range(40):
+        order = order_of("lasker-morris", *in_memory, settings=settings)
+        record = await driver.play(order, HOST, open_player=open_direct)
+        verdicts.add(verdict_of(record))
+    # Taken (then blue times out on its second move), or too late: blue's timeout either way.
+    assert verdicts <= {(Side.ORANGE, Reason.TIMEOUT, 2), (Side.ORANGE, Reason.TIMEOUT, 0)}
