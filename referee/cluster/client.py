@@ -35,6 +35,8 @@ from referee.cluster.live import GameLines, LineRouter
 from referee.cluster.orders import KEY_PREFIX, CheckTask, Seat, WorkerReturn, game_task
 from referee.cluster.shipping import Pack, PackError, cached_digests, pack_folder, store_pack
 from referee.cluster.worker_task import LINES_TOPIC, run_checks, run_game
+from referee.match.errors import report_referee_error
+from referee.match.host import run_log
 from referee.match.lag import LagMonitor
 from referee.match.recorder import Listener
 from referee.records import (
@@ -144,6 +146,10 @@ class ClusterSession:
                 returned = await self._run(run_game, order.model_dump(mode="json"), key)
             except (Exception, asyncio.CancelledError) as exc:  # a worker or the network failed
                 problem = lost_game(exc)
+                if problem[0] is Reason.REFEREE_ERROR:  # a bug of ours on the worker: loud
+                    where = f"game {game.number} of {loaded.config.name}, on a worker"
+                    detail = report_referee_error(exc, where, run_log(loaded.directory))
+                    problem = (problem[0], f"on the worker: {detail}")
                 await self._reconnected()
                 break
             finally:

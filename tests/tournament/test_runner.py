@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
+import pytest
 import trio
 
 from protocols.base import Reason
@@ -182,6 +183,46 @@ async def test_void_games_are_replayed_up_to_the_limit_and_never_scored(tmp_path
     assert rows[2].state is GameState.FINISHED and rows[2].record == "games/0002-2.jsonl"
     assert (loaded.directory / "games/0002.jsonl").is_file()  # the void attempt's record stays
     view.close()
+
+
+@pytest.mark.referee_error
+async def test_a_referee_error_is_logged_and_its_game_replayed_once_at_most(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A bug of the referee's own around game 1 (raised by the game's play) is written with
+    its traceback to stderr and the tournament's referee.log, and its game is replayed once,
+    not `max_replays` times: a bug that shows again is not bad luck."""
+    players = {f"r{i}": "builtin:random --seed {seed}" for i in range(2)}
+    loaded = load_config(write_config(tmp_path, players, replays=3))
+    attempts: dict[int, int] = {}
+
+    async def buggy(
+        loaded: LoadedConfig,
+        game: ScheduledGame,
+        path: Path,
+        listener: Listener,
+        lag: LagMonitor,
+        decided: Callable[[], None],
+    ) -> GameRecord:
+        attempts[game.number] = attempts.get(game.number, 0) + 1
+        if game.number == 1:
+            raise KeyError("a bug of ours")
+        return await play_match(
+            loaded, game, path, listener, lag, decided, host=tournament_host(loaded)
+        )
+
+    final, events = await run(loaded, play=buggy)
+    assert attempts == {1: 2, 2: 1}
+    assert (final.finished, final.void, final.pending) == (1, 1, 0)
+    finished = [e for e in events if isinstance(e, GameFinished) and e.number == 1]
+    assert [e.reason for e in finished] == [Reason.REFEREE_ERROR] * 2
+    assert [e.replay for e in finished] == [True, False]
+    log = loaded.directory / "referee.log"
+    assert finished[0].detail == f"KeyError: 'a bug of ours' (traceback in {log})"
+    logged = log.read_text()
+    assert logged.count("referee error in game 1 of cup:") == 2
+    assert logged.count("Traceback (most recent call last)") == 2 and "in buggy" in logged
+    assert capsys.readouterr().err.count("KeyError: 'a bug of ours'") == 2
 
 
 async def test_one_game_per_player_never_runs_a_bot_twice_at_once(tmp_path: Path) -> None:
