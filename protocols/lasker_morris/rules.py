@@ -190,11 +190,23 @@ def _removable(opponent: int) -> list[str]:
     return _names(outside or opponent)
 
 
+# For each point: the two mills through it, in `MILLS` order, as (the mask of their other two
+# points, the mill as 'd1 d2 d3').
+_MILLS_THROUGH: Mapping[str, tuple[tuple[int, str], ...]] = {
+    p: tuple(
+        (m & ~BIT[p], " ".join(mill))
+        for mill, m in zip(MILLS, _MILL_MASKS, strict=True)
+        if m & BIT[p]
+    )
+    for p in POINTS
+}
+
+
 def _completed_mill(own_without_source: int, target: str) -> str:
     """The first mill `target` completes, as 'd1 d2 d3' (for messages)."""
-    for mill in MILLS:
-        if target in mill and all(p == target or own_without_source & BIT[p] for p in mill):
-            return " ".join(mill)
+    for rest, mill in _MILLS_THROUGH[target]:
+        if own_without_source & rest == rest:
+            return mill
     return ""
 
 
@@ -390,10 +402,15 @@ class LaskerMorris(Game[LaskerMorrisState, Move, "LaskerMorrisOptions"]):
 
     def parse_move(self, state: LaskerMorrisState, line: str) -> Move:
         move = _parse_tokens(line)
-        ended = self.outcome(state)
+        # Whether the game is over is asked only where it can be: the rule endings always (they
+        # are cheap), a side without a move only when this move is illegal (a legal move says
+        # there is one). The referee parses every move a bot sends.
+        ended = self._rule_outcome(state)
+        reason = "" if ended is not None else _illegal_reason(state, move)
+        if reason and ended is None:
+            ended = self.outcome(state)
         if ended is not None:
             raise IllegalMove(f"the game is over: {ended.detail}")
-        reason = _illegal_reason(state, move)
         if reason:
             raise IllegalMove(reason)
         return move
