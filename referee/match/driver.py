@@ -1,10 +1,11 @@
 """The trio driver of one game: the judge and two players, under one deadline.
 
 `play(order, host)` is the one way a game is played. It opens both players, tells each what the
-judge says, and then only waits: for the verdict, or for the deadline of whoever is asked. A
-ply takes no task switch: the mover's reader hears the answer and calls `answered` here, which
-asks the judge, asks the opponent the forwarded move (written at once), moves the deadline, and
-only then records the ply (the mover's CPU time, the record line) while the opponent thinks.
+judge says, and then only waits: for the verdict, or for the deadline of whoever is asked (a
+task sleeps until it). A ply takes no task switch: the mover's reader hears the answer and
+calls `answered` here, which asks the judge, moves the deadline, asks the opponent the
+forwarded move (written at once), and only then records the ply (the mover's CPU time, the
+record line) while the opponent thinks.
 Faults come the same way (`faulted`), the moment a player's reader finds them.
 
 Every ending is a named `Reason` in the result. A bug of the referee's own voids the game as
@@ -14,6 +15,7 @@ as `interrupted`; both still write the result line.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -113,9 +115,11 @@ class _Game:
         self._error: Exception | None = None  # a bug of ours in a player's reader
         self._decided = trio.Event()  # a verdict, a fault to judge or an error
         self._game_over = trio.Event()  # the players' tasks close them when it is set
-        self._watch = trio.CancelScope()  # its deadline is that of the side asked
+        # The side asked, since when, and by when it must answer (watched by a sleep).
         self._asked = Side.BLUE
         self._asked_at = 0.0
+        self._deadline = math.inf
+        self._sleep = trio.CancelScope()  # the watch's sleep, woken if the deadline moves earlier
 
     # -- the game ---------------------------------------------------------------------------
 
@@ -226,17 +230,12 @@ class _Game:
                     return await self._fault_verdict(side, fault)
         if (ended := self.judge.ended()) is not None:
             return ended
-        scope = self._watch
-        with scope:
-            await self._ask(start.mover, start.asked)
+        async with trio.open_nursery() as watching:
+            watching.start_soon(self._watch_deadline, watching.cancel_scope)
+            await self._ask(start.mover, start.asked, trio.current_time())
             await self._decided.wait()
-        while not self._decided.is_set() and self._watch is not scope:
-            # The side whose deadline passed was answered in the same moment, before this task
-            # looked: the question asked since has a deadline of its own.
-            scope = self._watch
-            with scope:
-                await self._decided.wait()
-        self._decided.set()  # past the deadline: nothing a player does now is judged
+            watching.cancel_scope.cancel()
+        self._decided.set()  # the game is decided: nothing a player does now is judged
         if self._error is not None:
             raise self._error
         if self.verdict is not None:
@@ -245,13 +244,27 @@ class _Game:
             return await self._fault_verdict(*self._pending)
         return await self._timeout()
 
-    async def _ask(self, side: Side, line: str) -> None:
-        """Ask `side` for its answer to `line`, from now, by its clock's deadline."""
-        now = trio.current_time()
+    async def _watch_deadline(self, game: trio.CancelScope) -> None:
+        """Sleep until the deadline of the side asked; when it has passed, the game is decided
+        (a timeout) and `game`'s wait, a write included, is cancelled. A ply moves the deadline
+        later by an assignment, slept through again here; `_ask` wakes the sleep only when it
+        moves the deadline earlier."""
+        while True:
+            deadline = self._deadline
+            with trio.CancelScope() as self._sleep:
+                await trio.sleep_until(deadline)
+            if trio.current_time() >= self._deadline and not self._decided.is_set():
+                self._decided.set()  # a timeout: the verdict is left to `_timeout`
+                game.cancel()
+                return
+
+    async def _ask(self, side: Side, line: str, now: float) -> None:
+        """Ask `side` for its answer to `line`, from `now`, by its clock's deadline."""
         self._asked, self._asked_at = side, now
-        if self._watch.cancel_called:  # the last deadline passed as its answer came
-            self._watch = trio.CancelScope()
-        self._watch.deadline = self.judge.clocks[side].deadline(now)
+        deadline = self.judge.clocks[side].deadline(now)
+        earlier, self._deadline = deadline < self._deadline, deadline
+        if earlier:
+            self._sleep.cancel()  # the watch sleeps until a later deadline
         try:
             await self.players[side].prompt(line)
         except BotFault as fault:  # it stopped reading: judged in the driver's task
@@ -264,14 +277,14 @@ class _Game:
         if self._decided.is_set():
             return
         try:
-            side = self._sides[id(player)]
-            judged = self.judge.answer(side, line, trio.current_time() - self._asked_at)
+            side, now = self._sides[id(player)], trio.current_time()
+            judged = self.judge.answer(side, line, now - self._asked_at)
             if not isinstance(judged, Forward):
                 self._decide(judged)
             elif player.fault is not None:  # a second line in the same turn
                 self._decide(self.judge.fault(side, player.fault))
             else:
-                await self._ask(judged.to, judged.line)
+                await self._ask(judged.to, judged.line, now)
             self._record()  # the move just played, while the opponent thinks
         except Exception as exc:  # a bug of ours: the driver's task reports it
             self._error = exc
@@ -308,7 +321,7 @@ class _Game:
     async def _timeout(self) -> Verdict:
         """The side asked did not answer by its deadline: a loss on time, unless the referee
         itself was stalled while it had the move (then void)."""
-        side, deadline = self._asked, self._watch.deadline
+        side, deadline = self._asked, self._deadline
         late = trio.current_time() - deadline  # how long after the deadline we looked
         lag = self.lag_monitor.lag_between(self._asked_at, deadline) if self.lag_monitor else 0.0
         fault = self.judge.timed_out(side, self.players[side].timeout_fault(), max(late, lag))
