@@ -69,9 +69,9 @@ class LineFramer:
         """Add bytes from the stream; return the events they complete, in order."""
         if self._closed:
             return []
-        if not self._buffer and len(data) - 1 <= self.max_line_bytes:
-            if data.find(b"\n") == len(data) - 1 >= 0:
-                return [self._one_line(data)]  # the common case: one whole line, in the limit
+        whole = not self._buffer and len(data) - 1 <= self.max_line_bytes
+        if whole and data.find(b"\n") == len(data) - 1 >= 0:
+            return [self._one_line(data)]  # the common case: one whole line, in the limit
         events: list[FramingEvent] = []
         start = 0
         base = self.fed
