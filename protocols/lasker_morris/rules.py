@@ -95,6 +95,7 @@ BIT: Mapping[str, int] = {name: 1 << i for i, name in enumerate(POINTS)}
 FULL = (1 << len(POINTS)) - 1
 _SOURCE_BIT = {**BIT, "h1": 0, "h2": 0}  # a placement vacates nothing
 _ADJ_MASK: Mapping[str, int] = {p: sum(BIT[q] for q in ADJACENT[p]) for p in POINTS}
+_ADJ_BY_BIT: tuple[int, ...] = tuple(_ADJ_MASK[p] for p in POINTS)  # by bit index
 _MILL_MASKS: tuple[int, ...] = tuple(BIT[a] | BIT[b] | BIT[c] for a, b, c in MILLS)
 # For each point: the masks of the two other points of each of the two mills through it.
 _MILL_RESTS: Mapping[str, tuple[int, int]] = {
@@ -324,7 +325,12 @@ class LaskerMorris(Game[LaskerMorrisState, Move, "LaskerMorrisOptions"]):
         empty = FULL & ~(own | opp)
         if _hand(state, state.to_move) or own.bit_count() <= FLYING_MAX:
             return bool(empty)
-        return any(own & b and _ADJ_MASK[p] & empty for p, b in _POINT_BITS)
+        while own:  # each stone, lowest bit first: one with an empty neighbour can move
+            stone = own & -own
+            if _ADJ_BY_BIT[stone.bit_length() - 1] & empty:
+                return True
+            own ^= stone
+        return False
 
     def apply(self, state: LaskerMorrisState, move: Move) -> LaskerMorrisState:
         source, target, remove = move
@@ -507,6 +513,8 @@ def _parse_tokens(line: str) -> Move:
     if len(tokens) != 3:
         raise BadSyntax(f"expected 3 tokens, got {len(tokens)} in {line.strip()!r}: {_SYNTAX}")
     source, target, remove = tokens
+    if source in _SOURCE_TOKENS and target in _TARGET_TOKENS and remove in _REMOVE_TOKENS:
+        return Move(source, target, remove)  # every token in place: nothing to say
     _check_token("source", source, _SOURCE_TOKENS, "h1, h2 or a point")
     _check_token("target", target, _TARGET_TOKENS, "a point")
     _check_token("remove", remove, _REMOVE_TOKENS, "r0 or a point")
