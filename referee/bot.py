@@ -349,9 +349,9 @@ class BotProcess:
 
     async def _answered(self, line: str) -> None:
         self.cpu.answered()
-        if self.fault is None:
-            self.ponder.answered()  # the pondering watch decides about freezing
         await self.events.answered(self, line)
+        if self.fault is None:  # once the move is on its way: watch what the bot does now
+            self.ponder.answered()
 
     def _idle(self) -> bool:
         """Not asked, nothing wrong, the game on: a bot that may be frozen if it ponders."""
