@@ -26,7 +26,7 @@ import fcntl
 import os
 import shlex
 import signal
-import struct
+import sys
 import termios
 from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from contextlib import asynccontextmanager
@@ -113,16 +113,13 @@ class TailBuffer:
         return self._data.decode("utf-8", "backslashreplace")
 
 
-def unread_bytes(stream: object) -> int:
-    """Bytes waiting in a pipe that nobody has read yet (0 if that cannot be told)."""
-    fileno = getattr(stream, "fileno", None)
-    if fileno is None:
-        return 0
+def unread_bytes(fd: int) -> int:
+    """Bytes waiting in the pipe `fd` that nobody has read yet (0 if that cannot be told)."""
     try:
-        raw = fcntl.ioctl(fileno(), termios.FIONREAD, b"\0\0\0\0")
+        raw = fcntl.ioctl(fd, termios.FIONREAD, b"\0\0\0\0")
     except OSError:
         return 0
-    return int(struct.unpack("i", raw)[0])
+    return int.from_bytes(raw, sys.byteorder, signed=True)
 
 
 async def send_now(stream: trio.abc.SendStream, data: bytes) -> None:
@@ -202,6 +199,9 @@ class BotProcess:
         self.exit: BotExit | None = None
         self.exchange = Exchange(max_line_bytes)
         self._stderr_drained = trio.Event()
+        # Asked on every move how much of the bot's output is unread (-1: it cannot be told).
+        fileno = getattr(process.stdout, "fileno", None)
+        self._stdout_fd: int = fileno() if fileno is not None else -1
 
     @property
     def pid(self) -> int:
@@ -246,9 +246,10 @@ class BotProcess:
         follows: what the bot had written by now is what the reader has taken from the pipe plus
         what is still unread in it, and only a line ending after that offset can be the answer.
         """
-        self._raise_fault()
+        if self.exchange.fault is not None:
+            raise self.exchange.fault
         self.cpu.settle()  # its last answer's CPU, before it can use more
-        self.exchange.ask(unread_bytes(self.process.stdout))
+        self.exchange.ask(unread_bytes(self._stdout_fd))
         self.ponder.thaw()
         await self._write(line)
 

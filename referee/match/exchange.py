@@ -16,7 +16,7 @@ the match judges it. Once the game is over (`close`), lines are kept and never j
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Any, NamedTuple, Protocol
 
 from protocols.base import Reason
 from protocols.framing import (
@@ -43,9 +43,8 @@ class BotFault(Exception):
         self.line = line
 
 
-@dataclass(frozen=True, slots=True)
-class Answer:
-    """The bot's answer to what it was asked."""
+class Answer(NamedTuple):
+    """The bot's answer to what it was asked (a tuple: one is made on every move)."""
 
     text: str
 
