@@ -271,7 +271,7 @@ class BotProcess:
             raise self.timeout_fault()
         finally:
             waiter.asking = False
-            self.exchange.stop_waiting()
+            self.stop_waiting()
 
     async def notify(self, line: str, timeout: float) -> bool:
         """Best-effort write at the end of a game (final move, `END`), even to a faulted bot.
@@ -290,6 +290,10 @@ class BotProcess:
             except (trio.BrokenResourceError, trio.ClosedResourceError):
                 return False
         return False
+
+    def stop_waiting(self) -> None:
+        """The answer asked for is not wanted any more: a line from now is out of turn."""
+        self.exchange.stop_waiting()
 
     def timeout_fault(self) -> BotFault:
         """The fault of a bot that did not answer in time, with what its process shows: a
@@ -350,8 +354,8 @@ class BotProcess:
 
     async def _answered(self, line: str) -> None:
         self.cpu.answered()
-        await self.events.answered(self, line)
-        if self.fault is None:  # once the move is on its way: watch what the bot does now
+        await self.events.answered(self, line)  # judged, and its move forwarded
+        if self.fault is None:  # the move is on its way: watch what the bot does now
             self.ponder.answered()
 
     def _idle(self) -> bool:

@@ -112,6 +112,10 @@ class _Game:
         self._sides: dict[int, Side] = {}  # id of a player -> its side
         self.verdict: Verdict | None = None
         self._pending: tuple[Side, BotFault] | None = None  # a fault to judge (it may wait)
+        # A move being forwarded (the rules not yet asked whether it ended the game), and the
+        # answers that raced its write.
+        self._forwarding = False
+        self._raced: list[tuple[Player, str]] = []
         self._error: Exception | None = None  # a bug of ours in a player's reader
         self._decided = trio.Event()  # a verdict, a fault to judge or an error
         self._game_over = trio.Event()  # the players' tasks close them when it is set
@@ -232,7 +236,8 @@ class _Game:
             return ended
         async with trio.open_nursery() as watching:
             watching.start_soon(self._watch_deadline, watching.cancel_scope)
-            await self._ask(start.mover, start.asked, trio.current_time())
+            if refused := await self._ask(start.mover, start.asked, trio.current_time()):
+                self._judge_fault(start.mover, refused)
             await self._decided.wait()
             watching.cancel_scope.cancel()
         self._decided.set()  # the game is decided: nothing a player does now is judged
@@ -258,37 +263,64 @@ class _Game:
                 game.cancel()
                 return
 
-    async def _ask(self, side: Side, line: str, now: float) -> None:
-        """Ask `side` for its answer to `line`, from `now`, by its clock's deadline."""
+    async def _ask(self, side: Side, line: str, now: float) -> BotFault | None:
+        """Ask `side` for its answer to `line`, from `now`, by its clock's deadline; its fault
+        if it stopped reading."""
         self._asked, self._asked_at = side, now
         deadline = self.judge.clocks[side].deadline(now)
-        earlier, self._deadline = deadline < self._deadline, deadline
-        if earlier:
+        if deadline < self._deadline:
             self._sleep.cancel()  # the watch sleeps until a later deadline
+        self._deadline = deadline
         try:
             await self.players[side].prompt(line)
-        except BotFault as fault:  # it stopped reading: judged in the driver's task
-            self._judge_fault(side, fault)
+        except BotFault as fault:
+            return fault
+        return None
 
     # -- the players' events ------------------------------------------------------------------
 
     async def answered(self, player: Player, line: str) -> None:
-        """A player's answer, from its reader: judged, and the move forwarded, at once."""
+        """A player's answer, from its reader: judged, and its move forwarded, at once."""
         if self._decided.is_set():
+            return
+        if self._forwarding:  # it raced a move still being written to it (a full pipe)
+            self._raced.append((player, line))
             return
         try:
             side, now = self._sides[id(player)], trio.current_time()
             judged = self.judge.answer(side, line, now - self._asked_at)
             if not isinstance(judged, Forward):
                 self._decide(judged)
-            elif player.fault is not None:  # a second line in the same turn
-                self._decide(self.judge.fault(side, player.fault))
+            elif player.fault is not None:  # a second line in the same turn: out of turn,
+                ended = self.judge.ended()  # unless the move ended the game (then trailing)
+                fault = self.judge.fault(side, player.fault)
+                self._decide(ended._replace(final=judged.line) if ended else fault)
             else:
-                await self._ask(judged.to, judged.line, now)
+                await self._forward(judged, now)
             self._record()  # the move just played, while the opponent thinks
         except Exception as exc:  # a bug of ours: the driver's task reports it
             self._error = exc
             self._decided.set()
+
+    async def _forward(self, move: Forward, now: float) -> None:
+        """Write the move to the opponent, asking it for its answer, and only then ask the
+        rules whether the move ended the game: the opponent reads it meanwhile. If it did,
+        the opponent is not waited for (the move was its last line before END), and a failed
+        write changes nothing (as for a game's final move)."""
+        self._forwarding = True
+        try:
+            fault = await self._ask(move.to, move.line, now)
+        finally:
+            self._forwarding = False
+        if (ended := self.judge.ended()) is not None:
+            self.players[move.to].stop_waiting()
+            self._decide(ended)
+            return  # an answer that raced the write answered nothing: the game is over
+        if fault is not None:
+            self._judge_fault(move.to, fault)
+        raced, self._raced = self._raced, []
+        for player, line in raced:
+            await self.answered(player, line)
 
     def faulted(self, player: Player) -> None:
         """A player's fault, the moment its reader found it: judged in the driver's task."""

@@ -33,12 +33,12 @@ class Verdict(NamedTuple):
     detail: str
     line: str | None = None  # the offending line, for bot faults
     ending: str | None = None  # the game's own ending, with reason game-ending
-    # The game-ending move, still forwarded to the opponent before END (spec 1.4).
+    # The game-ending move, if it is still to be forwarded to the opponent before END (spec 1.4).
     final: str | None = None
 
 
 class Forward(NamedTuple):
-    """A legal move that does not end the game: `line` is asked of `to`, the opponent."""
+    """A legal move: `line`, its canonical form, goes to `to`, the opponent."""
 
     to: Side
     line: str
@@ -111,7 +111,8 @@ class Judge:
         return Start(mover.other, first_lines(mover.other, self.opening), mover, told, asked)
 
     def ended(self) -> Verdict | None:
-        """The rules' verdict on the position as it stands (an opening may end the game)."""
+        """The rules' verdict on the position as it stands: after the opening, and after each
+        move played (the game's own endings and its draw rules)."""
         outcome = self.game.outcome(self.state)
         if outcome is None:
             return None
@@ -119,8 +120,8 @@ class Judge:
 
     def answer(self, side: Side, line: str, elapsed: float) -> Forward | Verdict:
         """`side` answered `line` after `elapsed` seconds: its clock is charged, and the line
-        is judged. A legal move is played: forwarded, or, if it ends the game, the verdict
-        (with the move still to forward as `final`); any other line loses."""
+        is judged. A legal move is played and forwarded (whether it ended the game is asked
+        with `ended`, once the move is on its way); any other line loses."""
         self.clocks[side].charge(elapsed)
         try:
             move = self.game.parse_move(self.state, line)
@@ -129,12 +130,7 @@ class Judge:
         self.state = self.game.apply(self.state, move)
         forwarded = self.game.format_move(move)
         self.plies.append(Played(side, line, forwarded, elapsed))
-        outcome = self.game.outcome(self.state)
-        if outcome is None:
-            return Forward(side.other, forwarded)
-        return Verdict(
-            outcome.winner, outcome.reason, outcome.detail, None, outcome.ending, forwarded
-        )
+        return Forward(side.other, forwarded)
 
     def waits_for_opponent(self, fault: BotFault) -> bool:
         """Whether `fault` may be one of two bots that could not start: before any move, a

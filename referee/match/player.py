@@ -55,6 +55,10 @@ class Player(Protocol):
     def timeout_fault(self) -> BotFault:
         """Its fault when it did not answer in time (what its process shows)."""
 
+    def stop_waiting(self) -> None:
+        """It is not waited for any more (the game ended with the move it was asked): what it
+        writes now is out of turn, kept and not judged."""
+
 
 class OpenPlayer(Protocol):
     """Opens one side for a match: `(player, opponent, settings, isolation, events)`.

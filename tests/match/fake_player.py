@@ -98,6 +98,9 @@ class FakePlayer:
     def timeout_fault(self) -> BotFault:
         return BotFault(Reason.TIMEOUT, "no complete line within the time limit")
 
+    def stop_waiting(self) -> None:
+        self.exchange.stop_waiting()
+
     # -- the program's side -----------------------------------------------------------------------
 
     def said(self, line: str) -> None:

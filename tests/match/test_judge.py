@@ -66,15 +66,15 @@ def test_a_random_legal_game_is_forwarded_move_by_move_and_ends_as_the_rules_say
         move = game.parse_move(state, line)
         state = game.apply(state, move)
         outcome = game.outcome(state)
+        assert judged == Forward(side.other, game.format_move(move))
         assert judge.plies[-1] == (side, line, game.format_move(move), 0.5)
         assert len(judge.plies) == ply
         if outcome is None:
-            assert judged == Forward(side.other, game.format_move(move))
+            assert judge.ended() is None
             continue
-        assert judged == Verdict(
-            outcome.winner, outcome.reason, outcome.detail, None, outcome.ending,
-            game.format_move(move),
-        )  # fmt: skip
+        assert judge.ended() == Verdict(
+            outcome.winner, outcome.reason, outcome.detail, None, outcome.ending
+        )
         return
     pytest.fail(f"{name}: no ending within {MAX_PLIES} plies")
 
@@ -90,11 +90,8 @@ def test_any_line_gets_the_verdict_the_rules_give_it(
     for _ in range(plies):  # a random legal game to some point, judged as it goes
         moves = list(game.legal_moves(judge.state))
         if not moves or game.outcome(judge.state) is not None:
-            break
-        if not isinstance(
-            judge.answer(judge.state.to_move, game.format_move(rng.choice(moves)), 0.0), Forward
-        ):
-            return  # the game ended on its own
+            break  # the game ended: a line now is judged by the rules all the same
+        judge.answer(judge.state.to_move, game.format_move(rng.choice(moves)), 0.0)
     before, side, played = judge.state, judge.state.to_move, len(judge.plies)
     judged = judge.answer(side, line, 0.0)
     try:
@@ -106,10 +103,8 @@ def test_any_line_gets_the_verdict_the_rules_give_it(
         return
     after = game.apply(before, move)
     assert len(judge.plies) == played + 1
-    if game.outcome(after) is None:
-        assert judged == Forward(side.other, game.format_move(move))
-    else:
-        assert isinstance(judged, Verdict) and judged.final == game.format_move(move)
+    assert judged == Forward(side.other, game.format_move(move))
+    assert (judge.ended() is None) == (game.outcome(after) is None)
 
 
 def test_a_fault_loses_unless_it_voids_the_game() -> None:

@@ -542,9 +542,12 @@ class Direct:
     """A player whose answers reach the match straight from its own task, with no reader in
     between: an answer given at a deadline is then heard in the same moment as the deadline."""
 
-    def __init__(self, events: PlayerEvents, answers: list[float | None]) -> None:
+    def __init__(
+        self, events: PlayerEvents, answers: list[float | None], blocked: float = 0.0
+    ) -> None:
         self.events = events
         self.answers = answers  # for each question: seconds until the answer (None: never)
+        self.blocked = blocked  # how long writing each question takes (a full pipe)
         self.fault: BotFault | None = None
         self.exit: BotExit | None = None
         self.last_cpu_ms: float | None = None
@@ -554,6 +557,8 @@ class Direct:
 
     async def prompt(self, line: str) -> None:
         self._questions[0].send_nowait(trio.current_time())
+        if self.blocked:
+            await trio.sleep(self.blocked)  # its answer may come before the write is done
 
     async def send_line(self, line: str) -> None:
         pass
@@ -564,6 +569,9 @@ class Direct:
     def timeout_fault(self) -> BotFault:
         return BotFault(Reason.TIMEOUT, "no complete line within the time limit")
 
+    def stop_waiting(self) -> None:
+        pass
+
     async def run(self, moves: list[str]) -> None:
         for delay, move in zip(self.answers, moves, strict=False):
             asked = await self._questions[1].receive()
@@ -572,6 +580,46 @@ class Direct:
             await trio.sleep_until(asked + delay)
             await self.events.answered(self, move)
         await trio.sleep_forever()
+
+
+def direct_players(plans: dict[str, tuple[list[float | None], list[str], float]]) -> Any:
+    """An `OpenPlayer` of `Direct` players: for each, (answers' delays, moves, blocked)."""
+
+    @asynccontextmanager
+    async def open_direct(
+        player: PlayerSpec, opponent: PlayerSpec, s: MatchSettings, i: Any, events: Any
+    ) -> AsyncIterator[Direct]:
+        answers, moves, blocked = plans[player.name]
+        direct = Direct(events, list(answers), blocked)
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(direct.run, moves)
+            yield direct
+            direct.exit = BotExit(0, False, "", 0)
+            nursery.cancel_scope.cancel()
+
+    return open_direct
+
+
+@pytest.mark.parametrize("raced", ["the final move", "an ordinary move"])
+async def test_an_answer_racing_the_write_of_its_question_is_judged_after_the_move(
+    autojump_clock: trio.testing.MockClock, raced: str
+) -> None:
+    # Writing each question to blue takes 0.5 s (its pipe is full), and blue answers 0.1 s
+    # after it was asked: before the move it answers is written. The game's last move (the
+    # 20th ply, orange's) is one blue answers too, with a move of its own.
+    settings = settings_of(move_timeout=1.0, grace=0.5, startup_allowance=2.0)
+    blue_moves = [*BLUE_MOVES, "h1 a1 r0"] if raced == "the final move" else BLUE_MOVES
+    plans = {
+        "blue": ([0.0] + [0.1] * 10, blue_moves, 0.5),
+        "orange": ([0.0] * 10, ORANGE_MOVES, 0.0),
+    }
+    in_memory = (PlayerSpec(name="blue", command="-"), PlayerSpec(name="orange", command="-"))
+    order = order_of("lasker-morris", *in_memory, settings=settings)
+    record = await driver.play(order, HOST, open_player=direct_players(plans))
+    # The 20th ply ends the game by the rules: what blue says to it is not a move of the game,
+    # and every earlier raced answer was its move, judged once the question was written.
+    assert verdict_of(record) == (None, Reason.NO_CAPTURE_LIMIT, 20)
+    assert [p.move for p in record.plies] == MOVES
 
 
 async def test_an_answer_heard_as_its_deadline_passes_never_blames_the_opponent(
