@@ -81,11 +81,13 @@ LAYERS: list[tuple[str, ...]] = [
     ("referee.cluster",),
     ("referee.tournament",),
     ("referee.stats",),
-    # One game: the trio driver, its seam to the players, the host a run chose, the record as
-    # it goes, the referee's lag and its own errors, above the bot processes they drive...
+    # One game: the trio driver, its seam to the players and their seats, the host a run
+    # chose, the record as it goes, the referee's lag and its own errors, above the bot
+    # processes they drive...
     (
         "referee.match.driver",
         "referee.match.player",
+        "referee.match.seats",
         "referee.match.host",
         "referee.match.recorder",
         "referee.match.lag",

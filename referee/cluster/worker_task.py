@@ -30,6 +30,7 @@ from referee.match import driver
 from referee.match.host import Host, choose_host
 from referee.match.lag import LagMonitor
 from referee.match.order import GameOrder
+from referee.match.recorder import void_game
 from referee.match.settings import MatchSettings
 from referee.records import Header, Ply, RecordWriter, Result
 from referee.tournament.preflight import StartCheck, check_bots
@@ -160,7 +161,7 @@ async def _play(task: GameTask, order: GameOrder, publish: Publish, wanted: Want
         try:
             host = worker_host(order.settings.isolation)
         except IsolationUnavailable as exc:  # this machine cannot play it: void, not lost
-            driver.void_game(order, str(exc), listener=listener)
+            void_game(order, str(exc), listener=listener)
             writer.close()
             return path.read_bytes()
         try:

@@ -1,16 +1,13 @@
 """The trio driver of one game: the judge and two players, under one deadline.
 
-`play(order, host)` is the one way a game is played. It opens both players, tells each what the
-judge says, and then only waits: for the verdict, or for the deadline of whoever is asked (a
-task sleeps until it). A ply takes no task switch: the mover's reader hears the answer and
-calls `answered` here, which asks the judge, moves the deadline, asks the opponent the
-forwarded move (written at once), and only then records the ply (the mover's CPU time, the
-record line) while the opponent thinks.
-Faults come the same way (`faulted`), the moment a player's reader finds them.
-
-Every ending is a named `Reason` in the result. A bug of the referee's own voids the game as
-`referee-error`, with its traceback on stderr and in the run's log (errors.py); Ctrl-C voids it
-as `interrupted`; both still write the result line.
+`play(order, host)` is the one way a game is played: it opens both players, tells each what the
+judge says, and then only waits, for the verdict or for the deadline of the side asked (a task
+sleeps until it). A ply takes no task switch: the mover's reader hears the answer and calls
+`answered`, which has the judge play it, writes the move to the opponent, and only then asks
+whether it ended the game and records it, while the opponent reads. Faults come the same way
+(`faulted`). Every ending is a named `Reason`; a bug of the referee's own voids the game as
+`referee-error` (its traceback on stderr and in the run's log: errors.py), Ctrl-C as
+`interrupted`; both still write the result line.
 """
 
 from __future__ import annotations
@@ -24,23 +21,19 @@ import trio
 
 from protocols import get_game
 from protocols.base import Reason, Side
-from referee.bot import BotInfrastructureError, BotStartError, unwrap_single
+from referee.bot import unwrap_single
 from referee.builtin_tables import prepare_tables
 from referee.match.errors import report_referee_error
 from referee.match.exchange import BotFault
 from referee.match.host import Host
-from referee.match.judge import Forward, Judge, Verdict, neither_started
+from referee.match.judge import Forward, Judge, Verdict
 from referee.match.lag import LagMonitor
 from referee.match.order import GameOrder
 from referee.match.player import OpenPlayer, Player, open_bot_player
 from referee.match.recorder import Listener, Recorder, header_of, result_of
+from referee.match.seats import START_FAILURE_WAIT, Seats
 from referee.players import needs_tables, refuse_undeclared
 from referee.records import GameRecord, Result
-
-START_FAILURE_WAIT = 1.0  # seconds the other bot has for its own start failure to show
-START_FAILURE_POLL = 0.01
-
-OpenFailure = BotStartError | BotInfrastructureError
 
 
 async def play(
@@ -61,29 +54,8 @@ async def play(
     refuse_undeclared(order.players, order.opening)
     if record_path is not None:  # no bot may read or rewrite the records
         host = host.hiding(record_path.absolute().parent)
-    game = _Game(order, host, Recorder(record_path, listener), lag_monitor, open_player)
-    game.on_decided = on_decided
-    return await game.play()
-
-
-def void_game(
-    order: GameOrder,
-    detail: str,
-    *,
-    record_path: Path | None = None,
-    listener: Listener | None = None,
-) -> GameRecord:
-    """The record of a game this machine cannot play at all (the isolation level it asks for
-    is not available here): void, as `infrastructure`, its header naming the level asked."""
-    game = get_game(order.game)
-    options = game.parse_options(order.options).model_dump(mode="json")
     recorder = Recorder(record_path, listener)
-    level = order.settings.isolation.level
-    recorder.start(header_of(order, order.colours(), options, level))
-    result = result_of(Verdict(None, Reason.INFRASTRUCTURE, detail), 0, {})
-    recorder.finish(result)
-    assert recorder.header is not None
-    return GameRecord(header=recorder.header, plies=[], result=result)
+    return await _Game(order, host, recorder, lag_monitor, open_player, on_decided).play()
 
 
 class _Game:
@@ -96,6 +68,7 @@ class _Game:
         recorder: Recorder,
         lag_monitor: LagMonitor | None,
         open_player: OpenPlayer,
+        on_decided: Callable[[], None] | None,
     ) -> None:
         self.order = order
         self.settings = order.settings
@@ -106,10 +79,9 @@ class _Game:
         self.host = host
         self.recorder = recorder
         self.lag_monitor = lag_monitor
-        self.open_player = open_player
-        self.on_decided: Callable[[], None] | None = None
-        self.players: dict[Side, Player] = {}
-        self._sides: dict[int, Side] = {}  # id of a player -> its side
+        self.on_decided = on_decided  # the result is known (the players are still closing)
+        self.seats = Seats(self.colours, order.settings, host.isolation, open_player)
+        self.players = self.seats.players
         self.verdict: Verdict | None = None
         self._pending: tuple[Side, BotFault] | None = None  # a fault to judge (it may wait)
         # A move being forwarded (the rules not yet asked whether it ended the game), and the
@@ -118,7 +90,6 @@ class _Game:
         self._raced: list[tuple[Player, str]] = []
         self._error: Exception | None = None  # a bug of ours in a player's reader
         self._decided = trio.Event()  # a verdict, a fault to judge or an error
-        self._game_over = trio.Event()  # the players' tasks close them when it is set
         # The side asked, since when, and by when it must answer (watched by a sleep).
         self._asked = Side.BLUE
         self._asked_at = 0.0
@@ -137,10 +108,7 @@ class _Game:
             self._finish(Verdict(None, Reason.INTERRUPTED, "the referee was interrupted"))
             raise
         except Exception as exc:  # a bug of ours: void the game, loudly; never blame a bot
-            names = " vs ".join(p.name for p in self.colours.values())
-            detail = report_referee_error(
-                exc, f"a game of {self.order.game}: {names}", self.host.log
-            )
+            detail = report_referee_error(exc, self.order.title(), self.host.log)
             verdict = Verdict(None, Reason.REFEREE_ERROR, detail)
         result = self._finish(verdict)
         assert self.recorder.header is not None
@@ -158,54 +126,15 @@ class _Game:
         try:
             async with trio.open_nursery() as nursery:
                 try:
-                    return await self._open_both(nursery) or await self._play_game()
+                    return await self.seats.open(nursery, self) or await self._play_game()
                 finally:
-                    self._game_over.set()  # both players close, at once
+                    self.seats.close()
                     if self.on_decided is not None:
                         self.on_decided()
         except BaseExceptionGroup as group:
-            # Only the game's own block raises here (`_hold` keeps the players' failures):
+            # Only the game's own block raises here (the seats keep the players' failures):
             # re-raise it as itself, so Ctrl-C stays an interruption and a bug a referee error.
             raise unwrap_single(group) from None
-
-    async def _open_both(self, nursery: trio.Nursery) -> Verdict | None:
-        """Open both players at once (opening one is mostly waiting for its program to be
-        executed); a verdict if either could not start."""
-        failures: dict[Side, OpenFailure] = {}
-        opened = {side: trio.Event() for side in Side}
-        for side in Side:
-            nursery.start_soon(self._hold, side, opened[side], failures)
-        for event in opened.values():
-            await event.wait()
-        for side in Side:  # the machine failing us voids the game, whoever else failed
-            if isinstance(failure := failures.get(side), BotInfrastructureError):
-                return Verdict(None, Reason.INFRASTRUCTURE, f"{side}: {failure.detail}")
-        failed = [(side, e) for side in Side if isinstance(e := failures.get(side), BotStartError)]
-        if len(failed) == 2:
-            return neither_started(dict(failed))
-        if failed:
-            # The other was started, but a program that dies at once (a script that is not
-            # there) never started playing either: it is given a moment to show it.
-            return await self._fault_verdict(*failed[0])
-        return None
-
-    async def _hold(
-        self, side: Side, opened: trio.Event, failures: dict[Side, OpenFailure]
-    ) -> None:
-        """Open one player and keep it open until the game is over: a player's context is left
-        by the task that entered it, so each player has a task of its own."""
-        player, opponent = self.colours[side], self.colours[side.other]
-        isolation = self.host.isolation
-        try:
-            async with self.open_player(player, opponent, self.settings, isolation, self) as bot:
-                self.players[side] = bot
-                self._sides[id(bot)] = side
-                opened.set()
-                await self._game_over.wait()
-        except (BotStartError, BotInfrastructureError) as exc:
-            failures[side] = exc
-        finally:
-            opened.set()
 
     async def _play_game(self) -> Verdict:
         verdict = await self._turns()
@@ -287,7 +216,7 @@ class _Game:
             self._raced.append((player, line))
             return
         try:
-            side, now = self._sides[id(player)], trio.current_time()
+            side, now = self.seats.side_of(player), trio.current_time()
             judged = self.judge.answer(side, line, now - self._asked_at)
             if not isinstance(judged, Forward):
                 self._decide(judged)
@@ -326,7 +255,7 @@ class _Game:
         """A player's fault, the moment its reader found it: judged in the driver's task."""
         fault = player.fault
         if fault is not None:
-            self._judge_fault(self._sides[id(player)], fault)
+            self._judge_fault(self.seats.side_of(player), fault)
 
     def _judge_fault(self, side: Side, fault: BotFault) -> None:
         if not self._decided.is_set():
@@ -344,11 +273,8 @@ class _Game:
         `START_FAILURE_WAIT` for its own start failure to show (the judge decides)."""
         if not self.judge.waits_for_opponent(fault):
             return self.judge.fault(side, fault)
-        opponent = self.players[side.other]
-        with trio.move_on_after(START_FAILURE_WAIT):
-            while opponent.fault is None:
-                await trio.sleep(START_FAILURE_POLL)
-        return self.judge.fault(side, fault, opponent.fault)
+        theirs = await self.seats.fault_of(side.other, START_FAILURE_WAIT)
+        return self.judge.fault(side, fault, theirs)
 
     async def _timeout(self) -> Verdict:
         """The side asked did not answer by its deadline: a loss on time, unless the referee

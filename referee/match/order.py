@@ -32,6 +32,10 @@ class GameOrder(BaseModel):
     seed: int | None = None
     opening: tuple[str, ...] = ()
 
+    def title(self) -> str:
+        """What it is, for people: `a game of GAME: NAME vs NAME`."""
+        return f"a game of {self.game}: {self.players[0].name} vs {self.players[1].name}"
+
     def colours(self) -> dict[Side, PlayerSpec]:
         """Who plays which colour: drawn from the seed, or player 1 blue without
         `random_assignment` (a tournament's schedule gives the colours so)."""

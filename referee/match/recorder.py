@@ -1,4 +1,5 @@
-"""A game's record as it is played: the header at the start, a line per ply, the result.
+"""A game's record as it is played: the header at the start, a line per ply, the result (and
+the record of a game that could not be played at all).
 
 Each line is written (appended and flushed) the moment it is known and told to the listener (a
 live view, a cluster's coordinator), so a crash loses nothing already played.
@@ -10,13 +11,15 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
-from protocols.base import Side
+from protocols import get_game
+from protocols.base import Reason, Side
 from referee.match.judge import Played, Verdict
 from referee.match.order import GameOrder
 from referee.match.player import Player
 from referee.players import PlayerSpec
 from referee.records import (
     BotReport,
+    GameRecord,
     Header,
     PlayerInfo,
     Ply,
@@ -133,3 +136,23 @@ class Recorder:
             self._writer.write(line)
         if self.listener is not None:
             self.listener(line)
+
+
+def void_game(
+    order: GameOrder,
+    detail: str,
+    *,
+    record_path: Path | None = None,
+    listener: Listener | None = None,
+) -> GameRecord:
+    """The record of a game this machine cannot play at all (the isolation level it asks for
+    is not available here): void, as `infrastructure`, its header naming the level asked."""
+    game = get_game(order.game)
+    options = game.parse_options(order.options).model_dump(mode="json")
+    recorder = Recorder(record_path, listener)
+    level = order.settings.isolation.level
+    recorder.start(header_of(order, order.colours(), options, level))
+    result = result_of(Verdict(None, Reason.INFRASTRUCTURE, detail), 0, {})
+    recorder.finish(result)
+    assert recorder.header is not None
+    return GameRecord(header=recorder.header, plies=[], result=result)
