@@ -25,7 +25,7 @@ from referee.isolation.levels import BASIC_ISOLATION
 from referee.match import driver
 from referee.match.clock import Clock
 from referee.match.exchange import BotFault, PlayerEvents
-from referee.match.host import Host
+from referee.match.host import Host, choose_host
 from referee.match.lag import LagMonitor
 from referee.match.settings import MatchSettings
 from referee.players import PlayerSpec
@@ -367,6 +367,20 @@ async def test_the_header_holds_the_time_control_of_the_settings(
         "clock_increment": 1.0,
     }
     assert type(read_record(tmp_path / "game.jsonl").header.time_control) is TimeControl
+
+
+async def test_the_header_names_the_isolation_level_chosen_not_the_one_asked_for(
+    autojump_clock: trio.testing.MockClock,
+) -> None:
+    settings = settings_of()
+    assert settings.isolation.level == "auto"
+    host = choose_host(settings.isolation)  # as a run does, once
+    in_memory = (PlayerSpec(name="blue", command="-"), PlayerSpec(name="orange", command="-"))
+    order = order_of("lasker-morris", *in_memory, settings=settings)
+    players = FakePlayers({"blue": plays(BLUE_MOVES), "orange": plays(ORANGE_MOVES)})
+    record = await driver.play(order, host, open_player=players)
+    assert record.header.confinement is not None
+    assert record.header.confinement["isolation"] == host.isolation.name != "auto"
 
 
 # -- what follows a move: judged after the move, and never after a game-ending one ------------

@@ -10,6 +10,8 @@ import trio
 
 from protocols.base import Reason
 from referee.app.config import load_config
+from referee.isolation.levels import Isolation, IsolationSettings, choose
+from referee.match import host as host_module
 from referee.match.lag import LagMonitor
 from referee.match.recorder import Listener
 from referee.records import GameRecord, read_record
@@ -223,6 +225,23 @@ async def test_a_referee_error_is_logged_and_its_game_replayed_once_at_most(
     assert logged.count("referee error in game 1 of cup:") == 2
     assert logged.count("Traceback (most recent call last)") == 2 and "in buggy" in logged
     assert capsys.readouterr().err.count("KeyError: 'a bug of ours'") == 2
+
+
+async def test_a_run_chooses_its_isolation_level_once_for_all_its_games(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    players = {f"r{i}": "builtin:random --seed {seed}" for i in range(3)}
+    loaded = load_config(write_config(tmp_path, players))
+    chosen = []
+
+    def counted(settings: IsolationSettings) -> Isolation:
+        chosen.append(settings.level)
+        return choose(settings)
+
+    monkeypatch.setattr(host_module, "choose", counted)
+    final, _ = await run(loaded)
+    assert final.finished == 6
+    assert chosen == ["basic+root"]  # once, before the first game, not once a game
 
 
 async def test_one_game_per_player_never_runs_a_bot_twice_at_once(tmp_path: Path) -> None:
