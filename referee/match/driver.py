@@ -263,8 +263,9 @@ class _Game:
             self._decided.set()
 
     def _decide(self, verdict: Verdict) -> None:
-        self.verdict = verdict
-        self._decided.set()
+        if not self._decided.is_set():  # the first decision stands (a timeout may come first)
+            self.verdict = verdict
+            self._decided.set()
 
     # -- verdicts -----------------------------------------------------------------------------
 
