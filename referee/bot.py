@@ -240,7 +240,8 @@ class BotProcess:
     async def prompt(self, line: str) -> None:
         """Write `line`, which the bot answers: from before the write its next line is its
         answer (one racing the end of our write included), reported to its events. Written at
-        once when the pipe has room; the caller bounds the wait for room with its deadline.
+        once when the pipe has room; otherwise the write waits for the bot to read, or for the
+        end of the game (its deadline passes; its input is closed).
 
         A line the bot completed before it was asked is out of turn, however soon the ask
         follows: what the bot had written by now is what the reader has taken from the pipe plus
