@@ -10,7 +10,8 @@ of every game:
 - relay_us: the floor, measured between the referee's games: the same two bots play the same
   game through a bare relay (two unconfined processes, each line written to the other bot as
   soon as trio's pipe has read it: no framing, no rules, no record), from the read returning to
-  the write done; and overhead_per_relay, the ratio of the two medians;
+  the write done; overhead_per_relay, the ratio of the two medians; and relay_cpu_us_per_line,
+  the relay's own CPU time per line (the event loop's wake-up and the read included);
 and games_per_s, whole games per second (starting and stopping both bots included), and
 ref_cpu_us_per_ply, the referee process's own CPU time per ply from each game's first move to
 its last.
@@ -126,6 +127,8 @@ class Results:
         self.overheads: list[float] = []
         self.round_trips: list[float] = []
         self.relays: list[float] = []
+        self.relay_cpu = 0.0  # the relay's CPU from each game's first line to its last
+        self.relay_lines = 0
         self.cpu = 0.0  # the referee's CPU from each game's first line to its last
         self.plies = 0
         self.games = 0
@@ -165,13 +168,18 @@ async def relay_game(command: str, workdir: Path, plies: int, results: Results) 
     await orange.stdin.send_all(b"orange\n")
     await blue.stdin.send_all(b"blue\n")
     mover, other = blue, orange
+    cpu = 0.0
     for ply in range(plies):
         line = await mover.stdout.receive_some(65536)
+        if ply == 0:
+            cpu = time.process_time()
         arrived = time.perf_counter()
         if ply < plies - 1:
             os.write(other.stdin.fileno(), line)
             results.relays.append(time.perf_counter() - arrived)
         mover, other = other, mover
+    results.relay_cpu += time.process_time() - cpu
+    results.relay_lines += plies - 1
     for process in (blue, orange):
         await process.stdin.send_all(b"END\n")
         await process.wait()
@@ -235,6 +243,7 @@ def main() -> None:
         "relay_us_p50": f"{relay * us:.1f}",
         "relay_us_p99": f"{percentile(results.relays, 0.99) * us:.1f}",
         "overhead_per_relay": f"{overhead / relay:.2f}",
+        "relay_cpu_us_per_line": f"{results.relay_cpu / results.relay_lines * us:.1f}",
         "games_per_s": f"{results.games / results.seconds:.2f}",
         "ref_cpu_us_per_ply": f"{results.cpu / results.plies * us:.1f}",
     }
