@@ -321,7 +321,9 @@ async def test_a_run_told_to_stop_starts_no_further_game(tmp_path: Path) -> None
         decided: Callable[[], None],
     ) -> GameRecord:
         log.append(f"start {game.number}")
-        record = await play_match(loaded, game, path, listener, lag, decided)
+        record = await play_match(
+            loaded, game, path, listener, lag, decided, host=tournament_host(loaded)
+        )
         await trio.sleep(1.0)  # closing takes long
         log.append(f"closed {game.number}")
         return record
