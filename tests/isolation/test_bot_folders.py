@@ -25,6 +25,7 @@ from referee.app.config import load_config
 from referee.app.tournament_session import play_tournament
 from referee.course.check import run_check
 from referee.isolation.levels import IsolationSettings
+from referee.match.host import choose_host
 from referee.match.settings import MatchSettings
 from referee.players import PlayerSpec
 from referee.records import read_record
@@ -179,6 +180,7 @@ async def test_check_keeps_earlier_checks_and_stores_out_of_sight(
         tmp_path / "referee-games" / "check-alak-20240101-000001",
         games_per_colour=1,
         cwd=tmp_path,
+        host=choose_host(settings.isolation),
     )
     blue = next(g for g in report.games if g.colour is Side.BLUE)
     assert blue.record.result is not None
