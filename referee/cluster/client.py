@@ -32,10 +32,13 @@ from protocols import get_game
 from protocols.base import Reason, Side
 from referee.cluster.address import ClusterAddress
 from referee.cluster.live import GameLines, LineRouter
-from referee.cluster.orders import KEY_PREFIX, CheckOrder, Seat, WorkerReturn, game_order
+from referee.cluster.orders import KEY_PREFIX, CheckTask, Seat, WorkerReturn, game_task
 from referee.cluster.shipping import Pack, PackError, cached_digests, pack_folder, store_pack
 from referee.cluster.worker_task import LINES_TOPIC, run_checks, run_game
-from referee.match import LagMonitor, Listener
+from referee.match.errors import report_referee_error
+from referee.match.host import run_log
+from referee.match.lag import LagMonitor
+from referee.match.recorder import Listener
 from referee.records import (
     GameRecord,
     Header,
@@ -137,12 +140,16 @@ class ClusterSession:
         problem: tuple[Reason, str] | None = None
         for _ in range(MAX_SHIPPING_ROUNDS):
             key = f"{KEY_PREFIX}-{game.number}-{uuid.uuid4().hex[:16]}"
-            order = game_order(loaded, game, key, self.seats)
+            order = game_task(loaded, game, key, self.seats)
             lines = self.router.open(key, listener)
             try:
                 returned = await self._run(run_game, order.model_dump(mode="json"), key)
             except (Exception, asyncio.CancelledError) as exc:  # a worker or the network failed
                 problem = lost_game(exc)
+                if problem[0] is Reason.REFEREE_ERROR:  # a bug of ours on the worker: loud
+                    where = f"game {game.number} of {loaded.config.name}, on a worker"
+                    detail = report_referee_error(exc, where, run_log(loaded.directory))
+                    problem = (problem[0], f"on the worker: {detail}")
                 await self._reconnected()
                 break
             finally:
@@ -177,7 +184,7 @@ class ClusterSession:
         """The pre-flight check (`preflight.py`) of the bots `names`, run on a worker, as in
         a game from `opening`."""
         config = loaded.config
-        order = CheckOrder(
+        order = CheckTask(
             game=config.game,
             options=config.game_options,
             settings=config.match_settings().model_dump(mode="json"),
@@ -240,7 +247,7 @@ def lost_game(exc: BaseException) -> tuple[Reason, str]:
         return Reason.INFRASTRUCTURE, f"the worker playing it died or was lost{where}: {exc}"
     if name in {"CancelledError", "FutureCancelledError"} or isinstance(exc, OSError):
         return Reason.INFRASTRUCTURE, f"the cluster lost the game ({name}: {exc})"
-    return Reason.REFEREE_FAULT, f"on the worker: {name}: {exc}"
+    return Reason.REFEREE_ERROR, f"on the worker: {name}: {exc}"
 
 
 def _commit(path: Path, data: bytes, lines: GameLines, listener: Listener) -> GameRecord:

@@ -25,7 +25,7 @@ from pathlib import Path
 
 from referee.isolation import Feature, Isolation, player_directories, player_places
 from referee.isolation.interpreters import without_env
-from referee.match import PlayerSpec, is_builtin, player_cwd
+from referee.players import PlayerSpec, is_builtin, player_cwd
 
 # What the referee writes, by the names the commands give it (a test holds these to the
 # modules that own them): a tournament's or a match's store (tournament/store.py), a league's

@@ -18,14 +18,9 @@ from typing import Any
 from pydantic import ValidationError
 
 from protocols import UnknownGame, get_game
-from referee.match import (
-    BUILTIN_PREFIX,
-    POSITION,
-    MatchSettings,
-    TimeSettings,
-    builtin_refusal,
-)
+from referee.match.settings import MatchSettings, TimeSettings
 from referee.openings import Book, OpeningError, load_book
+from referee.players import BUILTIN_PREFIX, POSITION, builtin_refusal
 from referee.stats.ratings import fit_ratings
 from referee.tournament.config import (
     ADDRESS_CHECK,

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from referee.match import BUILTIN_PREFIX
+from referee.players import BUILTIN_PREFIX
 from referee.tournament.config import book_change, changed_keys, comparable_key
 
 CONFIG_NAME = "match.toml"

@@ -19,7 +19,8 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
-from referee.match import LagMonitor, Listener
+from referee.match.lag import LagMonitor
+from referee.match.recorder import Listener
 from referee.records import GameRecord
 from referee.tournament.config import LoadedConfig
 from referee.tournament.events import Event, GameFinished, GameStarted, TournamentFinished
