@@ -3,8 +3,8 @@
 Opening a player is mostly waiting for its program to be executed, so both are opened together,
 each in a task of its own (a player's context is left by the task that entered it). A player
 that could not be started is a verdict: the machine failing voids the game, whoever else failed;
-two bots that could not start (one of them maybe started, then died at once) are one verdict
-with no winner.
+a bot that could not be started cannot win, so when the other also failed before any move (could
+not start either, died at once, wrote out of turn) it is one verdict with no winner.
 """
 
 from __future__ import annotations
