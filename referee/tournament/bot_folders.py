@@ -101,13 +101,15 @@ def _naming(namer: PlayerSpec, places: Places, owner: PlayerSpec, owned: Places)
     return None
 
 
-def outside_words(command: str, cwd: Path) -> list[str]:
+def outside_words(command: str, cwd: Path, *, installed: bool = False) -> list[str]:
     """The words of a bot's command that name a path outside its folder `cwd`: one that leaves
     it (`../alice`, `/srv/course/grades.csv`), or a link in it that leads out. What a command
     may name besides its own files: what every bot may read anyway (the system's folders, /usr,
     /etc and the like, by their absolute paths; its own /dev, /proc and /sys; the referee's
     Python) and, as the program it starts, one found on the PATH or given by its absolute path
-    in those folders or in a folder of the PATH (`python3`, `/usr/bin/java`)."""
+    in those folders or in a folder of the PATH (`python3`, `/usr/bin/java`). `installed`: an
+    interpreter installed anywhere may start it too (an executable file in a `bin` folder, such
+    as a virtualenv's `/home/me/venv/bin/python`), for a command its config's author chose."""
     try:
         argv, assigned = without_env(shlex.split(command))
     except ValueError:
@@ -116,12 +118,21 @@ def outside_words(command: str, cwd: Path) -> list[str]:
         return []
     folder = Path(os.path.normpath(cwd.absolute()))
     reads = public_directories()
-    words = [argv[0]] if _outside_program(argv[0], folder, reads) else []
+    program = argv[0]
+    if installed and os.path.isabs(program) and _installed(Path(os.path.normpath(program))):
+        words = []
+    else:
+        words = [program] if _outside_program(program, folder, reads) else []
     for word in [*argv[1:], *assigned.values()]:
         parts = word.split(os.pathsep)
         if any(_leaves(part, folder, reads) for part in parts if part not in ("", ".", "/")):
             words.append(word)
     return list(dict.fromkeys(words))
+
+
+def _installed(program: Path) -> bool:
+    """Whether `program` is an executable file in a `bin` folder: an interpreter installed."""
+    return program.parent.name == "bin" and program.is_file() and os.access(program, os.X_OK)
 
 
 def _outside_program(program: str, folder: Path, reads: Sequence[Path]) -> bool:

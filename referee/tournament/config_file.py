@@ -116,15 +116,16 @@ def check_config(config: TournamentConfig) -> list[tuple[Loc, str]]:
 
 def check_commands(config: TournamentConfig, base_dir: Path) -> list[tuple[Loc, str]]:
     """A player's command names only what lies in its folder (`cwd`), the system's folders
-    and its interpreter, unless the config says it is `trusted`: a command from a submission
-    (run.txt, `course collect`, `tournament new`) must not name another player's folder, the
-    tournament's store or anything else of the machine that the bot would then be shown."""
+    and its interpreter (on the PATH, or installed anywhere: a virtualenv's Python), unless
+    the config says it is `trusted`: a command from a submission (run.txt, `course collect`,
+    `tournament new`) must not name another player's folder, the tournament's store or
+    anything else of the machine that the bot would then be shown."""
     problems: list[tuple[Loc, str]] = []
     for i, player in enumerate(config.players):
         if player.trusted or player.command.strip().startswith(BUILTIN_PREFIX):
             continue
         folder = Path(os.path.normpath((base_dir / (player.cwd or ".")).absolute()))
-        if words := outside_words(player.command, folder):
+        if words := outside_words(player.command, folder, installed=True):
             problems.append(
                 (
                     ("players", i, "command"),
