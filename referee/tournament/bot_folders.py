@@ -101,7 +101,9 @@ def _naming(namer: PlayerSpec, places: Places, owner: PlayerSpec, owned: Places)
     return None
 
 
-def outside_words(command: str, cwd: Path, *, installed: bool = False) -> list[str]:
+def outside_words(
+    command: str, cwd: Path, *, installed: bool = False, reads: Sequence[Path] | None = None
+) -> list[str]:
     """The words of a bot's command that name a path outside its folder `cwd`: one that leaves
     it (`../alice`, `/srv/course/grades.csv`), or a link in it that leads out. What a command
     may name besides its own files: what every bot may read anyway (the system's folders, /usr,
@@ -109,7 +111,8 @@ def outside_words(command: str, cwd: Path, *, installed: bool = False) -> list[s
     Python) and, as the program it starts, one found on the PATH or given by its absolute path
     in those folders or in a folder of the PATH (`python3`, `/usr/bin/java`). `installed`: an
     interpreter installed anywhere may start it too (an executable file in a `bin` folder, such
-    as a virtualenv's `/home/me/venv/bin/python`), for a command its config's author chose."""
+    as a virtualenv's `/home/me/venv/bin/python`), for a command its config's author chose.
+    `reads`: `public_directories()`, for a caller checking many commands to find once."""
     try:
         argv, assigned = without_env(shlex.split(command))
     except ValueError:
@@ -117,7 +120,7 @@ def outside_words(command: str, cwd: Path, *, installed: bool = False) -> list[s
     if not argv:
         return []
     folder = Path(os.path.normpath(cwd.absolute()))
-    reads = public_directories()
+    reads = public_directories() if reads is None else reads
     program = argv[0]
     if installed and os.path.isabs(program) and _installed(Path(os.path.normpath(program))):
         words = []

@@ -18,6 +18,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from protocols import UnknownGame, get_game
+from referee.isolation.confinement import public_directories
 from referee.match import (
     BUILTIN_PREFIX,
     POSITION,
@@ -121,11 +122,12 @@ def check_commands(config: TournamentConfig, base_dir: Path) -> list[tuple[Loc, 
     `tournament new`) must not name another player's folder, the tournament's store or
     anything else of the machine that the bot would then be shown."""
     problems: list[tuple[Loc, str]] = []
+    reads = public_directories()  # what every bot reads anyway: found once for all players
     for i, player in enumerate(config.players):
         if player.trusted or player.command.strip().startswith(BUILTIN_PREFIX):
             continue
         folder = Path(os.path.normpath((base_dir / (player.cwd or ".")).absolute()))
-        if words := outside_words(player.command, folder, installed=True):
+        if words := outside_words(player.command, folder, installed=True, reads=reads):
             problems.append(
                 (
                     ("players", i, "command"),
