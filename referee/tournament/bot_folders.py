@@ -86,12 +86,13 @@ def _nested(inner: PlayerSpec, within: Places, outer: PlayerSpec, around: Places
 
 
 def _naming(namer: PlayerSpec, places: Places, owner: PlayerSpec, owned: Places) -> str | None:
-    """Whether `namer` runs in or names what lies in `owner`'s folder (`../alice`, a file in
-    it), which is no part of its own (a shared folder, or one inside the other, is not this)."""
+    """Whether `namer` names what lies in `owner`'s folder (`../alice`, a file in it), which
+    is no part of its own (a shared folder, or one inside the other, is not this)."""
     folder = owned.program_folder
     if places.program_folder.is_relative_to(folder):
         return None  # the same folder, or `_nested`'s case
-    for path in (places.folder, *places.own[2:], *places.named):
+    # Where it runs is not this: two bots may share a folder, each hidden from the other.
+    for path in (*places.own[2:], *places.named):
         if path.is_relative_to(folder):
             return (
                 f"{namer.name}'s command names {path}, in {owner.name}'s folder {folder}: "
