@@ -307,10 +307,11 @@ def open_bot_player(
         exit_grace=settings.exit_grace,
         on_fault=on_fault,
         limits=player.limits or settings.limits,
-        isolation=isolation,
+        isolation=isolation
+        if is_builtin(opponent.command)
+        else isolation.among(player_places(opponent.command, player_cwd(opponent))),
         freeze=settings.freeze,
         freeze_grace=settings.freeze_grace,
-        hide=player_places(opponent.command, player_cwd(opponent)),
     )
 
 

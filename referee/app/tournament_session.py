@@ -20,6 +20,7 @@ from rich.console import Console
 
 from referee import EXIT_INTERRUPTED, EXIT_OK, EXIT_VOID
 from referee.bot import unwrap_single
+from referee.course.collect import course_places
 from referee.isolation import (
     Isolation,
     IsolationUnavailable,
@@ -109,9 +110,11 @@ def play_tournament(
     isolation: Isolation | None = None
     if address is None:
         try:
-            # No bot of the tournament may see its folder (the store, the records, the config),
-            # any other player's files, nor other runs' stores and records.
-            chosen = choose(loaded.config.match_settings().isolation).hiding(loaded.directory)
+            # No bot of the tournament may see its folder (the store, the records), its config,
+            # a course's own folders, any other player's files, nor other runs' output.
+            course = course_places(loaded.path) if loaded.collected else []
+            chosen = choose(loaded.config.match_settings().isolation)
+            chosen = chosen.hiding(loaded.directory, loaded.path, *course)
             isolation = contain_run(chosen, players)
             # Two bots a game, each with a user of its own, as many games at once as it plays.
             games_at_once = concurrency or loaded.config.effective_concurrency()

@@ -19,7 +19,8 @@ from pathlib import Path, PurePosixPath
 
 import trio
 
-ARCHIVE_SUFFIXES = (".tar.gz", ".tgz", ".tar", ".zip")
+from referee.tournament.layouts import ARCHIVE_SUFFIXES
+
 REPO_FILE = "repo.txt"
 GIT_TIMEOUT = 120.0
 

@@ -18,6 +18,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from protocols import UnknownGame, get_game
+from referee.isolation.confinement import public_directories
 from referee.match import (
     BUILTIN_PREFIX,
     POSITION,
@@ -26,7 +27,9 @@ from referee.match import (
     builtin_refusal,
 )
 from referee.openings import Book, OpeningError, load_book
+from referee.printable import printable
 from referee.stats.ratings import fit_ratings
+from referee.tournament.bot_folders import outside_words
 from referee.tournament.config import (
     ADDRESS_CHECK,
     COLLECTED_MARK,
@@ -80,7 +83,8 @@ def read_config_text(text: str, path: Path, *, check_address: AddressCheck | Non
             (tuple(e["loc"]), validation_message(e, TournamentConfig)) for e in exc.errors()
         ]
         raise ConfigError(describe_problems(text, path, _in_file(course, problems))) from None
-    problems = check_config(config) + check_openings(config, path.parent)
+    problems = check_config(config) + check_commands(config, path.parent)
+    problems += check_openings(config, path.parent)
     if not problems:
         config, problems = resolve_seeds(config, path.parent, check_address)
     if problems:
@@ -108,6 +112,32 @@ def check_config(config: TournamentConfig) -> list[tuple[Loc, str]]:
     problems += _check_format(config)
     problems += _check_game(config)
     problems += _check_match(config)
+    return problems
+
+
+def check_commands(config: TournamentConfig, base_dir: Path) -> list[tuple[Loc, str]]:
+    """A player's command names only what lies in its folder (`cwd`), the system's folders
+    and its interpreter (on the PATH, or installed anywhere: a virtualenv's Python), unless
+    the config says it is `trusted`: a command from a submission (run.txt, `course collect`,
+    `tournament new`) must not name another player's folder, the tournament's store or
+    anything else of the machine that the bot would then be shown."""
+    problems: list[tuple[Loc, str]] = []
+    reads = public_directories()  # what every bot reads anyway: found once for all players
+    for i, player in enumerate(config.players):
+        if player.trusted or player.command.strip().startswith(BUILTIN_PREFIX):
+            continue
+        folder = Path(os.path.normpath((base_dir / (player.cwd or ".")).absolute()))
+        if words := outside_words(player.command, folder, installed=True, reads=reads):
+            problems.append(
+                (
+                    ("players", i, "command"),
+                    f"{printable(player.name)}'s command names "
+                    f"{', '.join(printable(w) for w in words)}, outside its folder {folder}: "
+                    "a player's command may name only what lies in its folder (cwd), the "
+                    "system's folders and its interpreter. If you wrote this command yourself "
+                    "and it must name more, add `trusted = true` to the player's entry",
+                )
+            )
     return problems
 
 

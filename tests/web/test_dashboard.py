@@ -38,7 +38,9 @@ SLOW_BOT = Path(__file__).with_name("slow_bot.py")
 
 def config_text(name: str, players: dict[str, str], pairings: int = 1) -> str:
     entries = "".join(
-        f'[[players]]\nname = "{n}"\ncommand = "{command}"\n' for n, command in players.items()
+        # Trusted: the commands name bots of the tests, outside the config's folder.
+        f'[[players]]\nname = "{n}"\ncommand = "{command}"\ntrusted = true\n'
+        for n, command in players.items()
     )
     return (
         f'name = "{name}"\ngame = "alak"\nseed = 5\ngames_per_pairing = {pairings}\n'
