@@ -47,6 +47,9 @@ class VersionRow:
     games: int
     points: float
     los_next: float | None
+    # The rating model's flags of the version (unbeaten, winless, provisional...); none until
+    # the index keeps them.
+    flags: tuple[str, ...] = ()
 
     @property
     def label(self) -> str:
