@@ -18,7 +18,7 @@ from pathlib import Path
 from referee.league import queries
 from referee.league.config import LeagueConfig
 from referee.league.index import LeagueIndex
-from referee.league.queries import GameFilter, Page
+from referee.league.queries import At, GameFilter, GamePage, Page
 from referee.nofollow import make_folder, write_file
 from referee.printable import printable
 from referee.records import RecordError
@@ -62,8 +62,8 @@ def static_links(replays: bool) -> Links:
     return Links(
         board=lambda game, search, every, page: numbered("all" if every else "index", page),
         bot=lambda bot: f"bot-{bot}.html",
-        bot_games=lambda bot, chosen, page: numbered(f"bot-{bot}", page),
-        games=lambda chosen, page: numbered("games", page),
+        bot_games=lambda bot, chosen, at: numbered(f"bot-{bot}", at.number),
+        games=lambda chosen, at: numbered("games", at.number),
         crosstable=lambda game: f"crosstable-{slug(game)}.html",
         replay=(lambda row: f"replays/{row.source}/{row.number}.html")
         if replays
@@ -103,10 +103,10 @@ def export_league(
         writer.write(
             links.crosstable(game), crosstable_page(queries.crosstable(index, game), game, links)
         )
-    _pages(
-        lambda n: queries.games(index, GameFilter(), n),
+    _game_pages(
+        lambda at: queries.games(index, GameFilter(), at),
         lambda page: games_page(page, GameFilter(), (), played, links),
-        lambda n: links.games(GameFilter(), n),
+        lambda at: links.games(GameFilter(), at),
         writer,
     )
     bots = [r[0] for r in index.db.execute("SELECT id FROM bots ORDER BY id")]
@@ -131,16 +131,30 @@ def _pages(
         writer.write(name(number), render(page))
 
 
+def _game_pages(
+    fetch: Callable[[At], GamePage],
+    render: Callable[[GamePage], str],
+    name: Callable[[At], str],
+    writer: _Writer,
+) -> None:
+    """Every page of a list of games, newest first, each from where the one before ended."""
+    at: At | None = At()
+    while at is not None:
+        page = fetch(at)
+        writer.write(name(at), render(page))
+        at = page.older
+
+
 def _bot_pages(index: LeagueIndex, bot: int, links: Links, writer: _Writer) -> None:
     versions = queries.bot_versions(index, bot)
     history = queries.history(index, bot)
     opponents = queries.opponents(index, bot)
     faults = queries.faults(index, bot)
     chosen = GameFilter(bot=bot)
-    _pages(
-        lambda n: queries.games(index, chosen, n),
+    _game_pages(
+        lambda at: queries.games(index, chosen, at),
         lambda page: bot_page(versions, history, opponents, faults, page, chosen, (), links),
-        lambda n: links.bot_games(bot, chosen, n),
+        lambda at: links.bot_games(bot, chosen, at),
         writer,
     )
 

@@ -15,9 +15,12 @@ from urllib.parse import urlencode
 
 from referee.league.index import HistoryRow
 from referee.league.queries import (
+    COUNT_LIMIT,
+    At,
     Crosstable,
     GameFilter,
     GameListRow,
+    GamePage,
     OpponentRow,
     Page,
     VersionRow,
@@ -31,8 +34,8 @@ class Links:
 
     board: Callable[[str | None, str | None, bool, int], str]  # game, search, all, page
     bot: Callable[[int], str]
-    bot_games: Callable[[int, GameFilter, int], str]  # bot, filter, page
-    games: Callable[[GameFilter, int], str]
+    bot_games: Callable[[int, GameFilter, At], str]  # bot, filter, page
+    games: Callable[[GameFilter, At], str]
     crosstable: Callable[[str], str]
     replay: Callable[[GameListRow], str | None]
     searchable: bool  # a server: forms for search and filters
@@ -46,13 +49,16 @@ def server_links(prefix: str = "/league") -> Links:
     def filter_values(f: GameFilter) -> dict[str, object]:
         return {"game": f.game, "result": f.result, "reason": f.reason, "fault": int(f.fault)}
 
+    def at_values(at: At) -> dict[str, object]:  # a page of games is found by key, not number
+        return {"after": at.after, "before": at.before, "oldest": "1" if at.oldest else None}
+
     return Links(
         board=lambda game, search, every, page: query(
             "/", game=game, q=search, versions="all" if every else None, page=page
         ),
         bot=lambda bot: f"{prefix}/bot/{bot}",
-        bot_games=lambda bot, f, page: query(f"/bot/{bot}", **filter_values(f), page=page),
-        games=lambda f, page: query("/games", **filter_values(f), page=page),
+        bot_games=lambda bot, f, at: query(f"/bot/{bot}", **filter_values(f), **at_values(at)),
+        games=lambda f, at: query("/games", **filter_values(f), **at_values(at)),
         crosstable=lambda game: query("/crosstable", game=game),
         replay=lambda row: f"/replay/{row.source}/{row.record}",
         searchable=True,
@@ -77,7 +83,7 @@ th{background:#f0f0f0}td.n{text-align:right;font-variant-numeric:tabular-nums}
 def document(title: str, body: str, links: Links) -> str:
     nav = (
         f'<nav><a href="{links.board(None, None, False, 1)}">leaderboard</a>'
-        f'<a href="{links.games(GameFilter(), 1)}">games</a></nav>'
+        f'<a href="{links.games(GameFilter(), At())}">games</a></nav>'
     )
     return (
         '<!doctype html><html lang="en"><head><meta charset="utf-8">'
@@ -107,6 +113,27 @@ def pager(page: Page, link: Callable[[int], str]) -> str:
         )
         last = number
     return f'<p class="pages">{page.total} in all; page {" ".join(parts)}</p>'
+
+
+def game_pager(page: GamePage, link: Callable[[At], str], numbered: bool = False) -> str:
+    """Links to the newest, newer, older and oldest pages of a list of games: each found by
+    the key of the game it starts after, so any page costs as little as the first. Files
+    (`numbered`) name the oldest page by its number, known only where the count is exact."""
+    counted = f"more than {COUNT_LIMIT:,}" if page.total > COUNT_LIMIT else f"{page.total} in all"
+    if page.newer is None and page.older is None:
+        return f'<p class="muted">{counted}</p>'
+    oldest = page.older is not None and not (numbered and page.total > COUNT_LIMIT)
+    steps = [
+        ("« newest", At() if page.newer else None),
+        ("‹ newer", page.newer),
+        ("older ›", page.older),
+        ("oldest »", At(page.pages, oldest=True) if oldest else None),
+    ]
+    parts = [
+        f'<a href="{escape(link(at))}">{text}</a>' if at else f'<span class="muted">{text}</span>'
+        for text, at in steps
+    ]
+    return f'<p class="pages">{counted}: {" ".join(parts)}</p>'
 
 
 def interval_bar(row: VersionRow, low: float, high: float) -> str:
@@ -189,7 +216,7 @@ def bot_page(
     history: Sequence[HistoryRow],
     opponents: Sequence[OpponentRow],
     faults: Sequence[tuple[str, int]],
-    games: Page,
+    games: GamePage,
     chosen: GameFilter,
     reasons: Sequence[str],
     links: Links,
@@ -203,7 +230,7 @@ def bot_page(
     body.append(
         "<p>"
         + (", ".join(f"{n} × {escape(reason)}" for reason, n in faults) or "none")
-        + (f' · <a href="{links.bot_games(first.bot, GameFilter(fault=True), 1)}">games lost'
+        + (f' · <a href="{links.bot_games(first.bot, GameFilter(fault=True), At())}">games lost'
            " by a fault</a>" if faults else "")
         + "</p>"
     )  # fmt: skip
@@ -211,7 +238,9 @@ def bot_page(
     if links.searchable:
         body.append(_games_form(chosen, reasons, ("win", "draw", "loss"), with_game=False))
     body.append(games_table(games.rows, links))
-    body.append(pager(games, lambda n: links.bot_games(first.bot, chosen, n)))
+    body.append(
+        game_pager(games, lambda at: links.bot_games(first.bot, chosen, at), not links.searchable)
+    )
     return document(first.name, "".join(body), links)
 
 
@@ -324,13 +353,17 @@ def games_table(rows: Sequence[GameListRow], links: Links) -> str:
 
 
 def games_page(
-    page: Page, chosen: GameFilter, reasons: Sequence[str], games: Sequence[str], links: Links
+    page: GamePage,
+    chosen: GameFilter,
+    reasons: Sequence[str],
+    games: Sequence[str],
+    links: Links,
 ) -> str:
     body = []
     if links.searchable:
         body.append(_games_form(chosen, reasons, ("blue", "orange", "draw"), True, games))
     body.append(games_table(page.rows, links))
-    body.append(pager(page, lambda n: links.games(chosen, n)))
+    body.append(game_pager(page, lambda at: links.games(chosen, at), not links.searchable))
     return document("games", "".join(body), links)
 
 
