@@ -334,12 +334,17 @@ def run_export(args: argparse.Namespace, out: Console, err: Console) -> int:
         index = open_index(args.dir, writer=False)
         try:
             with progress_bar(err) as step:
-                written = export_league(
+                files = export_league(
                     index, config, args.html, replays=not args.no_replays, progress=step
                 )
         finally:
             index.close()
-        say(out, f"{written} files written to {args.html}; open {args.html / 'index.html'}")
+        say(
+            out,
+            f"{files.count} files in {args.html}: {files.written} written, {files.unchanged}"
+            f" unchanged, {files.removed} of the last export removed;"
+            f" open {args.html / 'index.html'}",
+        )
     return done.code
 
 

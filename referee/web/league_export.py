@@ -19,10 +19,11 @@ from referee.league import queries
 from referee.league.config import LeagueConfig
 from referee.league.index import LeagueIndex
 from referee.league.queries import At, GameFilter, GamePage, Page
-from referee.nofollow import make_folder, write_file
+from referee.nofollow import make_folder
 from referee.printable import printable
 from referee.records import RecordError
 from referee.replay import load_replay
+from referee.web.export_files import ExportFiles
 from referee.web.html_export import json_in_script, static_text
 from referee.web.league_pages import (
     Links,
@@ -79,12 +80,13 @@ def export_league(
     *,
     replays: bool = True,
     progress: Progress | None = None,
-) -> int:
-    """Write the dashboard into `out`; returns how many files were written."""
+) -> ExportFiles:
+    """Write the dashboard into `out`: only the files that change, and the files of the last
+    export that this one does not make removed."""
     step = progress or (lambda name, done, total: None)
     make_folder(out)  # as every file below: never through a link someone else planted
     links = static_links(replays)
-    writer = _Writer(out)
+    writer = ExportFiles(out)
     notes = [config.name, index.meta().get("fit", "not rated yet"), *queries.left_out(index)]
     played = queries.games_played(index)
     for every in (False, True):
@@ -115,14 +117,15 @@ def export_league(
         step("bot pages", done, len(bots))
     if replays:
         _replays(index, config, out, writer, step)
-    return writer.count
+    writer.finish()
+    return writer
 
 
 def _pages(
     fetch: Callable[[int], Page],
     render: Callable[[Page], str],
     name: Callable[[int], str],
-    writer: _Writer,
+    writer: ExportFiles,
 ) -> None:
     page = fetch(1)
     for number in range(1, page.pages + 1):
@@ -135,7 +138,7 @@ def _game_pages(
     fetch: Callable[[At], GamePage],
     render: Callable[[GamePage], str],
     name: Callable[[At], str],
-    writer: _Writer,
+    writer: ExportFiles,
 ) -> None:
     """Every page of a list of games, newest first, each from where the one before ended."""
     at: At | None = At()
@@ -145,7 +148,7 @@ def _game_pages(
         at = page.older
 
 
-def _bot_pages(index: LeagueIndex, bot: int, links: Links, writer: _Writer) -> None:
+def _bot_pages(index: LeagueIndex, bot: int, links: Links, writer: ExportFiles) -> None:
     versions = queries.bot_versions(index, bot)
     history = queries.history(index, bot)
     opponents = queries.opponents(index, bot)
@@ -160,7 +163,7 @@ def _bot_pages(index: LeagueIndex, bot: int, links: Links, writer: _Writer) -> N
 
 
 def _replays(
-    index: LeagueIndex, config: LeagueConfig, out: Path, writer: _Writer, step: Progress
+    index: LeagueIndex, config: LeagueConfig, out: Path, writer: ExportFiles, step: Progress
 ) -> None:
     for name in ("style.css", "player.js"):
         writer.write(f"assets/{name}", static_text(name))
@@ -190,13 +193,3 @@ def _replay_page(path: Path, game: str) -> str:
         renderer=f"renderer-{slug(game)}.js",
         data=json_in_script(replay.model_dump_json()),
     )
-
-
-class _Writer:
-    def __init__(self, out: Path) -> None:
-        self.out = out
-        self.count = 0
-
-    def write(self, name: str, text: str) -> None:
-        write_file(self.out / name, text)  # its folders made, never through a planted link
-        self.count += 1

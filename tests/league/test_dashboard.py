@@ -98,7 +98,7 @@ def test_the_exported_files_work_from_disk(rated: Path, tmp_path: Path, page: An
     out = tmp_path / "site"
     index = open_index(rated, writer=False)
     try:
-        written = export_league(index, load_league(rated), out)
+        written = export_league(index, load_league(rated), out).written
     finally:
         index.close()
     assert written > PLAN.games  # a replay page per game, besides the dashboard
