@@ -6,6 +6,7 @@ thousand games as with a hundred.
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 from typing import Any
 
@@ -153,7 +154,15 @@ def history(index: LeagueIndex, bot: int) -> list[HistoryRow]:
         " ORDER BY step, history.version",
         (bot,),
     ).fetchall()
-    return [HistoryRow(*row) for row in rows]
+    # A step after a source is named as league.toml names it, relative to the league: the
+    # index keeps the absolute path, which is the server's business, not the page's.
+    league = index.path.parent.resolve()
+    sources = {path for (path,) in index.db.execute("SELECT path FROM sources")}
+    return [
+        HistoryRow(version, step, os.path.relpath(period, league) if period in sources else period,
+                   rating, games)
+        for version, step, period, rating, games in rows
+    ]  # fmt: skip
 
 
 @dataclass(frozen=True, slots=True)
