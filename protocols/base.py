@@ -208,6 +208,12 @@ class Game(abc.ABC, Generic[S, M, Opt]):
     def render_text(self, state: S) -> str:
         """A plain-text picture of the position for terminals and logs."""
 
+    def render_final(self, state: S) -> str:
+        """The last position of a finished game, as its summary shows it above the verdict
+        that says how it ended: nothing about whose move it is (nobody's: the game is over).
+        By default `render_text`; the built-in games leave their mover line out."""
+        return self.render_text(state)
+
     @abc.abstractmethod
     def state_json(self, state: S) -> Mapping[str, Any]:
         """A JSON-ready view of the position for the web view and records."""

@@ -334,17 +334,22 @@ def fault_verdict(side: Side, fault: BotFault) -> Verdict:
     return Verdict(winner, fault.reason, f"{side}: {fault.detail}", fault.line)
 
 
-# Faults that say a bot could not start, when they come before any move. When both bots fail
-# so, neither wins (each is scored a loss), whichever failure was noticed first.
+# Faults that say a bot could not start, when they come before any move. A bot that never
+# started cannot win: when one bot failed so and the other failed too before any move (failed to
+# start as well, or wrote out of turn, bad bytes, an illegal first move...), neither wins (each
+# is scored a loss), whichever failure was noticed first.
 START_FAILURES = frozenset({Reason.CRASH, Reason.RESOURCE_LIMIT})
-START_FAILURE_WAIT = 1.0  # seconds the other bot has for its own start failure to show
+START_FAILURE_WAIT = 1.0  # seconds the other bot has for its own failure to show
 START_FAILURE_POLL = 0.01
 
 
 def neither_started(faults: dict[Side, BotFault]) -> Verdict:
-    """Both bots failed before any move: no winner, both faults named (blue's first)."""
+    """No move was played and one bot at least never started: no winner, both faults named
+    (blue's first). The reason is the start failure's (a crash), which the detail names."""
     detail = "; ".join(f"{side}: {faults[side].detail}" for side in Side)
-    return Verdict(None, Reason.CRASH, f"neither player could start ({detail})")
+    both = all(fault.reason in START_FAILURES for fault in faults.values())
+    what = "neither player could start" if both else "neither player started playing"
+    return Verdict(None, Reason.CRASH, f"{what} ({detail})")
 
 
 # -- the referee's own lag -------------------------------------------------------------------
@@ -464,6 +469,8 @@ class Match:
         self._writer: RecordWriter | None = None
         self._header: Header | None = None
         self._first_move_done: set[Side] = set()
+        self._asking: Side | None = None  # the side whose answer is awaited
+        self._cut_short: Side | None = None  # the side whose ask another's fault stopped
         self.lag_monitor = lag_monitor
         self.clock = {side: self.settings.clock_total or 0.0 for side in Side}
 
@@ -635,38 +642,52 @@ class Match:
 
     async def _start_failure_verdict(self, failed: list[tuple[Side, BotStartError]]) -> Verdict:
         """Both could not be started, or one could not and the other was: the other wins
-        unless it fails before moving too (exits at once, a script that is not there), for a
-        program that started and died at once never started playing either."""
+        unless it fails before moving too (exits at once, a script that is not there, a line
+        written before it was asked), for a bot that never started cannot win."""
         if len(failed) == 2:
             return neither_started(dict(failed))
         side, exc = failed[0]
-        if (theirs := await self._start_failure_of(side.other)) is not None:
+        if (theirs := await self._fault_before_moves(side.other, any_fault=True)) is not None:
             return neither_started({side: exc, side.other: theirs})
         return Verdict(side.other, Reason.CRASH, f"{side}: {exc.detail}")
 
     async def _fault_verdict(self, side: Side, fault: BotFault) -> Verdict:
-        """`side` loses for `fault`, unless no move was played yet and the opponent could not
-        start either."""
-        if self.plies or fault.reason not in START_FAILURES:
+        """`side` loses for `fault`, unless no move was played yet and one of the two never
+        started: then neither wins, whichever fault was noticed first (a crash noticed before
+        or after the other's line out of turn is the same game)."""
+        if self._moved() or fault.reason.voids_game:
             return fault_verdict(side, fault)
-        if (theirs := await self._start_failure_of(side.other)) is None:
+        # `side` never started: any fault of the other counts; else only its start failure.
+        never_started = fault.reason in START_FAILURES
+        theirs = await self._fault_before_moves(side.other, any_fault=never_started)
+        if theirs is None:
             return fault_verdict(side, fault)
         return neither_started({side: fault, side.other: theirs})
 
-    async def _start_failure_of(self, side: Side) -> BotFault | None:
-        """`side`'s own failure to start, if it shows within `START_FAILURE_WAIT`: which of two
-        dead programs the referee notices first is chance. None: it is still there."""
+    def _moved(self) -> bool:
+        """Whether a bot has played a move (recorded, or on its way to the opponent)."""
+        return bool(self.plies) or self._unrecorded is not None
+
+    async def _fault_before_moves(self, side: Side, *, any_fault: bool) -> BotFault | None:
+        """`side`'s fault if it shows within `START_FAILURE_WAIT` (which of two failing
+        programs the referee notices first is chance): any fault with `any_fault`, else only its
+        own failure to start. None: it is still there and did nothing wrong. The answer of a
+        bot whose ask was cut short by the other's fault arrives unasked, but is no fault."""
         bot = self.bots[side]
         with trio.move_on_after(START_FAILURE_WAIT):
             while bot.fault is None:
                 await trio.sleep(START_FAILURE_POLL)
         fault = bot.fault
-        return fault if fault is not None and fault.reason in START_FAILURES else None
+        if fault is None or (fault.reason is Reason.OUT_OF_TURN and side is self._cut_short):
+            return None
+        return fault if any_fault or fault.reason in START_FAILURES else None
 
     def _on_idle_fault(self, bot: Player) -> None:
         # The bot that is not on move did something wrong: stop waiting for the mover.
-        for other in self.bots.values():
+        for side, other in self.bots.items():
             if other is not bot:
+                if side is self._asking and other.fault is None:
+                    self._cut_short = side  # what it answers from now on is no fault
                 other.interrupt()
 
     async def _turn_loop(self) -> Verdict:
@@ -701,7 +722,8 @@ class Match:
             try:
                 move = self.game.parse_move(self.state, received)
             except IllegalMove as exc:
-                return Verdict(side.other, exc.reason_code, f"{side}: {exc.reason}", received)
+                illegal = BotFault(exc.reason_code, exc.reason, received)
+                return await self._fault_verdict(side, illegal)
             self.state = self.game.apply(self.state, move)
             to_send = self.game.format_move(move)
             self._unrecorded = (side, received, to_send, elapsed)
@@ -745,12 +767,15 @@ class Match:
         budget = s.move_timeout if s.clock_total is None else self.clock[side]
         start = trio.current_time()
         deadline = start + budget + s.grace + allowance
+        self._asking = side
         try:
             received = await self.bots[side].ask(line, deadline, self._record_move)
         except BotFault as fault:
             if fault.reason is Reason.TIMEOUT:
                 raise self._timeout_fault(fault, start, deadline) from None
             raise
+        finally:
+            self._asking = None
         elapsed = trio.current_time() - start
         if s.clock_total is not None:
             used = max(0.0, elapsed - allowance)  # the start-up allowance is not charged

@@ -61,6 +61,8 @@ ONLY_UNDER = {
     "dask": ("referee/cluster/",),
     "networkx": ("referee/tournament/swiss.py",),  # Swiss pairing's maximum matching
     "pycgt": ("referee/analysis/",),  # combinatorial game algebra of `referee analyse`
+    # league.toml edited in place, its comments kept (`league add`, `league remove`).
+    "tomlkit": ("referee/league/config.py",),
     # The league's Elo fit and bootstrap (arrays, and scipy's optimiser), the rating model, and
     # the league's rating of its index, which hands the fit its arrays.
     "numpy": (

@@ -411,13 +411,18 @@ class LaskerMorris(Game[LaskerMorrisState, Move, "LaskerMorrisOptions"]):
         )
 
     def render_text(self, state: LaskerMorrisState) -> str:
+        return self._render(state, f"to move: {state.to_move}   ply {state.ply}   ")
+
+    def render_final(self, state: LaskerMorrisState) -> str:
+        return self._render(state, "")
+
+    def _render(self, state: LaskerMorrisState, mover: str) -> str:
         cells = {p: "." for p in POINTS}
         cells.update({p: "B" for p in stones(state, Side.BLUE)})
         cells.update({p: "O" for p in stones(state, Side.ORANGE)})
         board = _TEMPLATE.format(**cells)
         status = (
-            f"to move: {state.to_move}   ply {state.ply}   "
-            f"in hand: blue {state.blue_hand} (h1), orange {state.orange_hand} (h2)   "
+            f"{mover}in hand: blue {state.blue_hand} (h1), orange {state.orange_hand} (h2)   "
             f"plies without removal: {state.plies_without_removal}"
         )
         return f"{board}\nB = blue, O = orange\n{status}"

@@ -3,7 +3,8 @@
     referee league new DIR [--name NAME]         a league folder with its league.toml
     referee league add DIR FOLDER...             gather tournaments and matches (read at once)
     referee league rate DIR                      read what is new, fit every game, bootstrap
-    referee league show DIR [--game G] [--all-versions] [--top N]
+    referee league remove DIR SOURCE...          a source and its games out of the league
+    referee league show DIR [--game G] [--all-versions] [--top N] [--format table|csv|json]
     referee league export DIR --html OUT         the dashboard as plain files
     referee league serve DIR [--port P]          the dashboard, served
 
@@ -37,9 +38,11 @@ from referee.league.config import (
     LeagueConfig,
     LeagueError,
     config_path,
+    edit_sources,
     load_league,
     save_league,
     source_entry,
+    source_folder,
 )
 from referee.league.discovery import SyncReport, named_refusal, sync, tournament_folders
 from referee.league.index import LeagueIndex, open_index
@@ -47,6 +50,7 @@ from referee.league.queries import leaderboard
 from referee.league.rating import rate_league
 from referee.nofollow import PlantedLink
 from referee.tournament.store import StoreError
+from referee.views.league_rows import rows_csv, rows_json
 from referee.views.league_terminal import leaderboard_table
 from referee.web import add_server_arguments, check_port
 
@@ -64,6 +68,12 @@ def register(parser: argparse.ArgumentParser) -> None:
     add.add_argument("dir", type=Path)
     add.add_argument("sources", nargs="+", type=Path, metavar="FOLDER")
     add.set_defaults(run=run_add)
+    remove = commands.add_parser("remove", help="take sources and their games out, and rate again")
+    remove.add_argument("dir", type=Path)
+    remove.add_argument(
+        "sources", nargs="+", metavar="SOURCE", help="as league.toml names it, or its folder"
+    )
+    remove.set_defaults(run=run_remove)
     rate = commands.add_parser("rate", help="read what is new and rate every game")
     rate.add_argument("dir", type=Path)
     rate.add_argument("--bootstrap", type=int, default=None, help="resamples (league.toml: 100)")
@@ -77,6 +87,7 @@ def register(parser: argparse.ArgumentParser) -> None:
     show.add_argument("--game", default=None, help="only this game")
     show.add_argument("--all-versions", action="store_true", help="every version, not the latest")
     show.add_argument("--top", type=int, default=50, help="rows (50)")
+    show.add_argument("--format", choices=["table", "csv", "json"], default="table", help="(table)")
     show.set_defaults(run=run_show)
     export = commands.add_parser("export", help="write the dashboard as plain files")
     export.add_argument("dir", type=Path)
@@ -143,10 +154,44 @@ def run_add(args: argparse.Namespace, out: Console, err: Console) -> int:
                 if entry not in entries:
                     entries.append(entry)
                     say(err, f"added {path}")
-        config = config.model_copy(update={"sources": entries})
-        save_league(folder, config)
+        config = edit_sources(folder, entries)
         done.code = read_sources(folder, config, err)
     return done.code
+
+
+def run_remove(args: argparse.Namespace, out: Console, err: Console) -> int:
+    """Take sources out of league.toml, their games out of the index, and rate again: the
+    ratings shown next are those of the games left."""
+    folder: Path = args.dir
+    with guarded(err) as done:
+        config = load_league(folder)
+        entries = list(config.sources)
+        for name in args.sources:
+            entry = _named_source(folder, entries, name)
+            entries.remove(entry)
+            say(err, f"removed {entry}")
+        config = edit_sources(folder, entries)
+        index = open_index(folder, writer=True)
+        try:
+            with progress_bar(err) as step:
+                report = sync(index, folder, config, step)
+                rate_league(index, config.fit, step)
+            done.code = print_sync(report, index, err)
+        finally:
+            index.close()
+    return done.code
+
+
+def _named_source(folder: Path, entries: list[str], name: str) -> str:
+    """The entry of league.toml that `name` is: the entry as written, or a path to its folder
+    (from where the command runs), so that a source whose folder is gone can still leave."""
+    if name in entries:
+        return name
+    wanted = Path(name).resolve()
+    for entry in entries:
+        if source_folder(folder, entry).resolve() == wanted:
+            return entry
+    raise LeagueError(f"{name}: not a source of the league (`league.toml` names {entries})")
 
 
 def read_sources(folder: Path, config: LeagueConfig, err: Console) -> int:
@@ -249,11 +294,21 @@ def run_rate(args: argparse.Namespace, out: Console, err: Console) -> int:
 
 
 def show_board(
-    index: LeagueIndex, out: Console, game: str | None, all_versions: bool, top: int
+    index: LeagueIndex,
+    out: Console,
+    game: str | None,
+    all_versions: bool,
+    top: int,
+    form: str = "table",
 ) -> None:
     page = leaderboard(index, game=game, all_versions=all_versions, size=max(1, top))
-    title = f"{page.total} rated {'versions' if all_versions else 'bots'}"
-    out.print(leaderboard_table(page.rows, title))
+    if form == "table":
+        title = f"{page.total} rated {'versions' if all_versions else 'bots'}"
+        out.print(leaderboard_table(page.rows, title))
+    else:  # data for a script: written as is, never wrapped or styled by the console
+        text = rows_csv(page.rows) if form == "csv" else rows_json(page.rows)
+        out.file.write(text)
+        out.file.flush()
 
 
 def run_show(args: argparse.Namespace, out: Console, err: Console) -> int:
@@ -263,7 +318,7 @@ def run_show(args: argparse.Namespace, out: Console, err: Console) -> int:
         try:
             if "rated_at" not in index.meta():
                 raise LeagueError(f"{args.dir}: not rated yet (run `referee league rate`)")
-            show_board(index, out, args.game, args.all_versions, args.top)
+            show_board(index, out, args.game, args.all_versions, args.top, args.format)
             print_refused(index, err)
         finally:
             index.close()
@@ -279,12 +334,17 @@ def run_export(args: argparse.Namespace, out: Console, err: Console) -> int:
         index = open_index(args.dir, writer=False)
         try:
             with progress_bar(err) as step:
-                written = export_league(
+                files = export_league(
                     index, config, args.html, replays=not args.no_replays, progress=step
                 )
         finally:
             index.close()
-        say(out, f"{written} files written to {args.html}; open {args.html / 'index.html'}")
+        say(
+            out,
+            f"{files.count} files in {args.html}: {files.written} written, {files.unchanged}"
+            f" unchanged, {files.removed} of the last export removed;"
+            f" open {args.html / 'index.html'}",
+        )
     return done.code
 
 

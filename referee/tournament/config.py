@@ -182,6 +182,13 @@ def comparable_key(stored: Mapping[str, Any], wanted: dict[str, Any]) -> dict[st
     return wanted
 
 
+def changed_keys(stored: Mapping[str, Any], wanted: Mapping[str, Any]) -> list[str]:
+    """The entries in which two schedule keys differ, those of either: an entry only one key
+    has (openings given to a run that resumes a tournament without, or left out of one that
+    had them) is a change too."""
+    return [key for key in {**stored, **wanted} if stored.get(key) != wanted.get(key)]
+
+
 def book_change(stored: Mapping[str, Any], wanted: Mapping[str, Any]) -> str | None:
     """When the openings of two keys differ only by their book's content: that change in
     words; else None."""

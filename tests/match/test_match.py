@@ -19,6 +19,7 @@ from referee.isolation.limits import Limits
 from referee.match import Match, MatchSettings, PlayerSpec
 from referee.records import GameRecord, read_record
 from referee.verify import verify_record
+from tests.commandline import referee
 from tests.scriptbots import quiet_opening, script_bot
 
 # The script bots log beside themselves in a private temporary folder: no sandbox around them
@@ -248,3 +249,44 @@ async def test_a_players_own_limits_apply_to_that_player_only(tmp_path: Path) ->
     assert (orange_dir / "orange.bin").stat().st_size == 2_000_000
     assert record.header.players[Side.BLUE].limits == small.model_dump()
     assert record.header.players[Side.ORANGE].limits is None
+
+
+def test_referee_play_a_bot_that_exits_at_once_does_not_win_by_its_opponents_early_line(
+    tmp_path: Path,
+) -> None:
+    # As a course student's bot that is only `sys.exit(3)`, as blue, against a bot that writes
+    # a line as soon as it starts, as orange: which failure the referee notices first is chance,
+    # and neither wins either way, the crash named in the verdict.
+    (tmp_path / "carol.py").write_text("import sys\nsys.exit(3)\n")
+    (tmp_path / "bob.py").write_text(
+        "import sys\nprint('b2', flush=True)\nfor line in sys.stdin:\n"
+        "    if line.strip() == 'END':\n        break\n"
+    )
+    for attempt in range(2):
+        record_path = tmp_path / f"game{attempt}.jsonl"
+        done = referee(
+            "play", "tic-tac-toe", "-p1", "python3 carol.py", "-p2", "python3 bob.py",
+            "--no-random-assignment", "--record", str(record_path), cwd=tmp_path,
+        )  # fmt: skip
+        assert done.returncode == 0, done.stderr
+        assert "Winner" not in done.stdout, done.stdout
+        result = read_record(record_path).result
+        assert result is not None
+        assert (result.winner, result.reason, result.plies) == (None, Reason.CRASH, 0)
+        assert result.detail == (
+            "neither player started playing (blue: closed its output: exited with code 3; "
+            "orange: wrote a line when it was not its turn)"
+        ), result.detail
+        assert result.bots[Side.BLUE].exit_code == 3
+
+
+def test_referee_play_a_finished_games_summary_names_no_mover(tmp_path: Path) -> None:
+    done = referee(
+        "play", "tic-tac-toe", "-p1", "builtin:random", "-p2", "builtin:random",
+        "--no-random-assignment", cwd=tmp_path,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.startswith("Game over! "), done.stdout
+    summary = done.stderr[done.stderr.index("tic-tac-toe: ") :]
+    assert " plies" in summary and "a b c" in summary, summary  # the title, the board
+    assert "to move" not in summary, summary

@@ -16,7 +16,7 @@ import trio
 import trio.testing
 
 from protocols.base import Reason, Side
-from referee.match import LagMonitor, Match, MatchSettings, PlayerSpec
+from referee.match import START_FAILURE_WAIT, LagMonitor, Match, MatchSettings, PlayerSpec
 from referee.records import GameRecord, TimeControl, read_record
 from tests.match.fake_player import BotEnd, FakePlayers, Program, plays
 from tests.scriptbots import quiet_opening
@@ -284,9 +284,10 @@ async def test_idle_bot_writing_out_of_turn_loses_at_once(
     record, _ = await play(plays(BLUE_MOVES, [30.0]), eager, settings)
     assert verdict_of(record) == (Side.BLUE, Reason.OUT_OF_TURN, 0)
     assert record.result is not None and record.result.loser_line == "h2 a1 r0"
-    # Blue's wait was cut short at 1.0 s, long before its answer at 30 s; then both sides had
-    # their exit grace at the same time, not one after the other.
-    assert trio.current_time() - start == pytest.approx(1.0 + 0.3)
+    # Blue's wait was cut short at 1.0 s, long before its answer at 30 s; before any move, blue
+    # has START_FAILURE_WAIT to show that it never started (then neither would win); then both
+    # sides had their exit grace at the same time, not one after the other.
+    assert trio.current_time() - start == pytest.approx(1.0 + START_FAILURE_WAIT + 0.3)
 
 
 async def test_a_second_line_right_after_a_move_is_out_of_turn(
@@ -526,3 +527,78 @@ async def test_a_bot_that_cannot_be_started_loses_to_one_that_started(
     assert verdict_of(record) == (winner, Reason.CRASH, 0)
     assert record.result is not None
     assert record.result.detail == f"{unstartable}: {NOT_A_PROGRAM}"
+
+
+# -- a bot that never started cannot win ------------------------------------------------------
+
+
+def writes_unasked(delay: float, line: str = "h1 d1 r0") -> Program:
+    """A program that writes `line` after `delay` seconds, asked or not (a bot that talks
+    first), then reads until the end."""
+
+    async def program(bot: BotEnd) -> int:
+        await trio.sleep(delay)
+        bot.say(line)
+        while await bot.hear() not in ("END", ""):
+            pass
+        return 0
+
+    return program
+
+
+NEVER_STARTED_AND_OUT_OF_TURN = (
+    "neither player started playing (blue: closed its output: exited with code 3; "
+    "orange: wrote a line when it was not its turn)"
+)
+
+
+@pytest.mark.parametrize(
+    ("blue_dies", "orange_writes"),
+    [
+        (0.0, 0.05),  # blue's crash is noticed first, orange's line a moment later
+        (0.05, 0.0),  # orange's line first, while blue is asked; blue's crash a moment later
+        (0.3, 0.0),
+    ],
+)
+async def test_a_bot_that_never_started_does_not_win_by_its_opponents_line_out_of_turn(
+    autojump_clock: trio.testing.MockClock, blue_dies: float, orange_writes: float
+) -> None:
+    record, _ = await play(
+        dies_after(blue_dies, code=3), writes_unasked(orange_writes), settings_of()
+    )
+    assert verdict_of(record) == (None, Reason.CRASH, 0)
+    assert record.result is not None and not record.result.void
+    assert record.result.detail == NEVER_STARTED_AND_OUT_OF_TURN
+
+
+async def test_a_bot_that_cannot_be_started_does_not_win_by_its_opponents_line_out_of_turn(
+    autojump_clock: trio.testing.MockClock,
+) -> None:
+    record = await play_unstartable("blue", writes_unasked(0.0), settings_of())
+    assert verdict_of(record) == (None, Reason.CRASH, 0)
+    assert record.result is not None
+    assert record.result.detail == (
+        f"neither player started playing (blue: {NOT_A_PROGRAM}; "
+        "orange: wrote a line when it was not its turn)"
+    )
+
+
+async def test_an_illegal_first_move_against_a_bot_that_never_started_wins_for_neither(
+    autojump_clock: trio.testing.MockClock,
+) -> None:
+    # Blue's first answer is illegal; orange dies a moment after it, before its first move.
+    record, _ = await play(plays(["h9 z9 r9"]), dies_after(0.05, code=3), settings_of())
+    assert verdict_of(record) == (None, Reason.CRASH, 0)
+    assert record.result is not None
+    assert record.result.detail.startswith("neither player started playing (blue: ")
+    assert "orange: closed its output: exited with code 3" in record.result.detail
+
+
+async def test_an_answer_cut_short_by_the_others_crash_is_no_fault(
+    autojump_clock: trio.testing.MockClock,
+) -> None:
+    # Orange dies at once, while blue thinks about its first move; blue's answer then arrives
+    # unasked, but blue was playing: it wins.
+    record, _ = await play(plays(BLUE_MOVES, [0.2]), dies_after(0.0, code=3), settings_of())
+    assert verdict_of(record) == (Side.BLUE, Reason.CRASH, 0)
+    assert record.result is not None and record.result.detail.startswith("orange: ")
