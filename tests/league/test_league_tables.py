@@ -9,6 +9,7 @@ from referee.league.config import FitSettings
 from referee.league.index import IndexedGame, Player, Source, open_index
 from referee.league.queries import leaderboard
 from referee.league.rating import rate_league
+from referee.stats.rating import RatingOptions
 
 
 def _games(game: str, blue: str, orange: str, results: list[str]) -> list[IndexedGame]:
@@ -44,7 +45,12 @@ def test_a_version_that_only_moved_second_is_ranked_in_its_own_game(tmp_path: Pa
         lielow = _games("lielow", "first", "second", ["blue", "orange", "orange", "draw"])
         index.apply_source(Source(tmp_path / "t1", 0, "tournament", "t1", "alak"), alak, [])
         index.apply_source(Source(tmp_path / "t2", 1, "tournament", "t2", "lielow"), lielow, [])
-        rate_league(index, FitSettings(bootstrap=10, history="none"), lambda *_: None)
+        rate_league(
+            index,
+            FitSettings(bootstrap=10, history="none"),
+            lambda *_: None,
+            RatingOptions(min_games=1),  # four games each: not provisional
+        )
         tables = {
             game: leaderboard(index, game=game, all_versions=True).rows
             for game in ("alak", "lielow")
