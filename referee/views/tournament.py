@@ -32,6 +32,7 @@ from referee.tournament.report import (
 )
 from referee.tournament.standings import Standing, ordered_faults
 from referee.views.plain import plain
+from referee.views.rating import rating_view
 
 RESULT_STYLE = {
     "blue": "bold blue",
@@ -78,9 +79,21 @@ def faults_text(faults: Mapping[Reason, int]) -> str:
 
 
 def _elo_cells(s: StandingRow) -> list[str]:
-    if s.elo is None or s.elo_low is None or s.elo_high is None:
-        return ["-", ""]
-    return [_signed(s.elo), f"{_signed(s.elo_low)} .. {_signed(s.elo_high)}"]
+    """The model's rating and interval; an unbeaten bot's lower bound (`>= +120`), a winless
+    one's upper bound, and the flags in words beside it."""
+    if s.elo is None:
+        return ["-", ", ".join(s.elo_flags)]
+    if s.elo_low is not None and s.elo_high is not None:
+        interval = f"{_signed(s.elo_low)} .. {_signed(s.elo_high)}"
+    elif s.elo_low is not None:
+        interval = f">= {_signed(s.elo_low)}"
+    elif s.elo_high is not None:
+        interval = f"<= {_signed(s.elo_high)}"
+    else:
+        interval = ""
+    flags = ", ".join(f for f in s.elo_flags if f != "provisional")
+    mark = "?" if "provisional" in s.elo_flags else ""
+    return [_signed(s.elo) + mark, f"{interval} {flags}".strip()]
 
 
 def _signed(value: float) -> str:
@@ -165,11 +178,8 @@ def print_report(out: Console, report: Report, fmt: str, games: bool) -> None:
         if report.plan is not None and report.plan.stages[0].kind != "table":
             out.print(plan_view(report.plan))
         out.print(standings_table(report.standings))
-        out.print(
-            f"{rating_note(report)}; draw parameter {report.draw_parameter:.3f}",
-            markup=False,
-            highlight=False,
-        )
+        out.print(rating_view(report.ratings))
+        out.print(rating_note(report), markup=False, highlight=False)
         out.print(head_to_head_table(report))
         if games:
             out.print(games_table(report.games, report.directory))
