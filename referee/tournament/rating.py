@@ -54,10 +54,24 @@ def rating_difference(
     league's and the tournament table's for these games (the model is the same; only where
     the ratings sit differs)."""
     results = [r for r in finished_results(rows) if {r.blue, r.orange} == {first, second}]
-    options = RatingOptions(level=level, anchor=Anchor(0.0, second), min_games=0)
-    if not any(r.winner is not None or not r.reason.is_bot_fault for r in results):
-        options = RatingOptions(level=level, min_games=0)  # no game to hold `second` by
-    return rate_results([first, second], results, game, options).by_name()[first]
+    held = RatingOptions(level=level, anchor=Anchor(0.0, second), min_games=0)
+    try:
+        return rate_results([first, second], results, game, held).by_name()[first]
+    except ValueError:  # no game, or a sweep: `second` has no finite rating to hold
+        pass
+    table = rate_results([first, second], results, game, RatingOptions(level=level, min_games=0))
+    mine, theirs = table.by_name()[first], table.by_name()[second]
+    if mine.rating is None or theirs.rating is None:
+        return mine
+    # Each bound was found with the other bot where the fit placed it: shift it by that.
+    at = theirs.rating
+    return mine.model_copy(
+        update={
+            "rating": mine.rating - at,
+            "low": None if mine.low is None else mine.low - at,
+            "high": None if mine.high is None else mine.high - at,
+        }
+    )
 
 
 def difference_words(line: RatingLine, first: str, second: str) -> str:

@@ -8,11 +8,18 @@ from __future__ import annotations
 import math
 
 import pytest
+from scipy.stats import chi2
 
 from protocols.base import Reason, Side
 from referee.stats.rating import Anchor, RatingOptions
-from referee.tournament.rating import rate_results, results_input
+from referee.tournament.rating import (
+    difference_words,
+    rate_results,
+    rating_difference,
+    results_input,
+)
 from referee.tournament.standings import GameResult
+from referee.tournament.store import GameRow, GameState
 
 
 def won(blue: str, orange: str, winner: Side | None, times: int = 1) -> list[GameResult]:
@@ -40,3 +47,22 @@ def test_double_forfeits_are_left_out_and_a_player_without_games_is_alone() -> N
     assert table.by_name()["A"].games == 1
     with pytest.raises(ValueError, match="not one of the players"):
         rate_results(["A", "B"], results, "alak", RatingOptions(anchor=Anchor(0.0, "C")))
+
+
+def _row(number: int, blue: str, orange: str, winner: Side) -> GameRow:
+    return GameRow(number, 1, blue, orange, number, GameState.FINISHED, 1, 0, winner,
+                   Reason.GAME_ENDING, "", None, 9, None, None, None)  # fmt: skip
+
+
+def test_a_swept_match_has_a_one_sided_model_difference() -> None:
+    # greedy won all 30 games, 15 in each colour: the difference has a lower bound only, where
+    # 30 log F(D) falls by chi2(1, 95%)/2 (the advantage is 0 by symmetry).
+    rows = [_row(n, "greedy", "loser", Side.BLUE) for n in range(1, 16)]
+    rows += [_row(n, "loser", "greedy", Side.ORANGE) for n in range(16, 31)]
+    line = rating_difference("greedy", "loser", rows, "alak")
+    q = math.exp(-chi2.ppf(0.95, 1) / 2 / 30)
+    assert (line.side, line.high, line.flags) == ("lower", None, ["unbeaten"])
+    assert line.low == pytest.approx(400 * math.log10(q / (1 - q)), abs=1e-3)
+    assert line.rating is not None and line.rating > line.low
+    words = difference_words(line, "greedy", "loser")
+    assert f"every game won, at least {line.low:+.0f} Elo" in words
