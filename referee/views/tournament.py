@@ -66,7 +66,7 @@ def standings_table(standings: Sequence[Standing | StandingRow], limit: int = 0)
         cells: list[str | Text] = [str(s.rank), plain(s.name), str(s.points), str(s.games)]
         cells += [str(s.wins), str(s.draws), str(s.losses)]
         if isinstance(s, StandingRow):
-            cells += _elo_cells(s)
+            cells += elo_cells(s)
         table.add_row(*cells, Text(faults_text(s.faults), style="red"))
     if len(shown) < len(standings):
         table.caption = f"and {len(standings) - len(shown)} more"
@@ -78,7 +78,7 @@ def faults_text(faults: Mapping[Reason, int]) -> str:
     return "\n".join(f"{n} {reason.value}" for reason, n in ordered_faults(faults).items())
 
 
-def _elo_cells(s: StandingRow) -> list[str]:
+def elo_cells(s: StandingRow) -> list[str]:
     """The model's rating and interval; an unbeaten bot's lower bound (`>= +120`), a winless
     one's upper bound, and the flags in words beside it."""
     if s.elo is None:
