@@ -32,6 +32,7 @@ from rich.progress import (
     TimeElapsedColumn,
 )
 
+from referee.arguments import add_rating_options, rating_options
 from referee.commands import EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE
 from referee.league.config import (
     FitSettings,
@@ -76,11 +77,18 @@ def register(parser: argparse.ArgumentParser) -> None:
     remove.set_defaults(run=run_remove)
     rate = commands.add_parser("rate", help="read what is new and rate every game")
     rate.add_argument("dir", type=Path)
-    rate.add_argument("--bootstrap", type=int, default=None, help="resamples (league.toml: 100)")
+    rate.add_argument(
+        "--bootstrap",
+        type=int,
+        default=None,
+        metavar="N",
+        help="intervals from N resamples (league.toml; default 0: Laplace's)",
+    )
     rate.add_argument(
         "--history", choices=["none", "source", "week", "month"], default=None, help="(source)"
     )
     rate.add_argument("--seed", type=int, default=None, help="of the resampling (1)")
+    add_rating_options(rate, bootstrap=False, los_matrix=False)
     rate.set_defaults(run=run_rate)
     show = commands.add_parser("show", help="print the leaderboard")
     show.add_argument("dir", type=Path)
@@ -274,19 +282,21 @@ def run_rate(args: argparse.Namespace, out: Console, err: Console) -> int:
         try:
             with progress_bar(err) as step:
                 report = sync(index, folder, config, step)
-                rated = rate_league(index, settings, step)
+                rated = rate_league(index, settings, step, rating_options(args))
             done.code = print_sync(report, index, err)
             say(
                 err,
                 f"rated {rated.players} versions over {rated.games} games"
                 f" ({rated.resamples} bootstrap resamples, {rated.steps} history steps)",
             )
-            for k, game in enumerate(rated.kinds):
+            for kind in rated.report.kinds:
                 say(
                     err,
-                    f"  {game}: first-move advantage {rated.fit.advantage[k]:+.0f} Elo,"
-                    f" draw margin {rated.fit.draw_elo[k]:.0f} Elo",
+                    f"  {kind.name}: first-move advantage {kind.advantage:+.0f} Elo,"
+                    f" draw margin {kind.draw_margin:.0f} Elo",
                 )
+            for note in rated.report.notes:
+                say(err, f"  {note}")
             show_board(index, out, None, False, 20)
         finally:
             index.close()

@@ -22,6 +22,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from protocols import UnknownGame, canonical_name
 from referee.app.config import load_config
 from referee.app.tournament_session import WebView, exit_code, play_tournament
+from referee.arguments import add_rating_options, rating_options
 from referee.commands import EXIT_OK, EXIT_USAGE
 from referee.nofollow import PlantedLink, check_file, write_file
 from referee.printable import printable
@@ -113,7 +114,7 @@ def register(parser: argparse.ArgumentParser) -> None:
         help="course-csv: the course runner's results CSV (one line per game)",
     )
     results.add_argument("--games", action="store_true", help="list the games (table, csv)")
-    results.add_argument("--anchor", default=None, help="player rated 0 (default: the mean)")
+    add_rating_options(results)
     results.set_defaults(run=run_results)
     verify = sub.add_parser(
         "verify",
@@ -310,7 +311,7 @@ def read_tournament(config: Path, err: Console, read: Callable[[StoreView], T]) 
 
 def run_results(args: argparse.Namespace, out: Console, err: Console) -> int:
     try:
-        report = read_tournament(args.config, err, lambda v: build_report(v, anchor=args.anchor))
+        report = read_tournament(args.config, err, lambda v: build_report(v, rating_options(args)))
     except ValueError as exc:  # an anchor that is not a player
         err.print(f"referee: {exc}", markup=False)
         return EXIT_USAGE

@@ -47,8 +47,10 @@ class _Model(BaseModel):
 
 
 class FitSettings(_Model):
-    prior_sd: float = Field(500.0, gt=0, le=100000, description="Elo")
-    bootstrap: int = Field(100, ge=0, le=10000)
+    # The rating model's (docs/ratings.md): the prior only where the likelihood has no finite
+    # maximum, Laplace intervals unless resamples are asked for.
+    prior_sd: float = Field(1000.0, gt=0, le=100000, description="Elo")
+    bootstrap: int = Field(0, ge=0, le=10000)
     level: float = Field(0.95, gt=0, lt=1)
     seed: int = 1
     history: History = "source"

@@ -30,7 +30,7 @@ from pathlib import Path
 from referee.league.config import INDEX_NAME, LOCK_NAME, LeagueError
 from referee.nofollow import PlantedLink, refuse_links
 
-SCHEMA_VERSION = 2  # 2: games checked before they are rated, and the refused kept
+SCHEMA_VERSION = 3  # 2: games checked before they are rated, and the refused kept; 3: flags
 
 _SCHEMA = """
 CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -78,13 +78,16 @@ CREATE TABLE games (
 CREATE INDEX games_key ON games (game_key);
 CREATE TABLE ratings (
     version INTEGER PRIMARY KEY REFERENCES versions(id),
-    rank INTEGER NOT NULL,                 -- within its game
+    rank INTEGER,                          -- dense, within its component; NULL: not ranked
     rating REAL NOT NULL,
     low REAL,
     high REAL,
     games INTEGER NOT NULL,
     points REAL NOT NULL,                  -- wins + draws / 2
-    los_next REAL                          -- P(stronger than the next one down)
+    los_next REAL,                         -- P(stronger than the next one down)
+    side TEXT NOT NULL DEFAULT 'two-sided', -- of the interval: two-sided, lower, upper, none
+    flags TEXT NOT NULL DEFAULT '',        -- unbeaten, winless, unbounded, provisional (spaced)
+    component INTEGER NOT NULL DEFAULT 0   -- players that never met another's are rated apart
 );
 CREATE TABLE kinds (
     game TEXT PRIMARY KEY,
@@ -192,13 +195,16 @@ class RefusedRow:
 @dataclass(frozen=True, slots=True)
 class RatingRow:
     version: int
-    rank: int
+    rank: int | None  # None: provisional or unbounded, not ranked
     rating: float
     low: float | None
     high: float | None
     games: int
     points: float
     los_next: float | None
+    side: str = "two-sided"
+    flags: str = ""
+    component: int = 0
 
 
 @dataclass(frozen=True, slots=True)
@@ -411,9 +417,12 @@ class LeagueIndex:
             for table in ("ratings", "kinds", "history"):
                 self.db.execute(f"DELETE FROM {table}")
             self.db.executemany(
-                "INSERT INTO ratings VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                "INSERT INTO ratings VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 [
-                    (r.version, r.rank, r.rating, r.low, r.high, r.games, r.points, r.los_next)
+                    (
+                        *(r.version, r.rank, r.rating, r.low, r.high, r.games, r.points),
+                        *(r.los_next, r.side, r.flags, r.component),
+                    )
                     for r in ratings
                 ],
             )

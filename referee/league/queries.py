@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from referee.league.index import HistoryRow, KindRow, LeagueIndex
+from referee.stats.elo import signed_elo
 
 PAGE_SIZE = 50
 COUNT_LIMIT = 10_000  # a filtered list of games says "more than" past this
@@ -49,18 +50,29 @@ class VersionRow:
     games: int
     points: float
     los_next: float | None
-    # The rating model's flags of the version (unbeaten, winless, provisional...); none until
-    # the index keeps them.
-    flags: tuple[str, ...] = ()
+    flags: str  # the rating model's, spaced: unbeaten, winless, unbounded, provisional
 
     @property
     def label(self) -> str:
         return self.name if self.versions == 1 else f"{self.name} v{self.number}"
 
+    @property
+    def interval(self) -> str:
+        """The interval in words: `low .. high`, or the one bound an unbeaten (`>= low`) or a
+        winless (`<= high`) version has; empty without one."""
+        if self.low is not None and self.high is not None:
+            return f"{signed_elo(self.low, 0)} .. {signed_elo(self.high, 0)}"
+        if self.low is not None:
+            return f">= {signed_elo(self.low, 0)}"
+        if self.high is not None:
+            return f"<= {signed_elo(self.high, 0)}"
+        return ""
+
 
 _VERSION_COLUMNS = (
     "v.id, v.bot, v.name, v.game, v.number, v.versions, v.content_hash, v.command, v.first_seen,"
-    " r.rank, r.rating, r.low, r.high, COALESCE(r.games, 0), COALESCE(r.points, 0), r.los_next"
+    " r.rank, r.rating, r.low, r.high, COALESCE(r.games, 0), COALESCE(r.points, 0), r.los_next,"
+    " COALESCE(r.flags, '')"
 )
 
 
@@ -121,7 +133,8 @@ def leaderboard(
         _VERSIONS
         + f"SELECT {_VERSION_COLUMNS}"
         + body
-        + " ORDER BY v.game, r.rank LIMIT ? OFFSET ?",
+        # Ranked rows first, then those the model does not rank (provisional, unbounded).
+        + " ORDER BY v.game, r.component, r.rank IS NULL, r.rank, r.rating DESC LIMIT ? OFFSET ?",
         [*args, size, (page - 1) * size],
     ).fetchall()
     return Page([VersionRow(*row) for row in rows], total, page, size)

@@ -13,7 +13,6 @@ import os
 import tomllib
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
 from pydantic import ValidationError
 
@@ -28,7 +27,6 @@ from referee.match import (
 )
 from referee.openings import Book, OpeningError, load_book
 from referee.printable import printable
-from referee.stats.ratings import fit_ratings
 from referee.tournament.bot_folders import outside_words
 from referee.tournament.config import (
     ADDRESS_CHECK,
@@ -42,6 +40,7 @@ from referee.tournament.config import (
 )
 from referee.tournament.course_file import CourseFile, is_course_file, read_course_file
 from referee.tournament.formats.checks import check_format
+from referee.tournament.rating import rate_results
 from referee.tournament.report import finished_results
 from referee.tournament.store import StoreError, open_view
 
@@ -261,8 +260,9 @@ def _earlier_elo(
     view = open_view(directory)
     try:
         earlier = view.players()
-        ratings = fit_ratings(earlier, finished_results(view.games()))
+        info = view.info()
+        ratings = rate_results(earlier, finished_results(view.games()), info.game)
     finally:
         view.close()
-    by_name: dict[str, Any] = ratings.by_name()
-    return {name: by_name[name].elo if name in by_name else None for name in players}
+    by_name = ratings.by_name()
+    return {name: by_name[name].rating if name in by_name else None for name in players}

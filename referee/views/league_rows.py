@@ -37,7 +37,7 @@ def row_fields(row: VersionRow) -> dict[str, Value]:
         "high": _round(row.high),
         "games": row.games,
         "score": round(row.points / row.games, 4) if row.games else None,
-        "flags": sorted(row.flags),
+        "flags": sorted(row.flags.split()),
     }
 
 

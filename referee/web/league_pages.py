@@ -187,11 +187,11 @@ def leaderboard_page(
     for r in rows:
         score = f"{r.points / r.games:.0%}" if r.games else ""
         los = "" if r.los_next is None else f"{r.los_next:.1%}"
-        interval = "" if r.low is None else f"{elo(r.low)} .. {elo(r.high)}"
         lines.append(
-            f'<tr><td class="n">{r.rank}</td><td><a href="{links.bot(r.bot)}">{escape(r.label)}'
-            f"</a></td><td>{escape(r.game)}</td><td class=n>{elo(r.rating)}</td>"
-            f"<td class=n>{interval}</td><td>{interval_bar(r, low, high)}</td>"
+            f'<tr><td class="n">{r.rank or ""}</td><td><a href="{links.bot(r.bot)}">'
+            f"{escape(r.label)}</a> {escape(r.flags)}</td><td>{escape(r.game)}</td>"
+            f"<td class=n>{elo(r.rating)}</td><td class=n>{escape(r.interval)}</td>"
+            f"<td>{interval_bar(r, low, high)}</td>"
             f"<td class=n>{r.games}</td><td class=n>{score}</td><td class=n>{los}</td></tr>"
         )
     body.append(f"<table>{''.join(lines)}</table>")
@@ -252,12 +252,12 @@ def _versions(versions: Sequence[VersionRow]) -> str:
         "<th>95% interval</th><th>rank</th><th>games</th><th>score</th><th>command</th></tr>"
     ]
     for v in versions:
-        interval = "" if v.low is None else f"{elo(v.low)} .. {elo(v.high)}"
         score = f"{v.points / v.games:.0%}" if v.games else ""
         lines.append(
             f"<tr><td>v{v.number}</td><td><code>{escape(v.content_hash[:12] or '(none)')}</code>"
             f"</td><td>{escape(v.first_seen[:16])}</td><td class=n>{elo(v.rating)}</td>"
-            f"<td class=n>{interval}</td><td class=n>{v.rank or ''}</td><td class=n>{v.games}"
+            f"<td class=n>{escape(v.interval)} {escape(v.flags)}</td>"
+            f"<td class=n>{v.rank or ''}</td><td class=n>{v.games}"
             f"</td><td class=n>{score}</td><td><code>{escape(v.command[:80])}</code></td></tr>"
         )
     return f"<table>{''.join(lines)}</table>"
