@@ -1,9 +1,10 @@
 """Values that several commands read from their command line in the same way: a bot's command,
 game options given as `-o KEY=VALUE`, a game clock given as `TOTAL[+INC]`, which bots declared
-the protocol's position extension (`--position-capable p1|p2|both`), and the folder the bots'
-commands are read from.
+the protocol's position extension (`--position-capable p1|p2|both`), the folder the bots'
+commands are read from, and the rating model's options (`--anchor NAME=ELO`, `--min-games`...).
 
-Only the standard library here: the commands' parsers are built before anything heavy loads.
+Only the standard library here (and the rating model's plain option dataclasses): the
+commands' parsers are built before anything heavy loads.
 """
 
 from __future__ import annotations
@@ -14,6 +15,8 @@ import math
 import shlex
 from pathlib import Path
 from typing import Any
+
+from referee.stats.rating_report import DEFAULT_MIN_GAMES, Anchor, RatingOptions
 
 
 def bot_command(text: str) -> str:
@@ -116,3 +119,67 @@ def parse_option_values(pairs: list[str]) -> dict[str, Any]:
         except json.JSONDecodeError:
             options[key.strip()] = value
     return options
+
+
+def parse_anchor(text: str) -> Anchor:
+    """`--anchor`: `NAME=ELO` holds that player at ELO, a bare number puts each component's
+    mean there, and a bare `NAME` holds that player at 0."""
+    name, sep, value = text.rpartition("=")
+    if not sep:
+        try:
+            return Anchor(float(text))
+        except ValueError:
+            return Anchor(0.0, text)
+    try:
+        elo = float(value)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r}: expected NAME=ELO") from None
+    if not name or not math.isfinite(elo):
+        raise argparse.ArgumentTypeError(f"{text!r}: expected NAME=ELO")
+    return Anchor(elo, name)
+
+
+def add_rating_options(
+    parser: argparse.ArgumentParser, *, bootstrap: bool = True, los_matrix: bool = True
+) -> None:
+    """The rating model's options (docs/ratings.md), alike for every command that rates."""
+    group = parser.add_argument_group("ratings (docs/ratings.md)")
+    group.add_argument(
+        "--anchor",
+        type=parse_anchor,
+        default=None,
+        help="NAME=ELO holds a player there; ELO puts each component's mean there (default 0)",
+    )
+    group.add_argument(
+        "--min-games",
+        type=int,
+        default=DEFAULT_MIN_GAMES,
+        help=f"fewer games: provisional, shown apart and not ranked ({DEFAULT_MIN_GAMES})",
+    )
+    group.add_argument(
+        "--join-components",
+        action="store_true",
+        help="rate players that never met on one scale, through the prior",
+    )
+    if los_matrix:
+        group.add_argument(
+            "--los-matrix", action="store_true", help="the likelihood of superiority of every pair"
+        )
+    if bootstrap:
+        group.add_argument(
+            "--bootstrap",
+            type=int,
+            default=0,
+            metavar="N",
+            help="intervals from N resamples instead of Laplace's (0)",
+        )
+
+
+def rating_options(args: argparse.Namespace) -> RatingOptions:
+    return RatingOptions(
+        anchor=args.anchor,
+        min_games=max(0, args.min_games),
+        join_components=args.join_components,
+        los_matrix=getattr(args, "los_matrix", False),
+        bootstrap=max(0, getattr(args, "bootstrap", 0) or 0),
+    )

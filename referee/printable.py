@@ -28,7 +28,8 @@ _NUMBER = re.compile(r"^[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?$")
 
 
 @cache
-def _is_unsafe(char: str) -> bool:
+def is_unsafe(char: str) -> bool:
+    """Whether `char` is one that `printable` escapes (a control, format or separator)."""
     return unicodedata.category(char) in _UNSAFE_CATEGORIES
 
 
@@ -48,7 +49,7 @@ def printable(text: str, *, lines: bool = False) -> str:
     keep = "\n\t" if lines else ""
     if text.isprintable():
         return text  # the common case, at C speed
-    return "".join(_escaped(c) if c not in keep and _is_unsafe(c) else c for c in text)
+    return "".join(_escaped(c) if c not in keep and is_unsafe(c) else c for c in text)
 
 
 def csv_cell(value: object) -> object:

@@ -9,13 +9,11 @@ and the machine's load average when the case ended.
 
     large    1,000,000 games among 3,000 versions (target: < 30 s, < 1 GB)
     league   100,000 games among 1,800 versions (target: < 10 s)
-    old      the league case with the league's previous fit and 100 bootstrap resamples
-             (`elo_fit.fit` + `elo_intervals.bootstrap`), for the ratio; `--old-runs 0` skips it
 
 The processes run with one BLAS thread, as `referee league` runs its fit (referee/league's
 `__init__`): on a busy 2-core machine more threads make every dense solve wait.
 
-    python scripts/bench_ratings.py [--runs 3] [--old-runs 1] [--cases large,league,old]
+    python scripts/bench_ratings.py [--runs 3] [--cases large,league]
 """
 
 from __future__ import annotations
@@ -31,7 +29,7 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-CASES = {"large": (3000, 1_000_000), "league": (1800, 100_000), "old": (1800, 100_000)}
+CASES = {"large": (3000, 1_000_000), "league": (1800, 100_000)}
 
 
 def games(players: int, count: int, seed: int = 1) -> tuple[object, object]:
@@ -59,27 +57,15 @@ def measure(case: str) -> dict[str, float]:
     names = [f"v{i}" for i in range(players)]
     before = resource.getrusage(resource.RUSAGE_SELF)
     cpu_before = before.ru_utime + before.ru_stime
-    if case == "old":
-        from referee.stats.elo_fit import Games, fit
-        from referee.stats.elo_intervals import bootstrap
+    from referee.stats.rating import RatingInput, rate
 
-        start = time.perf_counter()
-        rows = [tuple(int(v) for v in row[:4]) for row in table]  # type: ignore[attr-defined]
-        played = Games.of(rows, players, 1)  # type: ignore[arg-type]
-        full = fit(played, 500.0)
-        bootstrap(played, full, 500.0, 100, 1)
-        wall = time.perf_counter() - start
-        add = 0.0
-    else:
-        from referee.stats.rating import RatingInput, rate
-
-        start = time.perf_counter()
-        data = RatingInput()
-        data.add_indexed(names, ["g"], table)  # type: ignore[arg-type]
-        add = time.perf_counter() - start
-        report = rate(data)
-        wall = time.perf_counter() - start
-        assert report.converged
+    start = time.perf_counter()
+    data = RatingInput()
+    data.add_indexed(names, ["g"], table)  # type: ignore[arg-type]
+    add = time.perf_counter() - start
+    report = rate(data)
+    wall = time.perf_counter() - start
+    assert report.converged
     usage = resource.getrusage(resource.RUSAGE_SELF)
     cpu = usage.ru_utime + usage.ru_stime - cpu_before
     return {"wall_s": wall, "cpu_s": cpu, "add_s": add, "rss_mib": usage.ru_maxrss / 1024}
@@ -103,17 +89,14 @@ def run(case: str) -> dict[str, float]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--runs", type=int, default=3)
-    parser.add_argument("--old-runs", type=int, default=1)
-    parser.add_argument("--cases", default="large,league,old")
+    parser.add_argument("--cases", default="large,league")
     parser.add_argument("--one", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.one:
         print(json.dumps(measure(args.one)))
         return
     for case in args.cases.split(","):
-        runs = args.old_runs if case == "old" else args.runs
-        if runs <= 0:
-            continue
+        runs = args.runs
         found = [run(case) for _ in range(runs)]
         players, count = CASES[case]
         load = os.getloadavg()[0]

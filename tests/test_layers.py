@@ -51,7 +51,7 @@ RATING_MODEL = (
     "referee/stats/rating.py",
     *(
         f"referee/stats/rating_{name}.py"
-        for name in ("input", "graph", "fit", "estimate", "laplace", "bounds", "bootstrap")
+        for name in ("input", "graph", "fit", "estimate", "laplace", "bounds", "bootstrap", "terms")
     ),
 )
 # Optional or heavy libraries, each imported only by the files or folders named here (and lazily
@@ -61,15 +61,12 @@ ONLY_UNDER = {
     "dask": ("referee/cluster/",),
     "networkx": ("referee/tournament/swiss.py",),  # Swiss pairing's maximum matching
     "pycgt": ("referee/analysis/",),  # combinatorial game algebra of `referee analyse`
-    # The league's Elo fit and bootstrap (arrays, and scipy's optimiser), the rating model, and
-    # the league's rating of its index, which hands the fit its arrays.
-    "numpy": (
-        "referee/stats/elo_fit.py",
-        "referee/stats/elo_intervals.py",
-        *RATING_MODEL,
-        "referee/league/rating.py",
-    ),
-    "scipy": ("referee/stats/elo_fit.py", *RATING_MODEL),
+    # league.toml edited in place, its comments kept (`league add`, `league remove`).
+    "tomlkit": ("referee/league/config.py",),
+    # The rating model (arrays, scipy's sparse algebra and graphs): the one fit of tournaments,
+    # matches and the league.
+    "numpy": RATING_MODEL,
+    "scipy": RATING_MODEL,
     # The offline analyses may use the bots' solvers; the runtime never imports them.
     "bots": ("referee/analysis/",),
 }

@@ -20,6 +20,7 @@ from rich.console import Console
 
 from referee import EXIT_INTERRUPTED, EXIT_OK, EXIT_VOID
 from referee.bot import unwrap_single
+from referee.course.collect import course_places
 from referee.isolation import Isolation, IsolationUnavailable, check_bot_users, describe
 from referee.match.host import Host
 from referee.nofollow import PlantedLink
@@ -105,9 +106,10 @@ def play_tournament(
     if address is None:
         try:
             # Chosen once, here, for every game of the run; no bot of the tournament may see
-            # its folder (the store, the records, the config), any other player's files, nor
-            # other runs' stores and records.
-            host = tournament_host(loaded)
+            # its folder (the store, the records), its config, a course's own folders, any
+            # other player's files, nor other runs' output.
+            course = course_places(loaded.path) if loaded.collected else []
+            host = tournament_host(loaded, *course)
             # Two bots a game, each with a user of its own, as many games at once as it plays.
             games_at_once = concurrency or loaded.config.effective_concurrency()
             check_bot_users(host.isolation, 2 * games_at_once)

@@ -3,7 +3,8 @@
     referee league new DIR [--name NAME]         a league folder with its league.toml
     referee league add DIR FOLDER...             gather tournaments and matches (read at once)
     referee league rate DIR                      read what is new, fit every game, bootstrap
-    referee league show DIR [--game G] [--all-versions] [--top N]
+    referee league remove DIR SOURCE...          a source and its games out of the league
+    referee league show DIR [--game G] [--all-versions] [--top N] [--format table|csv|json]
     referee league export DIR --html OUT         the dashboard as plain files
     referee league serve DIR [--port P]          the dashboard, served
 
@@ -31,15 +32,18 @@ from rich.progress import (
     TimeElapsedColumn,
 )
 
+from referee.arguments import add_rating_options, rating_options
 from referee.commands import EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE
 from referee.league.config import (
     FitSettings,
     LeagueConfig,
     LeagueError,
     config_path,
+    edit_sources,
     load_league,
     save_league,
     source_entry,
+    source_folder,
 )
 from referee.league.discovery import SyncReport, named_refusal, sync, tournament_folders
 from referee.league.index import LeagueIndex, open_index
@@ -47,6 +51,7 @@ from referee.league.queries import leaderboard
 from referee.league.rating import rate_league
 from referee.nofollow import PlantedLink
 from referee.tournament.store import StoreError
+from referee.views.league_rows import rows_csv, rows_json
 from referee.views.league_terminal import leaderboard_table
 from referee.web import add_server_arguments, check_port
 
@@ -64,19 +69,33 @@ def register(parser: argparse.ArgumentParser) -> None:
     add.add_argument("dir", type=Path)
     add.add_argument("sources", nargs="+", type=Path, metavar="FOLDER")
     add.set_defaults(run=run_add)
+    remove = commands.add_parser("remove", help="take sources and their games out, and rate again")
+    remove.add_argument("dir", type=Path)
+    remove.add_argument(
+        "sources", nargs="+", metavar="SOURCE", help="as league.toml names it, or its folder"
+    )
+    remove.set_defaults(run=run_remove)
     rate = commands.add_parser("rate", help="read what is new and rate every game")
     rate.add_argument("dir", type=Path)
-    rate.add_argument("--bootstrap", type=int, default=None, help="resamples (league.toml: 100)")
+    rate.add_argument(
+        "--bootstrap",
+        type=int,
+        default=None,
+        metavar="N",
+        help="intervals from N resamples (league.toml; default 0: Laplace's)",
+    )
     rate.add_argument(
         "--history", choices=["none", "source", "week", "month"], default=None, help="(source)"
     )
     rate.add_argument("--seed", type=int, default=None, help="of the resampling (1)")
+    add_rating_options(rate, bootstrap=False, los_matrix=False)
     rate.set_defaults(run=run_rate)
     show = commands.add_parser("show", help="print the leaderboard")
     show.add_argument("dir", type=Path)
     show.add_argument("--game", default=None, help="only this game")
     show.add_argument("--all-versions", action="store_true", help="every version, not the latest")
     show.add_argument("--top", type=int, default=50, help="rows (50)")
+    show.add_argument("--format", choices=["table", "csv", "json"], default="table", help="(table)")
     show.set_defaults(run=run_show)
     export = commands.add_parser("export", help="write the dashboard as plain files")
     export.add_argument("dir", type=Path)
@@ -143,10 +162,44 @@ def run_add(args: argparse.Namespace, out: Console, err: Console) -> int:
                 if entry not in entries:
                     entries.append(entry)
                     say(err, f"added {path}")
-        config = config.model_copy(update={"sources": entries})
-        save_league(folder, config)
+        config = edit_sources(folder, entries)
         done.code = read_sources(folder, config, err)
     return done.code
+
+
+def run_remove(args: argparse.Namespace, out: Console, err: Console) -> int:
+    """Take sources out of league.toml, their games out of the index, and rate again: the
+    ratings shown next are those of the games left."""
+    folder: Path = args.dir
+    with guarded(err) as done:
+        config = load_league(folder)
+        entries = list(config.sources)
+        for name in args.sources:
+            entry = _named_source(folder, entries, name)
+            entries.remove(entry)
+            say(err, f"removed {entry}")
+        config = edit_sources(folder, entries)
+        index = open_index(folder, writer=True)
+        try:
+            with progress_bar(err) as step:
+                report = sync(index, folder, config, step)
+                rate_league(index, config.fit, step)
+            done.code = print_sync(report, index, err)
+        finally:
+            index.close()
+    return done.code
+
+
+def _named_source(folder: Path, entries: list[str], name: str) -> str:
+    """The entry of league.toml that `name` is: the entry as written, or a path to its folder
+    (from where the command runs), so that a source whose folder is gone can still leave."""
+    if name in entries:
+        return name
+    wanted = Path(name).resolve()
+    for entry in entries:
+        if source_folder(folder, entry).resolve() == wanted:
+            return entry
+    raise LeagueError(f"{name}: not a source of the league (`league.toml` names {entries})")
 
 
 def read_sources(folder: Path, config: LeagueConfig, err: Console) -> int:
@@ -229,19 +282,21 @@ def run_rate(args: argparse.Namespace, out: Console, err: Console) -> int:
         try:
             with progress_bar(err) as step:
                 report = sync(index, folder, config, step)
-                rated = rate_league(index, settings, step)
+                rated = rate_league(index, settings, step, rating_options(args))
             done.code = print_sync(report, index, err)
             say(
                 err,
                 f"rated {rated.players} versions over {rated.games} games"
                 f" ({rated.resamples} bootstrap resamples, {rated.steps} history steps)",
             )
-            for k, game in enumerate(rated.kinds):
+            for kind in rated.report.kinds:
                 say(
                     err,
-                    f"  {game}: first-move advantage {rated.fit.advantage[k]:+.0f} Elo,"
-                    f" draw margin {rated.fit.draw_elo[k]:.0f} Elo",
+                    f"  {kind.name}: first-move advantage {kind.advantage:+.0f} Elo,"
+                    f" draw margin {kind.draw_margin:.0f} Elo",
                 )
+            for note in rated.report.notes:
+                say(err, f"  {note}")
             show_board(index, out, None, False, 20)
         finally:
             index.close()
@@ -249,11 +304,21 @@ def run_rate(args: argparse.Namespace, out: Console, err: Console) -> int:
 
 
 def show_board(
-    index: LeagueIndex, out: Console, game: str | None, all_versions: bool, top: int
+    index: LeagueIndex,
+    out: Console,
+    game: str | None,
+    all_versions: bool,
+    top: int,
+    form: str = "table",
 ) -> None:
     page = leaderboard(index, game=game, all_versions=all_versions, size=max(1, top))
-    title = f"{page.total} rated {'versions' if all_versions else 'bots'}"
-    out.print(leaderboard_table(page.rows, title))
+    if form == "table":
+        title = f"{page.total} rated {'versions' if all_versions else 'bots'}"
+        out.print(leaderboard_table(page.rows, title))
+    else:  # data for a script: written as is, never wrapped or styled by the console
+        text = rows_csv(page.rows) if form == "csv" else rows_json(page.rows)
+        out.file.write(text)
+        out.file.flush()
 
 
 def run_show(args: argparse.Namespace, out: Console, err: Console) -> int:
@@ -263,7 +328,7 @@ def run_show(args: argparse.Namespace, out: Console, err: Console) -> int:
         try:
             if "rated_at" not in index.meta():
                 raise LeagueError(f"{args.dir}: not rated yet (run `referee league rate`)")
-            show_board(index, out, args.game, args.all_versions, args.top)
+            show_board(index, out, args.game, args.all_versions, args.top, args.format)
             print_refused(index, err)
         finally:
             index.close()
@@ -279,12 +344,17 @@ def run_export(args: argparse.Namespace, out: Console, err: Console) -> int:
         index = open_index(args.dir, writer=False)
         try:
             with progress_bar(err) as step:
-                written = export_league(
+                files = export_league(
                     index, config, args.html, replays=not args.no_replays, progress=step
                 )
         finally:
             index.close()
-        say(out, f"{written} files written to {args.html}; open {args.html / 'index.html'}")
+        say(
+            out,
+            f"{files.count} files in {args.html}: {files.written} written, {files.unchanged}"
+            f" unchanged, {files.removed} of the last export removed;"
+            f" open {args.html / 'index.html'}",
+        )
     return done.code
 
 

@@ -49,6 +49,8 @@ from referee.stats.head_to_head import Tally, summary_fields, summary_lines
 from referee.stats.sprt import parse_sprt, typical_games
 from referee.tournament.config import LoadedConfig
 from referee.tournament.match_setup import MatchSpec, default_directory, player_names
+from referee.tournament.rating import difference_fields, difference_words, rating_difference
+from referee.tournament.store import open_view
 from referee.views.match_live import MatchDisplay
 
 
@@ -315,8 +317,17 @@ def print_summary(
     """The summary in words (on stdout; on stderr when stdout carries JSON) and, with --json,
     as one JSON object on stdout."""
     words = err if args.events or args.json else out
+    view = open_view(loaded.directory)
+    try:
+        rows = view.games()
+    finally:
+        view.close()
+    # The rating model's difference beside the pair figures: the league's for the same games.
+    model = rating_difference(tally.first, tally.second, rows, loaded.config.game)
     for line in summary_lines(tally.stats(), tally):
         words.print(line, markup=False, highlight=False)
+    words.print(difference_words(model, tally.first, tally.second), markup=False, highlight=False)
     words.print(f"match directory: {loaded.directory}", markup=False, highlight=False)
     if args.json:
-        out.out(json.dumps(summary_fields(tally, str(loaded.directory))), highlight=False)
+        fields = summary_fields(tally, str(loaded.directory)) | {"rating": difference_fields(model)}
+        out.out(json.dumps(fields), highlight=False)

@@ -22,8 +22,10 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from protocols import UnknownGame, canonical_name
 from referee.app.config import load_config
 from referee.app.tournament_session import WebView, exit_code, play_tournament
+from referee.arguments import add_rating_options, rating_options
 from referee.commands import EXIT_OK, EXIT_USAGE
 from referee.nofollow import PlantedLink, check_file, write_file
+from referee.printable import printable
 from referee.tournament.audit import NO_CHAIN, GameAudit, audit_game
 from referee.tournament.config import ConfigError, LoadedConfig
 from referee.tournament.events import TournamentFinished
@@ -112,7 +114,7 @@ def register(parser: argparse.ArgumentParser) -> None:
         help="course-csv: the course runner's results CSV (one line per game)",
     )
     results.add_argument("--games", action="store_true", help="list the games (table, csv)")
-    results.add_argument("--anchor", default=None, help="player rated 0 (default: the mean)")
+    add_rating_options(results)
     results.set_defaults(run=run_results)
     verify = sub.add_parser(
         "verify",
@@ -148,11 +150,11 @@ def run_new(args: argparse.Namespace, out: Console, err: Console) -> int:
         err.print(f"referee: cannot give each bot of {args.bots} a folder: {exc}", markup=False)
         return EXIT_USAGE
     for program, target in moved:  # a bot reads all of its folder: one of its own each
-        err.print(f"moved {program} to {target}", markup=False, highlight=False)
+        err.print(printable(f"moved {program} to {target}"), markup=False, highlight=False)
     if moved and (left := sorted(p.name for p in args.bots.iterdir() if p.is_file())):
         err.print(
-            f"left in {args.bots}, where no bot sees them: {', '.join(left)} (move a bot's data "
-            "into its folder)",
+            printable(f"left in {args.bots}, where no bot sees them: {', '.join(left)}")
+            + " (move a bot's data into its folder)",
             markup=False,
             highlight=False,
         )
@@ -165,7 +167,7 @@ def run_new(args: argparse.Namespace, out: Console, err: Console) -> int:
     for line in describe_bots(bots):  # what a folder holds when it is not plain how to run it
         err.print(line, markup=False, highlight=False, soft_wrap=True)
     if unknown:
-        err.print(f"to complete by hand: {', '.join(unknown)}", markup=False)
+        err.print(printable(f"to complete by hand: {', '.join(unknown)}"), markup=False)
     err.print(f"next: referee tournament run {args.output}", markup=False)
     return EXIT_OK
 
@@ -309,7 +311,7 @@ def read_tournament(config: Path, err: Console, read: Callable[[StoreView], T]) 
 
 def run_results(args: argparse.Namespace, out: Console, err: Console) -> int:
     try:
-        report = read_tournament(args.config, err, lambda v: build_report(v, anchor=args.anchor))
+        report = read_tournament(args.config, err, lambda v: build_report(v, rating_options(args)))
     except ValueError as exc:  # an anchor that is not a player
         err.print(f"referee: {exc}", markup=False)
         return EXIT_USAGE

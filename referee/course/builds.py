@@ -8,12 +8,12 @@ What to build is found from the folder (first match wins):
 4. C sources at the top of the folder and no Makefile: `gcc -O2 -o bot *.c -lm`.
 
 A build runs under the course's isolation with the same limits as a bot, but with its own folder
-writable (it must write its program there). In the sandbox it has no user of its own: that user
-could not write into a folder the referee owns, and the sandbox already hides the rest of the
-machine. Without the sandbox, a referee running as root must not run a student's Makefile as
-root: the build then runs as a user of its own, with the folder opened to it for the build and
-everything in it given back to the referee's user afterwards. The content hash of the folder
-after the build says exactly what was built.
+writable (it must write its program there). A referee running as root never runs a student's
+build as root, in the sandbox or not: the sandbox shows the machine's system folders, and a
+build run as uid 0 there reads what only root may (`/etc/shadow`, root's own files). The build
+runs as a user of its own, like a bot, with the folder opened to it for the build and everything
+in it given back to the referee's user afterwards. The content hash of the folder after the
+build says exactly what was built.
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ import os
 import re
 import shlex
 import tomllib
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from pathlib import Path
 
 import trio
@@ -84,12 +84,8 @@ def _text(path: Path) -> str:
 
 
 def build_isolation(level: str) -> Isolation:
-    """The course's isolation for builds: the folder writable; in the sandbox, no user of its
-    own (see above)."""
-    chosen = choose(IsolationSettings(level=level, writable_dir=True))
-    if Feature.SANDBOX in chosen.features:
-        return replace(chosen, features=chosen.features - {Feature.USERS})
-    return chosen
+    """The course's isolation for builds: the level's, with the folder writable (see above)."""
+    return choose(IsolationSettings(level=level, writable_dir=True))
 
 
 def _open_to_others(folder: Path) -> None:

@@ -19,14 +19,18 @@ import trio
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from referee.course.builds import build, build_isolation, content_hash
-from referee.course.scheme import BASELINE_PREFIX, Course, toml_string
+from referee.course.scheme import BASELINE_PREFIX, COURSE_FILE, Course, CourseError
 from referee.course.unpack import UnpackError, is_entry, normalise_modes, student_id, unpack
 from referee.isolation import Isolation, Limits
 from referee.nofollow import make_folder, write_file
+from referee.printable import printable
+from referee.tournament.bot_folders import command_problem
 from referee.tournament.config import COLLECTED_MARK
 from referee.tournament.layouts import guess_command
+from referee.tournament.toml_lines import toml_string
 
 COLLECTED_FILE = "collected.json"
+COURSE_LEVELS = 3  # how far above its tournament config a course's file is looked for
 STUDENTS_DIR = "students"  # in the work folder: one folder per student
 MB = 1 << 20
 
@@ -123,6 +127,8 @@ async def collect_one(
     guess = guess_command(folder)
     if guess.command is None:
         return base.model_copy(update={"problem": f"no way to run it: {guess.note}"})
+    if refusal := command_problem(guess.command, folder):
+        return base.model_copy(update={"problem": refusal})
     return base.model_copy(
         update={"status": "ready", "command": guess.command, "content_hash": content_hash(folder)}
     )
@@ -152,7 +158,7 @@ async def collect(
     async def one(sid: str, entry: Path) -> None:
         old = previous.get(sid)
         if old is not None and old.stamp == entry_stamp(entry) and old.path(work).is_dir():
-            result = old
+            result = recheck(old, work)
         else:
             async with limiter:
                 result = await collect_one(sid, entry, course, isolation, Limits())
@@ -166,6 +172,17 @@ async def collect(
             nursery.start_soon(one, sid, entry)
     write_tournament_config(course, list(found.values()))
     return found
+
+
+def recheck(old: Submission, work: Path) -> Submission:
+    """A student's earlier result, kept for an entry that has not changed, with its command
+    checked again (one collected before commands were checked may name what it may not)."""
+    if not old.ready or old.command is None:
+        return old
+    refusal = command_problem(old.command, old.path(work))
+    return (
+        old if refusal is None else old.model_copy(update={"status": "failed", "problem": refusal})
+    )
 
 
 def tournament_text(course: Course, submissions: list[Submission]) -> str:
@@ -203,7 +220,8 @@ def tournament_text(course: Course, submissions: list[Submission]) -> str:
                 f"cwd = {toml_string(relative_folder(s, course.work))}",
             ]
         else:
-            lines.append(f"\n# {s.student}: not ready: {' '.join((s.problem or '').split())}")
+            problem = printable(" ".join((s.problem or "").split()))
+            lines.append(f"\n# {s.student}: not ready: {problem}")
     return "\n".join(lines) + "\n"
 
 
@@ -216,3 +234,20 @@ def write_tournament_config(course: Course, submissions: list[Submission]) -> Pa
     path = course.tournament_config
     write_file(path, tournament_text(course, submissions))
     return path
+
+
+def course_places(config: Path) -> list[Path]:
+    """The course whose tournament config (written by collect) is `config`: its folder, its
+    file and grading scheme, its submissions and its work folder (where the students' folders,
+    the tournament, the grades and the feedback pages are), for a tournament run to hide from
+    every bot; none if no course file above `config` names it as its own."""
+    config = config.resolve()
+    for folder in list(config.parents)[:COURSE_LEVELS]:
+        try:
+            course = Course(folder / COURSE_FILE)
+        except CourseError:
+            continue
+        if course.tournament_config.resolve() == config:
+            places = [course.path, course.scheme_path, course.submissions, course.work]
+            return [folder, *(place.resolve() for place in places)]
+    return []

@@ -19,7 +19,7 @@ from referee.match.settings import TimeSettings
 from referee.nofollow import make_folder, write_file
 from referee.players import BUILTIN_BOTS, as_builtin, builtin_refusal, builtins_playing
 from referee.tournament.config import field_name, validation_message
-from referee.tournament.toml_lines import align_comments, locate
+from referee.tournament.toml_lines import align_comments, locate, toml_string
 
 COURSE_FILE = "course.toml"
 SCHEME_FILE = "grading.toml"
@@ -266,11 +266,6 @@ grade = "F"
 def _or_list(names: list[str]) -> str:
     """`a, b or c`."""
     return f"{', '.join(names[:-1])} or {names[-1]}" if len(names) > 1 else "".join(names)
-
-
-def toml_string(text: str) -> str:
-    escaped = text.replace("\\", "\\\\").replace('"', '\\"')
-    return f'"{escaped}"'
 
 
 def write_skeleton(folder: Path, name: str, game: str) -> list[Path]:

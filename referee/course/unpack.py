@@ -19,7 +19,9 @@ from pathlib import Path, PurePosixPath
 
 import trio
 
-ARCHIVE_SUFFIXES = (".tar.gz", ".tgz", ".tar", ".zip")
+from referee.tournament.bot_folders import OUTPUT_FOLDERS
+from referee.tournament.layouts import ARCHIVE_SUFFIXES
+
 REPO_FILE = "repo.txt"
 GIT_TIMEOUT = 120.0
 
@@ -40,7 +42,11 @@ def student_id(entry: Path) -> str:
 
 
 def is_entry(path: Path) -> bool:
+    """Whether `path`, in the submissions folder, is a student's submission: not a hidden file,
+    nor the records a referee run there wrote (`referee play` from that folder)."""
     if path.name.startswith((".", "_")):
+        return False
+    if path.name in OUTPUT_FOLDERS and path.is_dir():
         return False
     return path.is_dir() or path.name.lower().endswith(ARCHIVE_SUFFIXES)
 

@@ -50,6 +50,7 @@ from referee.isolation.interpreters import (
 from referee.isolation.launch import options_of
 from referee.isolation.levels import BASIC_ISOLATION, HELPER, Feature, Isolation, level_name
 from referee.isolation.limits import MB, Limits
+from referee.isolation.places import Places, hidden_from
 from referee.isolation.ponder import DEFAULT_FREEZE_GRACE, PonderWatch
 from referee.isolation.sandbox import PRIVATE_PLACES, PROC_MASKED, View, sandbox_argv, views_own
 from referee.isolation.scratch import (
@@ -171,6 +172,16 @@ def own_directories(argv: Sequence[str], cwd: Path, executable: Path) -> list[Pa
     return _unique([*prefixes, *named_directories(argv, cwd)])
 
 
+def interpreter_folders(argv: Sequence[str], executable: Path) -> list[Path]:
+    """The folders of the program a bot's command starts when that is an interpreter or a tool
+    of the machine (found on the PATH, or given by its absolute path: `python3`, `/usr/bin/java`),
+    not a file of the bot's own (`./bot`): every bot may read them, whatever another names."""
+    if not argv or ("/" in argv[0] and not os.path.isabs(argv[0])):
+        return []
+    prefixes = [_prefix(executable), _prefix(executable.resolve())]
+    return [path for path in _unique(prefixes) if len(path.parts) > 1]
+
+
 def named_files(argv: Sequence[str], cwd: Path) -> list[Path]:
     """The files a command line names: a script, a jar, a program started by a relative path
     (`./bot`). A program given by its absolute path is an interpreter (`/usr/bin/python3`),
@@ -194,16 +205,44 @@ def player_directories(command: str, cwd: Path | None) -> list[Path]:
     return _unique([workdir, *named])
 
 
-def player_places(command: str, cwd: Path | None) -> list[Path]:
-    """All of a player that a sandboxed opponent must not see: its own directories and the
-    files its command names. Two bots may share a folder (programs side by side, `referee
-    play` run where both are): the other's program is hidden there, file by file."""
+def player_places(command: str, cwd: Path | None) -> Places:
+    """A player's places (`places.Places`: its folder, its program, what else its command
+    names), which the sandbox keeps from the other bots of its run."""
     workdir = (cwd or Path.cwd()).absolute()
     try:
-        argv, _ = without_env(shlex.split(command))
+        argv, assigned = without_env(shlex.split(command))
     except ValueError:
-        return [workdir]
-    return _unique([*player_directories(command, cwd), *named_files(argv, workdir)])
+        return Places(workdir.resolve(), workdir.resolve())
+    return places_of(argv, workdir, assigned_directories(assigned, workdir))
+
+
+def places_of(argv: Sequence[str], cwd: Path, extra: Sequence[Path] = ()) -> Places:
+    """The places of a bot started as `argv` in `cwd`; `extra`: the folders its command names
+    outside `argv` (an `env` wrapper's assignments). Its program is what `argv[0]` names by a
+    relative path (`./bot`), else the first path its words name, else it has none but its
+    folder (`python3 -m bot`)."""
+    folder = cwd.resolve()
+    program_folder, program_file = folder, None
+    if argv and "/" in argv[0] and not os.path.isabs(argv[0]):
+        program_file = (cwd / argv[0]).resolve()
+        program_folder = program_file.parent
+    else:
+        words = [part for token in argv[1:] for part in token.split(os.pathsep)]
+        for path in [*(cwd / w for w in words if w not in ("", ".", "/")), *extra]:
+            kind = _kind(path)
+            if kind is None or views_own(path.absolute()):
+                continue  # names nothing, or what the view has of its own (/dev/null)
+            if kind == "folder":
+                program_folder = path.resolve()
+            else:
+                program_file = path.resolve() if kind == "file" else None
+                program_folder = path.resolve().parent
+            break
+    own = {folder, program_folder, program_file}
+    named = [*named_directories(argv, cwd), *extra, *named_files(argv, cwd)]
+    return Places(
+        folder, program_folder, program_file, tuple(p for p in _unique(named) if p not in own)
+    )
 
 
 def _unique(paths: Sequence[Path]) -> list[Path]:
@@ -514,14 +553,20 @@ class Confinement:
             if self.isolation.namespaces_of_its_own:  # as the sandbox would give them
                 spec.update(self._namespaces(argv, cwd, executable, named))
             return [str(fd), *options_of(spec), *argv]
-        # Its own program is never hidden from it, even where another bot's command names it.
-        own_files = {executable.resolve(), *named_files(argv, cwd)}
+        # What its opponents' commands name hides nothing it needs to run (its program, its
+        # folder, its interpreter's), and what it names itself shows nothing hidden from it.
+        interpreter = interpreter_folders(argv, executable)
+        public = _unique(
+            [*public_directories(self.isolation.settings.environment == "caller"), *interpreter]
+        )
+        own = places_of(argv, cwd, named)
+        needs = [*own_directories(argv, cwd, executable), *named]
         view = View(
             cwd=cwd,
             writable=self.isolation.settings.writable_dir,
-            own=_unique([*own_directories(argv, cwd, executable), *named]),
-            public=public_directories(self.isolation.settings.environment == "caller"),
-            hidden=[path for path in hide if path not in own_files],
+            own=[path for path in _unique(needs) if path not in interpreter],
+            public=public,
+            hidden=[*hide, *hidden_from(own, self.isolation.players, public)],
             launcher=launcher_directories(),
             private=self.scratch,
             tmp_mb=self.limits.tmp_mb,

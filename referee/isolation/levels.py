@@ -37,6 +37,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 from referee.isolation import native, syscall_filter
 from referee.isolation.bot_users import DEFAULT_UID_BASE, DEFAULT_UID_COUNT, range_problem
 from referee.isolation.cgroups import CgroupDriver, find_driver, probe, sweep_stale
+from referee.isolation.places import Places
 from referee.isolation.sandbox import find_bwrap, find_native
 
 
@@ -205,6 +206,10 @@ class Isolation:
     sandbox_program: str | None = None  # HELPER or BUBBLEWRAP, with the sandbox
     # Folders no bot of the run may see (the run's records, a tournament's folder and store).
     hidden: tuple[Path, ...] = ()
+    # The places of the run's players: each bot sees none of the others' (`places.py`).
+    players: tuple[Places, ...] = ()
+    # What a bot of the run should know of its view beyond the level (said with the level).
+    notes: tuple[str, ...] = ()
 
     @property
     def allow_root(self) -> bool:
@@ -215,6 +220,14 @@ class Isolation:
         """The same isolation, hiding `folders` (absolute, links resolved) from every bot too."""
         added = tuple(f.resolve() for f in folders if f.resolve() not in self.hidden)
         return replace(self, hidden=self.hidden + added)
+
+    def among(self, *players: Places) -> Isolation:
+        """The same isolation, keeping every bot from these players' places too."""
+        added = tuple(p for p in players if p not in self.players)
+        return replace(self, players=self.players + added)
+
+    def noting(self, *notes: str) -> Isolation:
+        return replace(self, notes=self.notes + tuple(n for n in notes if n not in self.notes))
 
     @property
     def name(self) -> str:
@@ -246,7 +259,8 @@ def describe(isolation: Isolation) -> str:
         how.append("network allowed")
     line = f"isolation: {isolation.name} ({'; '.join(how)})"
     warning = root_warning(isolation)
-    return f"{warning} {line}" if warning else line
+    line = f"{warning} {line}" if warning else line
+    return "\n".join([line, *(f"note: {note}" for note in isolation.notes)])
 
 
 def ran_as_root_warning(

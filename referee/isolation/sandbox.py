@@ -260,19 +260,30 @@ def _binds_and_hides(view: View, mounts: Mounts) -> list[str]:
     """Bind what the bot needs and hide what it must not see, shallowest path first, so a
     folder hidden inside a bound one (the records inside the bot's own directory) is hidden
     after the bind, and one bound inside a hidden one (a bot's folder inside a tournament's) is
-    bound after the hide. For one path, the bot's own need wins over hiding, and hiding over what
-    every bot may read (an opponent may name a public folder as its own: the tables' cache)."""
+    bound after the hide.
+
+    Hidden wins over what its command names (`own`), at that path and below it, whatever the
+    order of the command's words: a command naming another bot's folder, a file in it or the
+    run's store is shown none of them. Only its working folder and the launcher are bound
+    wherever they lie, and what every bot may read (`public`: the referee's Python, its
+    interpreter's folders) inside a hidden folder (for one path, hiding wins over it: an
+    opponent may name a public folder as its own, the tables' cache)."""
     kinds: dict[Path, str] = {}
     for kind, paths in (
         ("public", view.public),
-        ("hide", view.hidden),
         ("own", view.own),
+        ("hide", view.hidden),
         ("cwd", [view.cwd]),
         ("launcher", view.launcher),
     ):
         for path in paths:
             if path != Path("/") and not views_own(path):
                 kinds[path] = kind  # later kinds win
+    decided = [path for path, kind in kinds.items() if kind != "own"]
+    for path in [path for path, kind in kinds.items() if kind == "own"]:
+        above = _deepest(path, decided)
+        if above is not None and kinds[Path(above)] == "hide":
+            del kinds[path]  # it lies in a hidden place: it stays hidden
     argv: list[str] = []
     for path in sorted(kinds, key=lambda p: (len(p.parts), str(p))):
         kind = kinds[path]

@@ -1,9 +1,9 @@
 """Leagues: one rating over the games of many tournaments and matches (`referee league`).
 
 `config` reads and writes a league's `league.toml`; `index` is its SQLite index of games, bots,
-versions and ratings; `discovery` reads the sources into it incrementally; `rating` fits every
-game with bootstrap intervals (the pure numbers of `referee.stats.elo_fit` and `elo_intervals`);
-`queries` reads pages of rows for the dashboard.
+versions and ratings; `discovery` reads the sources into it incrementally; `rating` rates every
+game by the project's one rating model (`referee.stats.rating`); `queries` reads pages of rows
+for the dashboard.
 """
 
 import os

@@ -11,7 +11,8 @@ folders it gathers, and how it rates them.
     seed = 1            # of the resampling, so that a rating run can be repeated
     history = "source"  # rating over time: "source" (after each folder), "week", "month", "none"
 
-Relative source paths are from the league's folder. The file is rewritten whole (a temporary
+Relative source paths are from the league's folder. `league add` and `league remove` edit the
+file in place (tomlkit keeps its comments, order and layout) and write it whole (a temporary
 file renamed over it), so a crash leaves the old file or the new one, never half of one. A file
 that is not such a config is refused with a `LeagueError` naming it, the line and the field.
 """
@@ -24,6 +25,7 @@ import tomllib
 from pathlib import Path
 from typing import Literal
 
+import tomlkit
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from referee.nofollow import write_file
@@ -45,8 +47,10 @@ class _Model(BaseModel):
 
 
 class FitSettings(_Model):
-    prior_sd: float = Field(500.0, gt=0, le=100000, description="Elo")
-    bootstrap: int = Field(100, ge=0, le=10000)
+    # The rating model's (docs/ratings.md): the prior only where the likelihood has no finite
+    # maximum, Laplace intervals unless resamples are asked for.
+    prior_sd: float = Field(1000.0, gt=0, le=100000, description="Elo")
+    bootstrap: int = Field(0, ge=0, le=10000)
     level: float = Field(0.95, gt=0, lt=1)
     seed: int = 1
     history: History = "source"
@@ -64,13 +68,23 @@ def config_path(folder: Path) -> Path:
 
 def load_league(folder: Path) -> LeagueConfig:
     """Read and validate `folder`/league.toml."""
+    return _validate(config_path(folder), _read(folder))
+
+
+def _read(folder: Path) -> str:
     path = config_path(folder)
     if not path.is_file():
         raise LeagueError(f"{folder}: not a league (no {CONFIG_NAME}; see `referee league new`)")
     try:
-        text = path.read_text(encoding="utf-8")
+        return path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise LeagueError(f"{path}: cannot read the league's config: {exc}") from None
+
+
+def _validate(path: Path, text: str) -> LeagueConfig:
+    try:
         raw = tomllib.loads(text)
-    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
+    except tomllib.TOMLDecodeError as exc:
         raise LeagueError(f"{path}: cannot read the league's config: {exc}") from None
     try:
         return LeagueConfig.model_validate(raw)
@@ -105,6 +119,25 @@ def render(config: LeagueConfig) -> str:
 def save_league(folder: Path, config: LeagueConfig) -> None:
     """Write the config whole: a temporary file, synced, renamed over the old one."""
     write_file(config_path(folder), render(config), sync=True)  # never through a planted link
+
+
+def edit_sources(folder: Path, sources: list[str]) -> LeagueConfig:
+    """Set the config's `sources` to these, editing the file in place: the people who keep a
+    league write comments in it (why a week is left out, why so few resamples), and a rewrite
+    from the model would drop them. Only the array changes; the rest of the file is kept as it
+    is, byte for byte."""
+    path = config_path(folder)
+    text = _read(folder)
+    _validate(path, text)  # a file that does not hold is named, not edited
+    document = tomlkit.parse(text)
+    entries = tomlkit.array()
+    entries.extend(sources)
+    entries.multiline(True)
+    document["sources"] = entries  # a new key goes before the first table, where it belongs
+    edited = tomlkit.dumps(document)
+    config = _validate(path, edited)
+    write_file(path, edited, sync=True)  # never through a planted link
+    return config
 
 
 def source_folder(folder: Path, source: str) -> Path:

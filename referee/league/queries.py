@@ -6,12 +6,15 @@ thousand games as with a hundred.
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 from typing import Any
 
 from referee.league.index import HistoryRow, KindRow, LeagueIndex
+from referee.stats.elo import signed_elo
 
 PAGE_SIZE = 50
+COUNT_LIMIT = 10_000  # a filtered list of games says "more than" past this
 MAX_CROSSTABLE = 64
 
 # Every version with its bot, its number among the bot's versions (by first game) and how many
@@ -47,15 +50,29 @@ class VersionRow:
     games: int
     points: float
     los_next: float | None
+    flags: str  # the rating model's, spaced: unbeaten, winless, unbounded, provisional
 
     @property
     def label(self) -> str:
         return self.name if self.versions == 1 else f"{self.name} v{self.number}"
 
+    @property
+    def interval(self) -> str:
+        """The interval in words: `low .. high`, or the one bound an unbeaten (`>= low`) or a
+        winless (`<= high`) version has; empty without one."""
+        if self.low is not None and self.high is not None:
+            return f"{signed_elo(self.low, 0)} .. {signed_elo(self.high, 0)}"
+        if self.low is not None:
+            return f">= {signed_elo(self.low, 0)}"
+        if self.high is not None:
+            return f"<= {signed_elo(self.high, 0)}"
+        return ""
+
 
 _VERSION_COLUMNS = (
     "v.id, v.bot, v.name, v.game, v.number, v.versions, v.content_hash, v.command, v.first_seen,"
-    " r.rank, r.rating, r.low, r.high, COALESCE(r.games, 0), COALESCE(r.points, 0), r.los_next"
+    " r.rank, r.rating, r.low, r.high, COALESCE(r.games, 0), COALESCE(r.points, 0), r.los_next,"
+    " COALESCE(r.flags, '')"
 )
 
 
@@ -116,7 +133,8 @@ def leaderboard(
         _VERSIONS
         + f"SELECT {_VERSION_COLUMNS}"
         + body
-        + " ORDER BY v.game, r.rank LIMIT ? OFFSET ?",
+        # Ranked rows first, then those the model does not rank (provisional, unbounded).
+        + " ORDER BY v.game, r.component, r.rank IS NULL, r.rank, r.rating DESC LIMIT ? OFFSET ?",
         [*args, size, (page - 1) * size],
     ).fetchall()
     return Page([VersionRow(*row) for row in rows], total, page, size)
@@ -149,7 +167,15 @@ def history(index: LeagueIndex, bot: int) -> list[HistoryRow]:
         " ORDER BY step, history.version",
         (bot,),
     ).fetchall()
-    return [HistoryRow(*row) for row in rows]
+    # A step after a source is named as league.toml names it, relative to the league: the
+    # index keeps the absolute path, which is the server's business, not the page's.
+    league = index.path.parent.resolve()
+    sources = {path for (path,) in index.db.execute("SELECT path FROM sources")}
+    return [
+        HistoryRow(version, step, os.path.relpath(period, league) if period in sources else period,
+                   rating, games)
+        for version, step, period, rating, games in rows
+    ]  # fmt: skip
 
 
 @dataclass(frozen=True, slots=True)
@@ -210,7 +236,14 @@ class GameFilter:
     reason: str | None = None
     fault: bool = False  # only games the bot (or anyone) lost by a fault
 
-    def query(self) -> tuple[str, list[Any]]:
+    @property
+    def sided(self) -> bool:
+        """Whether the games are a bot's, found by the side it played (`query(side)`)."""
+        return self.version is not None or self.bot is not None
+
+    def query(self, side: str | None = None) -> tuple[str, list[Any]]:
+        """The SQL condition on `games g` and its arguments; with `side` (blue, orange), only
+        the games the bot played on that side."""
         where: list[str] = []
         args: list[Any] = []
         if self.version is not None:
@@ -219,7 +252,9 @@ class GameFilter:
             mine, args = "(SELECT id FROM versions WHERE bot = ?)", [self.bot]
         else:
             mine = ""
-        if mine:
+        if mine and side in ("blue", "orange"):
+            where.append(f"g.{side} IN {mine}")
+        elif mine:
             where.append(f"(g.blue IN {mine} OR g.orange IN {mine})")
             args = args * 2
         if self.game:
@@ -273,32 +308,138 @@ class GameListRow:
     source_name: str
 
 
-def games(index: LeagueIndex, chosen: GameFilter, page: int = 1, size: int = PAGE_SIZE) -> Page:
-    """One page of the games that `chosen` lets through, the latest first."""
+@dataclass(frozen=True, slots=True)
+class At:
+    """Where a page of games is. `after`/`before` are keys (`page_key`) of games: the page
+    holds the games just older, or just newer, than that one; `oldest` the oldest page; none
+    of them the newest. `number` counts pages from the newest where that is known (an export
+    walks them in order); a server's pages link by key alone."""
+
+    number: int = 1
+    after: str | None = None
+    before: str | None = None
+    oldest: bool = False
+
+
+@dataclass(frozen=True)
+class GamePage:
+    rows: list[GameListRow]
+    total: int  # games the filter lets through (COUNT_LIMIT + 1: more than COUNT_LIMIT)
+    at: At
+    newer: At | None  # the page before, if there are newer games
+    older: At | None  # the page after, if there are older games
+    size: int = PAGE_SIZE
+
+    @property
+    def pages(self) -> int:
+        return max(1, -(-self.total // self.size))
+
+
+# Every list of games is in the order of this key, latest first: unique, so that a page can
+# start exactly where the one before it ended, and led by an index for each filter
+# (index.py's _INDEXES).
+_KEY = "(g.finished_at, g.source, g.number)"
+
+
+def page_key(finished_at: str, source: int, number: int) -> str:
+    """A game's place in the lists, as a link carries it."""
+    return f"{finished_at}~{source}~{number}"
+
+
+def parse_page_key(text: str) -> tuple[str, int, int]:
+    """The parts of `page_key`; ValueError for anything else."""
+    finished_at, source, number = text.rsplit("~", 2)
+    if not (source.isdigit() and number.isdigit()) or len(finished_at) > 64:
+        raise ValueError(f"not a game's key: {text!r}")
+    return finished_at, int(source), int(number)
+
+
+def count_games(index: LeagueIndex, chosen: GameFilter) -> int:
+    """How many games the filter lets through; a filtered list is counted up to COUNT_LIMIT + 1
+    only: a count reads every row it counts (half a million of one game's: 200 ms), a page
+    only its own rows."""
     condition, args = chosen.query()
-    (total,) = index.db.execute(f"SELECT COUNT(*) FROM games g WHERE {condition}", args).fetchone()
-    # A page past the middle is counted from the other end: SQL skips rows one by one.
-    offset, limit, way = (page - 1) * size, size, "DESC"
-    if offset > total // 2:
-        end = total - offset  # rows of this page and after it, counted from the oldest
-        offset, limit, way = max(0, end - size), min(size, max(0, end)), "ASC"
-    rows = index.db.execute(
+    if condition == "1 = 1":  # the whole table, by its smallest index: 20 ms a million
+        (total,) = index.db.execute("SELECT COUNT(*) FROM games").fetchone()
+    else:
+        (total,) = index.db.execute(
+            f"SELECT COUNT(*) FROM (SELECT 1 FROM games g WHERE {condition} LIMIT ?)",
+            [*args, COUNT_LIMIT + 1],
+        ).fetchone()
+    return int(total)
+
+
+def games(index: LeagueIndex, chosen: GameFilter, at: At = At(), size: int = PAGE_SIZE) -> GamePage:
+    """One page of the games that `chosen` lets through, the latest first, from `at`."""
+    condition, args = chosen.query()
+    total = count_games(index, chosen)
+    bound: list[Any] = []
+    step, way = "", "DESC"  # walking towards older games
+    if at.after is not None:
+        bound = list(parse_page_key(at.after))
+        step = f" AND {_KEY} < (?, ?, ?)"
+    elif at.before is not None:
+        bound = list(parse_page_key(at.before))
+        step, way = f" AND {_KEY} > (?, ?, ?)", "ASC"
+    elif at.oldest:
+        way = "ASC"
+    order = f"ORDER BY g.finished_at {way}, g.source {way}, g.number {way}"
+    # One row more than the page tells whether the walk goes on past it.
+    if chosen.sided:
+        # A bot's games: those it played blue and those it played orange, each taken in its
+        # own index's order and merged (an OR of the two sorts every game of the bot first).
+        parts, values = [], []
+        for side in ("blue", "orange"):
+            where, these = chosen.query(side)
+            parts.append(
+                f"SELECT * FROM (SELECT * FROM games g WHERE {where}{step} {order} LIMIT ?)"
+            )
+            values += [*these, *bound, size + 1]
+        inner = f"SELECT * FROM ({' UNION '.join(parts)}) g {order} LIMIT ?"
+        values.append(size + 1)
+    else:
+        inner = f"SELECT * FROM games g WHERE {condition}{step} {order} LIMIT ?"
+        values = [*args, *bound, size + 1]
+    found = index.db.execute(
         _VERSIONS
         + f"""
         SELECT s.position, g.number, g.game,
                b.name || CASE WHEN b.versions > 1 THEN ' v' || b.number ELSE '' END,
                o.name || CASE WHEN o.versions > 1 THEN ' v' || o.number ELSE '' END,
                b.bot, o.bot, g.result, g.reason, g.fault, g.plies, g.record, g.finished_at,
-               s.name
-        FROM (SELECT * FROM games g WHERE {condition}
-              ORDER BY g.finished_at {way}, g.number {way} LIMIT ? OFFSET ?) g
+               s.name, g.source
+        FROM ({inner}) g
         JOIN sources s ON s.id = g.source
         JOIN v b ON b.id = g.blue JOIN v o ON o.id = g.orange
-        ORDER BY g.finished_at DESC, g.number DESC
+        {order}
         """,
-        [*args, limit, offset],
+        values,
     ).fetchall()
-    return Page([GameListRow(*row) for row in rows], total, page, size)
+    more, found = len(found) > size, found[:size]
+    if way == "ASC":
+        found.reverse()
+    rows = [GameListRow(*row[:-1]) for row in found]
+    keys = [page_key(row[12], row[-1], row[1]) for row in found]
+    if not keys:
+        return GamePage(rows, total, at, None, None, size)
+    if way == "DESC":
+        has_older, has_newer = more, _beyond(index, condition, args, keys[0], ">")
+    else:
+        has_newer, has_older = more, _beyond(index, condition, args, keys[-1], "<")
+    number = at.number if not at.oldest else max(1, -(-total // size))
+    newer = At(number - 1, before=keys[0]) if has_newer else None
+    older = At(number + 1, after=keys[-1]) if has_older else None
+    return GamePage(rows, total, At(number, at.after, at.before, at.oldest), newer, older, size)
+
+
+def _beyond(index: LeagueIndex, condition: str, args: list[Any], key: str, way: str) -> bool:
+    """Whether a game the filter lets through lies past `key` (`>`: newer, `<`: older): one
+    step in the key's index."""
+    found = index.db.execute(
+        f"SELECT 1 FROM games g WHERE {condition} AND {_KEY} {way} (?, ?, ?) LIMIT 1",
+        [*args, *parse_page_key(key)],
+    ).fetchone()
+    return found is not None
 
 
 def reasons(index: LeagueIndex) -> list[str]:

@@ -16,7 +16,7 @@ from referee.isolation.confinement import player_places
 from referee.isolation.levels import Isolation
 from referee.match.exchange import BotFault, PlayerEvents
 from referee.match.settings import MatchSettings
-from referee.players import PlayerSpec, player_cwd
+from referee.players import PlayerSpec, is_builtin, player_cwd
 
 
 class Player(Protocol):
@@ -94,8 +94,9 @@ def open_bot_player(
         exit_grace=settings.exit_grace,
         events=events,
         limits=player.limits or settings.limits,
-        isolation=isolation,
+        isolation=isolation
+        if is_builtin(opponent.command)
+        else isolation.among(player_places(opponent.command, player_cwd(opponent))),
         freeze=settings.freeze,
         freeze_grace=settings.freeze_grace,
-        hide=player_places(opponent.command, player_cwd(opponent)),
     )

@@ -5,9 +5,9 @@ counts and results, no I/O, and nothing imported from the tournaments, the match
 likelihood of a score distribution under a constraint (the ground of everything else),
 `estimate` gives a match's score, Elo interval, normalised Elo and LOS, `sprt` the sequential
 test and how many games it needs, `match` puts them together and `head_to_head` keeps them for
-`referee match`. `ratings` fits a tournament's Elo ratings (Bradley-Terry with draws, solved with
-`linalg`); `elo_fit` and `elo_intervals` fit a league's games with numpy and scipy. `rating` is
-the one rating model meant for all of them (docs/ratings.md), with its parts in `rating_*`:
-input, graph (components and groups), fit, estimate, laplace, bounds, bootstrap and report.
+`referee match`. `rating` is the one rating model of tournaments, matches and leagues
+(docs/ratings.md), with its parts in `rating_*`: input, terms (the likelihood per cell), graph
+(components and groups), fit, estimate, laplace, bounds, bootstrap, report, and table (the
+report as the pydantic table every caller prints, stores or writes).
 Only these modules import numpy and scipy, so the rest loads without them.
 """

@@ -2,7 +2,7 @@
 
 `rate(data, options)` takes results counted by (first mover, second mover, kind, outcome)
 (`RatingInput`) and returns a `RatingReport`. The model is BayesElo's Bradley-Terry with a draw
-margin and a first-move advantage per kind (`elo_fit`'s docstring has the formulas), fitted by
+margin and a first-move advantage per kind (`rating_terms`'s docstring has the formulas), fitted by
 maximum likelihood; docs/ratings.md says what each number means. The steps:
 
 1. the components and groups of the played graph, and which kinds the games pin
@@ -23,7 +23,6 @@ from typing import Literal
 import numpy as np
 
 from referee.stats.elo import normal_quantile, phi
-from referee.stats.elo_fit import Floats
 from referee.stats.rating_bootstrap import interval as bootstrap_interval
 from referee.stats.rating_bootstrap import samples as bootstrap_samples
 from referee.stats.rating_bounds import group_bound
@@ -52,6 +51,7 @@ from referee.stats.rating_report import (
     RatingOptions,
     RatingReport,
 )
+from referee.stats.rating_terms import Floats
 
 __all__ = ["Anchor", "RatingInput", "RatingOptions", "RatingReport", "rate"]
 

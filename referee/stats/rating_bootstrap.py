@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from referee.stats.elo_fit import Floats
 from referee.stats.rating_fit import Setup, fit
+from referee.stats.rating_terms import Floats
 
 
 def samples(setup: Setup, theta: Floats, resamples: int, seed: int, prior_sd: float) -> Floats:

@@ -17,8 +17,8 @@ import math
 import numpy as np
 from scipy.optimize import brentq, minimize_scalar
 
-from referee.stats.elo_fit import SCALE, Floats, cell_terms
 from referee.stats.rating_input import Cells, Mask
+from referee.stats.rating_terms import SCALE, Floats, cell_terms
 
 _FAR = 1e5  # Elo: further than any finite answer
 

@@ -19,10 +19,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from referee.stats.elo_fit import Floats, Ints
 from referee.stats.rating_fit import Factor, Setup, fit
 from referee.stats.rating_graph import FINITE, KindTests, Structure
 from referee.stats.rating_input import Cells, Mask
+from referee.stats.rating_terms import Floats, Ints
 
 
 @dataclass(frozen=True)

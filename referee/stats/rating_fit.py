@@ -3,7 +3,7 @@ that pays, and the factorisation it ends with kept for the intervals.
 
 The parameters are theta = (ratings r, advantages a per kind, draw margins d per kind), all in
 Elo. A cell (f, s, k) has x = r_f - r_s + a_k (+ a fixed offset, used to place whole groups)
-and the probabilities of `elo_fit` (BayesElo's model). Minus its log-likelihood is convex in
+and the probabilities of `rating_terms` (BayesElo's model). Minus its log-likelihood is convex in
 (x, d) (the logistic density is log-concave, so is the mass it puts between x - d and x + d),
 hence in theta: Newton's steps, shortened until they go down, reach the minimum from anywhere.
 Which parameters are fitted (`free`) and which carry a normal prior (`prior`: a precision per
@@ -27,8 +27,8 @@ import scipy.linalg as la
 import scipy.sparse as sp
 import scipy.sparse.linalg as spla
 
-from referee.stats.elo_fit import SCALE, CellTerms, Floats, Ints, cell_terms
 from referee.stats.rating_input import Cells, Mask
+from referee.stats.rating_terms import SCALE, CellTerms, Floats, Ints, cell_terms
 
 DENSE_LIMIT = 4096  # fitted parameters: a dense Hessian of 128 MiB at most
 _MAX_STEPS = 200

@@ -30,8 +30,8 @@ import numpy as np
 import scipy.sparse as sp
 from scipy.sparse.csgraph import breadth_first_order, connected_components
 
-from referee.stats.elo_fit import Ints
 from referee.stats.rating_input import Cells, Mask
+from referee.stats.rating_terms import Ints
 
 FINITE, ABOVE, BELOW, UNBOUNDED = 0, 1, 2, 3  # a player's place against its component's core
 

@@ -15,7 +15,7 @@ from typing import Literal
 import numpy as np
 import numpy.typing as npt
 
-from referee.stats.elo_fit import DRAW, FIRST_WINS, SECOND_WINS, Floats, Ints
+from referee.stats.rating_terms import DRAW, FIRST_WINS, SECOND_WINS, Floats, Ints
 
 Outcome = Literal["first", "draw", "second"]  # who won: the first mover, nobody, the second mover
 OUTCOME_COLUMN: dict[str, int] = {"first": FIRST_WINS, "draw": DRAW, "second": SECOND_WINS}
@@ -77,7 +77,7 @@ class RatingInput:
     ) -> None:
         """Many games at once: `table` has rows (first, second, kind, outcome column, count),
         the first three indexing `players` and `kinds`, the outcome FIRST_WINS, DRAW or
-        SECOND_WINS (as `elo_fit` numbers them)."""
+        SECOND_WINS (as `rating_terms` numbers them)."""
         table = np.asarray(table, dtype=np.int64).reshape(-1, 5)
         if len(table) and (
             (table[:, 0] == table[:, 1]).any()

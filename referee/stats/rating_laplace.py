@@ -17,8 +17,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from referee.stats.elo_fit import Floats, Ints
 from referee.stats.rating_fit import Factor
+from referee.stats.rating_terms import Floats, Ints
 
 BLOCK = 256  # columns solved at once on the sparse path (BLOCK x parameters floats)
 

@@ -50,6 +50,11 @@ class PlayerConfig(_Model):
     # True: `cwd` is not the bot's own folder but one it shares (where `referee match` was run,
     # holding both bots and more): its contents are no part of the bot's content hash.
     shared_cwd: bool = False
+    # True: its command was written by whoever runs the tournament, who vouches for it, and may
+    # name files outside `cwd`; false (the default: a command from a submission) it may name
+    # only what lies in `cwd`, the system's folders and its interpreter. The sandbox keeps every
+    # bot from the others' folders and the run's own either way.
+    trusted: bool = False
     limits: Limits | None = None  # this player's own resource limits (default: [match.limits])
     # The protocol extensions it understands: "position" lets it start games from openings
     # (built-in bots understand it without saying so).

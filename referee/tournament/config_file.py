@@ -13,15 +13,16 @@ import os
 import tomllib
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
 from pydantic import ValidationError
 
 from protocols import UnknownGame, get_game
+from referee.isolation.confinement import public_directories
 from referee.match.settings import MatchSettings, TimeSettings
 from referee.openings import Book, OpeningError, load_book
 from referee.players import BUILTIN_PREFIX, POSITION, builtin_refusal
-from referee.stats.ratings import fit_ratings
+from referee.printable import printable
+from referee.tournament.bot_folders import outside_words
 from referee.tournament.config import (
     ADDRESS_CHECK,
     COLLECTED_MARK,
@@ -34,6 +35,7 @@ from referee.tournament.config import (
 )
 from referee.tournament.course_file import CourseFile, is_course_file, read_course_file
 from referee.tournament.formats.checks import check_format
+from referee.tournament.rating import rate_results
 from referee.tournament.report import finished_results
 from referee.tournament.store import StoreError, open_view
 
@@ -75,7 +77,8 @@ def read_config_text(text: str, path: Path, *, check_address: AddressCheck | Non
             (tuple(e["loc"]), validation_message(e, TournamentConfig)) for e in exc.errors()
         ]
         raise ConfigError(describe_problems(text, path, _in_file(course, problems))) from None
-    problems = check_config(config) + check_openings(config, path.parent)
+    problems = check_config(config) + check_commands(config, path.parent)
+    problems += check_openings(config, path.parent)
     if not problems:
         config, problems = resolve_seeds(config, path.parent, check_address)
     if problems:
@@ -103,6 +106,32 @@ def check_config(config: TournamentConfig) -> list[tuple[Loc, str]]:
     problems += _check_format(config)
     problems += _check_game(config)
     problems += _check_match(config)
+    return problems
+
+
+def check_commands(config: TournamentConfig, base_dir: Path) -> list[tuple[Loc, str]]:
+    """A player's command names only what lies in its folder (`cwd`), the system's folders
+    and its interpreter (on the PATH, or installed anywhere: a virtualenv's Python), unless
+    the config says it is `trusted`: a command from a submission (run.txt, `course collect`,
+    `tournament new`) must not name another player's folder, the tournament's store or
+    anything else of the machine that the bot would then be shown."""
+    problems: list[tuple[Loc, str]] = []
+    reads = public_directories()  # what every bot reads anyway: found once for all players
+    for i, player in enumerate(config.players):
+        if player.trusted or player.command.strip().startswith(BUILTIN_PREFIX):
+            continue
+        folder = Path(os.path.normpath((base_dir / (player.cwd or ".")).absolute()))
+        if words := outside_words(player.command, folder, installed=True, reads=reads):
+            problems.append(
+                (
+                    ("players", i, "command"),
+                    f"{printable(player.name)}'s command names "
+                    f"{', '.join(printable(w) for w in words)}, outside its folder {folder}: "
+                    "a player's command may name only what lies in its folder (cwd), the "
+                    "system's folders and its interpreter. If you wrote this command yourself "
+                    "and it must name more, add `trusted = true` to the player's entry",
+                )
+            )
     return problems
 
 
@@ -226,8 +255,9 @@ def _earlier_elo(
     view = open_view(directory)
     try:
         earlier = view.players()
-        ratings = fit_ratings(earlier, finished_results(view.games()))
+        info = view.info()
+        ratings = rate_results(earlier, finished_results(view.games()), info.game)
     finally:
         view.close()
-    by_name: dict[str, Any] = ratings.by_name()
-    return {name: by_name[name].elo if name in by_name else None for name in players}
+    by_name = ratings.by_name()
+    return {name: by_name[name].rating if name in by_name else None for name in players}

@@ -78,7 +78,7 @@ def read_course_file(raw: dict[str, Any], path: Path) -> CourseFile:
         if key not in SETTINGS
     ]
     agents = _table(raw, "agents", problems)
-    players = []
+    players: list[dict[str, Any]] = []
     for name, command in agents.items():
         if not isinstance(command, str):
             problems.append((("agents", name), "the command must be a string"))
@@ -86,7 +86,8 @@ def read_course_file(raw: dict[str, Any], path: Path) -> CourseFile:
         expanded, missing = _expand(command)
         if missing:
             problems.append((("agents", name), f"${{{missing}}} is not set in the environment"))
-        players.append({"name": name, "command": expanded})
+        # Its commands are the instructor's, each bot named by its path (no `cwd`): trusted.
+        players.append({"name": name, "command": expanded, "trusted": True})
     config: dict[str, Any] = {
         "name": path.stem,
         "game": raw.get("game", ""),

@@ -32,6 +32,7 @@ PYTHON_MAINS = ("main.py", "player.py", "bot.py")
 RUN_SCRIPTS = ("run", "run.sh")
 TOML_MANIFESTS = ("referee.toml", "bot.toml")
 MAKEFILES = ("Makefile", "makefile", "GNUmakefile")
+ARCHIVE_SUFFIXES = (".tar.gz", ".tgz", ".tar", ".zip")  # how a submission may be handed in
 MAX_DEPTH = 4  # how deep Java sources and classes are looked for (src/main/java/...)
 MAX_READ = 1 << 20  # bytes of one file read when looking for a main
 
@@ -82,6 +83,14 @@ def guess_command(folder: Path) -> Guess:
             clues.append(found)
     clue = clues[0] if clues else _Clue(_contents(folder), "python3 bot.py")
     return Guess(None, f"{clue.found}; {clue.todo}, e.g. `{clue.example}`", clue.example)
+
+
+def is_submission(path: Path) -> bool:
+    """Whether `path` looks like a bot handed in: an archive, or a folder in which some layout
+    is found (a way to run it, or one that is there but ambiguous)."""
+    if path.name.lower().endswith(ARCHIVE_SUFFIXES):
+        return path.is_file()
+    return path.is_dir() and any(detect(path) is not None for detect in DETECTORS)
 
 
 # -- the layouts, in order ------------------------------------------------------------------

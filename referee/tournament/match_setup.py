@@ -142,9 +142,12 @@ class MatchSpec:
         for index, (name, command) in enumerate(self.players):
             lines += ["", "[[players]]", f"name = {json.dumps(name)}"]
             lines.append(f"command = {json.dumps(command)}")
-            if self.folder is not None and not command.strip().startswith(BUILTIN_PREFIX):
+            builtin = command.strip().startswith(BUILTIN_PREFIX)
+            if self.folder is not None and not builtin:
                 lines.append(f"cwd = {json.dumps(str(self.folder.absolute()))}")
                 lines.append("shared_cwd = true")
+            if not builtin:
+                lines.append("trusted = true")  # typed by whoever runs the match
             if index in self.position_capable:
                 lines.append('capabilities = ["position"]')
         return "\n".join(lines) + "\n"

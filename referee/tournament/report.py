@@ -14,22 +14,29 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from protocols.base import Reason
 from referee.printable import csv_cell
 from referee.records import ResultLabel, result_label
 from referee.stats.elo import rounded_elo
 from referee.stats.head_to_head import Tally, summary_fields, summary_lines
-from referee.stats.ratings import Rating, fit_ratings
+from referee.stats.rating import RatingOptions
+from referee.stats.rating_table import RatingLine, RatingTable
 from referee.tournament.config import TournamentConfig
 from referee.tournament.events import StandingLine
 from referee.tournament.formats import FormatMismatch, Plan, plan_for
 from referee.tournament.formats.base import SwissLine
 from referee.tournament.match_figures import match_tally
+from referee.tournament.rating import (
+    difference_fields,
+    difference_words,
+    rate_results,
+    rating_difference,
+)
+from referee.tournament.rating import finished_results as finished_results  # its old home
 from referee.tournament.standings import (
     BOT_FAULTS,
-    GameResult,
     Standing,
     compute_standings,
     head_to_head,
@@ -50,9 +57,14 @@ class StandingRow(StandingLine):
     # The tie-break of the standings (points 2, 1, 0 times the opponent's points); in a Swiss,
     # that of its own table (points 1, 1/2, 0 times the opponent's Swiss score).
     sonneborn_berger: int | float
+    # The rating model's (docs/ratings.md; `Report.ratings` has every figure): None for a
+    # bound that does not exist (an unbeaten bot has a lower bound only, a winless one an upper).
     elo: float | None
-    elo_low: float | None  # 95% confidence interval
+    elo_low: float | None
     elo_high: float | None
+    # unbeaten, winless, unbounded, provisional, alone
+    elo_flags: list[str] = Field(default_factory=list)
+    elo_rank: int | None = None  # dense, within its component; None: not ranked
     # A staged format's final placing (then `rank` is the same: the standings follow it), and
     # what decided it; None and "" for a round robin, or before the format has its final order.
     place: int | None = None
@@ -100,10 +112,15 @@ class MatchFigures(_Model):
     stopped_by_sprt: bool = False
 
     @classmethod
-    def of(cls, tally: Tally, directory: str) -> MatchFigures:
+    def of(cls, tally: Tally, directory: str, rows: Sequence[GameRow], game: str) -> MatchFigures:
+        """The pair figures, and the rating model's difference beside them."""
+        model = rating_difference(tally.first, tally.second, rows, game)
         return cls(
-            lines=summary_lines(tally.stats(), tally),
-            summary=summary_fields(tally, directory),
+            lines=[
+                *summary_lines(tally.stats(), tally),
+                difference_words(model, tally.first, tally.second),
+            ],
+            summary=summary_fields(tally, directory) | {"rating": difference_fields(model)},
             stopped_by_sprt=tally.decided(),
         )
 
@@ -116,7 +133,7 @@ class Report(_Model):
     standings: list[StandingRow]
     rating_anchor: str
     rating_method: str
-    draw_parameter: float
+    ratings: RatingTable  # the rating model's whole report (docs/ratings.md)
     head_to_head: dict[str, dict[str, Record]]
     games: list[GameLine]
     format: str = "round-robin"
@@ -148,32 +165,25 @@ def count_words(report: Report) -> list[str]:
 
 
 def rating_note(report: Report) -> str:
-    """What the standings' Elo is; for a match, also that it is not the match's own Elo
-    difference (a model of single games, beside the match's figures from game pairs)."""
-    note = f"Elo: {report.rating_method}, anchored at {report.rating_anchor}"
+    """What the standings' Elo is; for a match, also that the match's pair figures are
+    another statistic (its rating difference from the model is the same as the table's)."""
+    note = f"Elo: {report.rating_method}; {report.rating_anchor}"
     if report.match is None:
         return note
     return (
-        f"Elo in the standings: each player's rating from single games (Bradley-Terry, "
-        f"{report.rating_method}, anchored at {report.rating_anchor}); the match's Elo "
-        f"difference above is from its game pairs, as `referee match` gives it"
+        f"{note}; the match's pentanomial Elo above is from its game pairs, a statistic of "
+        f"its own beside the model's rating difference"
     )
 
 
-def finished_results(rows: Sequence[GameRow]) -> list[GameResult]:
-    return [
-        GameResult(r.blue, r.orange, r.winner, r.reason)
-        for r in rows
-        if r.state is GameState.FINISHED and r.reason is not None
-    ]
-
-
-def build_report(view: StoreView, anchor: str | None = None) -> Report:
+def build_report(view: StoreView, options: RatingOptions | None = None) -> Report:
+    """The results of the tournament in `view`, rated by the rating model with `options`
+    (a `ValueError` for an anchor that is not a rated player)."""
     info = view.info()
     players = view.players()
     rows = view.games()
     results = finished_results(rows)
-    ratings = fit_ratings(players, results, anchor=anchor)
+    ratings = rate_results(players, results, info.game, options)
     h2h: dict[str, dict[str, Record]] = {name: {} for name in players}
     for (a, b), (w, d, lost) in head_to_head(results).items():
         h2h[a][b] = Record(wins=w, draws=d, losses=lost)
@@ -187,18 +197,18 @@ def build_report(view: StoreView, anchor: str | None = None) -> Report:
         counts={state: sum(r.state is state for r in rows) for state in GameState},
         standings=_standing_rows(compute_standings(players, results), ratings.by_name(), plan),
         rating_anchor=ratings.anchor,
-        rating_method=ratings.method,
-        draw_parameter=ratings.draw_parameter,
+        rating_method=ratings.model,
+        ratings=ratings,
         head_to_head=h2h,
         games=[_game_line(view, r) for r in rows],
         format=str(info.config.get("format", "round-robin")),
         plan=plan,
-        match=MatchFigures.of(tally, directory) if tally is not None else None,
+        match=MatchFigures.of(tally, directory, rows, info.game) if tally is not None else None,
     )
 
 
 def _standing_rows(
-    standings: list[Standing], ratings: dict[str, Rating], plan: Plan | None
+    standings: list[Standing], ratings: dict[str, RatingLine], plan: Plan | None
 ) -> list[StandingRow]:
     """The standings with ratings (and a Swiss's tie-breaks); a staged format's in its final
     order, with the places."""
@@ -233,7 +243,7 @@ def _plan(stored: dict[str, Any], rows: list[GameRow]) -> Plan | None:
 
 def _standing_row(
     s: Standing,
-    rating: Rating,
+    rating: RatingLine,
     place: int | None = None,
     decided_by: str | None = None,
     swiss: SwissLine | None = None,
@@ -250,9 +260,11 @@ def _standing_row(
     return StandingRow.of(
         s,
         protocol=s.protocol,
-        elo=_round(rating.elo),
+        elo=_round(rating.rating),
         elo_low=_round(rating.low),
         elo_high=_round(rating.high),
+        elo_flags=rating.flags,
+        elo_rank=rating.rank,
         place=place,
         decided_by=decided_by or "",
         **tiebreaks,

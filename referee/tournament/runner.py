@@ -71,13 +71,20 @@ PlayGame = Callable[
 ]
 
 
-def tournament_host(loaded: LoadedConfig) -> Host:
+def tournament_host(loaded: LoadedConfig, *hidden: Path) -> Host:
     """Where a tournament's games are played here: its `[match.isolation]` level chosen on
-    this machine; hidden from every bot, its folder (the store, the records, the config), every
-    other player's files and other runs' stores and records (`contain_run`); its log in its
-    folder. Chosen once per run; raises `IsolationUnavailable`."""
+    this machine; hidden from every bot, its folder (the store, the records), its config,
+    `hidden` (a course's own folders), every other player's files and other runs' stores and
+    records (`contain_run`); its log in its folder. Chosen once per run; raises
+    `IsolationUnavailable`."""
     settings = loaded.config.match_settings()
-    host = choose_host(settings.isolation, loaded.directory, log=run_log(loaded.directory))
+    host = choose_host(
+        settings.isolation,
+        loaded.directory,
+        loaded.path,
+        *hidden,
+        log=run_log(loaded.directory),
+    )
     players = [loaded.player_spec(p.name, loaded.config.seed) for p in loaded.config.players]
     return replace(host, isolation=contain_run(host.isolation, players))
 

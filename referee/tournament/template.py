@@ -19,8 +19,10 @@ from pathlib import Path
 
 from protocols import canonical_name
 from referee.players import builtins_playing
+from referee.printable import printable
+from referee.tournament.bot_folders import command_problem
 from referee.tournament.layouts import guess_command
-from referee.tournament.toml_lines import align_comments
+from referee.tournament.toml_lines import align_comments, toml_string
 
 
 @dataclass(frozen=True)
@@ -61,6 +63,9 @@ def discover_bots(folder: Path) -> list[FoundBot]:
     for entry in sorted(folder.iterdir()):
         if entry.is_dir() and not entry.name.startswith((".", "_")):
             guess = guess_command(entry)
+            if guess.command is not None and (refusal := command_problem(guess.command, entry)):
+                found.append(FoundBot(entry.name, entry, None, refusal, guess.command))
+                continue
             found.append(FoundBot(entry.name, entry, guess.command, guess.note, guess.example))
     found += [
         FoundBot(
@@ -77,20 +82,17 @@ def discover_bots(folder: Path) -> list[FoundBot]:
 
 
 def describe_bots(bots: list[FoundBot]) -> list[str]:
-    """One line per bot that needs the instructor: "bots/carol: 3 .py files and no main; ..."."""
-    return [f"{bot.folder}: {bot.note}" for bot in bots if bot.note is not None]
+    """One line per bot that needs the instructor: "bots/carol: 3 .py files and no main; ..."
+    (what a submission named, its folder's name among it, shown with its controls escaped)."""
+    return [printable(f"{bot.folder}: {bot.note}") for bot in bots if bot.note is not None]
 
 
 def _comment(text: str) -> list[str]:
-    """`text` as comment lines of at most 100 columns (a line break in it would end a comment)."""
-    flat = " ".join(text.split())
+    """`text` as comment lines of at most 100 columns (a line break in it would end a comment,
+    and a control character would make the file no TOML: both are written as escapes)."""
+    flat = printable(" ".join(text.split()))
     lines = textwrap.wrap(flat, width=98, break_long_words=False, break_on_hyphens=False)
     return ["# " + line for line in lines]
-
-
-def _toml_string(text: str) -> str:
-    escaped = text.replace("\\", "\\\\").replace('"', '\\"')
-    return f'"{escaped}"'
 
 
 HEAD = """\
@@ -145,8 +147,8 @@ def example_config(bots: list[FoundBot], config_path: Path, name: str, game: str
     """The text of a commented config for `bots`, to be written at `config_path`."""
     text = HEAD.format(
         config=config_path.name,
-        name=_toml_string(name),
-        game=_toml_string(game),
+        name=toml_string(name),
+        game=toml_string(game),
         seed=seed,
         builtins=", ".join(b for b in builtins_playing(canonical_name(game)) if b != "random"),
     )
@@ -155,9 +157,9 @@ def example_config(bots: list[FoundBot], config_path: Path, name: str, game: str
         cwd = os.path.relpath(bot.folder.resolve(), base)
         lines = [
             "[[players]]",
-            f"name = {_toml_string(bot.name)}",
-            f"command = {_toml_string(bot.command or bot.example or '...')}",
-            f"cwd = {_toml_string(cwd)}",
+            f"name = {toml_string(bot.name)}",
+            f"command = {toml_string(bot.command or bot.example or '...')}",
+            f"cwd = {toml_string(cwd)}",
         ]
         if bot.command is None:
             note = bot.note or "no way to start this bot was found"

@@ -6,12 +6,14 @@ entries) and `key = value` lines (dotted keys too). A field that is missing is r
 table's header; anything inside an inline table or array at the line of the key that holds it.
 
 `align_comments` lines up the comments after the settings of a file the referee writes, whatever
-values were filled in.
+values were filled in; `toml_string` writes any text as a TOML string that parses back to it.
 """
 
 from __future__ import annotations
 
 import re
+
+from referee.printable import is_unsafe
 
 Loc = tuple[str | int, ...]
 
@@ -81,3 +83,23 @@ def align_comments(text: str) -> str:
         else:
             out.append(line)
     return "\n".join(out)
+
+
+def toml_string(text: str) -> str:
+    """`text` as a TOML basic string that reads back as `text`, on one line: quotes and
+    backslashes escaped, and every control, format and separator character (those `printable`
+    escapes: ESC, DEL, C1, bidi overrides, line separators) as a `\\uXXXX` escape, so that what
+    a submission named (a folder, a run.txt) neither breaks the file nor acts on a terminal that
+    shows it. A lone surrogate, which no TOML string can hold, becomes U+FFFD."""
+    out = []
+    for char in text:
+        if char in '"\\':
+            out.append("\\" + char)
+        elif is_unsafe(char):
+            code = ord(char)
+            if 0xD800 <= code <= 0xDFFF:
+                code = 0xFFFD
+            out.append(f"\\u{code:04x}" if code <= 0xFFFF else f"\\U{code:08x}")
+        else:
+            out.append(char)
+    return '"' + "".join(out) + '"'

@@ -17,7 +17,8 @@ def _elo(value: float | None) -> str:
 
 
 def leaderboard_table(rows: Sequence[VersionRow], title: str) -> Table:
-    """Rank, bot (and version), game, rating with its interval, games, score, LOS."""
+    """Rank, bot (and version), game, rating with its interval (one bound for an unbeaten or
+    winless version), games, score, LOS, and the rating model's flags."""
     table = Table(title=title, title_justify="left")
     for name, justify in (
         ("#", "right"),
@@ -28,10 +29,10 @@ def leaderboard_table(rows: Sequence[VersionRow], title: str) -> Table:
         ("games", "right"),
         ("score", "right"),
         ("LOS", "right"),
+        ("flags", "left"),
     ):
         table.add_column(name, justify=justify)  # type: ignore[arg-type]
     for row in rows:
-        interval = "" if row.low is None else f"{_elo(row.low)} .. {_elo(row.high)}"
         score = f"{row.points / row.games:.0%}" if row.games else ""
         los = "" if row.los_next is None else f"{row.los_next:.1%}"
         table.add_row(
@@ -39,9 +40,10 @@ def leaderboard_table(rows: Sequence[VersionRow], title: str) -> Table:
             plain(row.label),
             row.game,
             _elo(row.rating),
-            interval,
+            row.interval,
             str(row.games),
             score,
             los,
+            row.flags,
         )
     return table

@@ -32,6 +32,7 @@ from referee.tournament.report import (
 )
 from referee.tournament.standings import Standing, ordered_faults
 from referee.views.plain import plain
+from referee.views.rating import rating_view
 
 RESULT_STYLE = {
     "blue": "bold blue",
@@ -65,7 +66,7 @@ def standings_table(standings: Sequence[Standing | StandingRow], limit: int = 0)
         cells: list[str | Text] = [str(s.rank), plain(s.name), str(s.points), str(s.games)]
         cells += [str(s.wins), str(s.draws), str(s.losses)]
         if isinstance(s, StandingRow):
-            cells += _elo_cells(s)
+            cells += elo_cells(s)
         table.add_row(*cells, Text(faults_text(s.faults), style="red"))
     if len(shown) < len(standings):
         table.caption = f"and {len(standings) - len(shown)} more"
@@ -77,10 +78,22 @@ def faults_text(faults: Mapping[Reason, int]) -> str:
     return "\n".join(f"{n} {reason.value}" for reason, n in ordered_faults(faults).items())
 
 
-def _elo_cells(s: StandingRow) -> list[str]:
-    if s.elo is None or s.elo_low is None or s.elo_high is None:
-        return ["-", ""]
-    return [_signed(s.elo), f"{_signed(s.elo_low)} .. {_signed(s.elo_high)}"]
+def elo_cells(s: StandingRow) -> list[str]:
+    """The model's rating and interval; an unbeaten bot's lower bound (`>= +120`), a winless
+    one's upper bound, and the flags in words beside it."""
+    if s.elo is None:
+        return ["-", ", ".join(s.elo_flags)]
+    if s.elo_low is not None and s.elo_high is not None:
+        interval = f"{_signed(s.elo_low)} .. {_signed(s.elo_high)}"
+    elif s.elo_low is not None:
+        interval = f">= {_signed(s.elo_low)}"
+    elif s.elo_high is not None:
+        interval = f"<= {_signed(s.elo_high)}"
+    else:
+        interval = ""
+    flags = ", ".join(f for f in s.elo_flags if f != "provisional")
+    mark = "?" if "provisional" in s.elo_flags else ""
+    return [_signed(s.elo) + mark, f"{interval} {flags}".strip()]
 
 
 def _signed(value: float) -> str:
@@ -165,11 +178,8 @@ def print_report(out: Console, report: Report, fmt: str, games: bool) -> None:
         if report.plan is not None and report.plan.stages[0].kind != "table":
             out.print(plan_view(report.plan))
         out.print(standings_table(report.standings))
-        out.print(
-            f"{rating_note(report)}; draw parameter {report.draw_parameter:.3f}",
-            markup=False,
-            highlight=False,
-        )
+        out.print(rating_view(report.ratings))
+        out.print(rating_note(report), markup=False, highlight=False)
         out.print(head_to_head_table(report))
         if games:
             out.print(games_table(report.games, report.directory))

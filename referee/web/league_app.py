@@ -21,7 +21,7 @@ from starlette.routing import Route
 from referee.league import queries
 from referee.league.config import LeagueConfig
 from referee.league.index import LeagueIndex, open_index
-from referee.league.queries import GameFilter, Page
+from referee.league.queries import At, GameFilter, Page, parse_page_key
 from referee.web.archive import small_number
 from referee.web.league_pages import (
     Links,
@@ -52,6 +52,21 @@ def page_number(request: Request) -> int:
     if number is None or number < 1:
         raise HTTPException(400, "page must be a whole number from 1")
     return number
+
+
+def page_at(request: Request) -> At:
+    """Where a page of games starts: after or before a game's key, or at the oldest."""
+    params = request.query_params
+    after, before = text(request, "after"), text(request, "before")
+    for key in (after, before):
+        if key is not None:
+            try:
+                parse_page_key(key)
+            except ValueError:
+                raise HTTPException(400, "after and before must be keys of games") from None
+    if after is not None and before is not None:
+        raise HTTPException(400, "a page is after a game or before one, not both")
+    return At(after=after, before=before, oldest=params.get("oldest") == "1")
 
 
 def game_filter(request: Request, bot: int | None = None) -> GameFilter:
@@ -116,7 +131,7 @@ def league_routes(folder: Path, config: LeagueConfig) -> list[Route]:
         if bot_id is None:
             raise HTTPException(404, "no such bot")
         chosen = game_filter(request, bot_id)
-        wanted = page_number(request)
+        at = page_at(request)
 
         def work(index: LeagueIndex) -> str:
             versions = queries.bot_versions(index, bot_id)
@@ -127,7 +142,7 @@ def league_routes(folder: Path, config: LeagueConfig) -> list[Route]:
                 queries.history(index, bot_id),
                 queries.opponents(index, bot_id),
                 queries.faults(index, bot_id),
-                last_page(lambda n: queries.games(index, chosen, n), wanted),
+                queries.games(index, chosen, at),
                 chosen,
                 queries.reasons(index),
                 links,
@@ -137,10 +152,10 @@ def league_routes(folder: Path, config: LeagueConfig) -> list[Route]:
 
     async def games(request: Request) -> Response:
         chosen = game_filter(request)
-        wanted = page_number(request)
+        at = page_at(request)
 
         def work(index: LeagueIndex) -> str:
-            found = last_page(lambda n: queries.games(index, chosen, n), wanted)
+            found = queries.games(index, chosen, at)
             return games_page(
                 found, chosen, queries.reasons(index), queries.games_played(index), links
             )

@@ -18,11 +18,12 @@ from pathlib import Path
 from referee.league import queries
 from referee.league.config import LeagueConfig
 from referee.league.index import LeagueIndex
-from referee.league.queries import GameFilter, Page
-from referee.nofollow import make_folder, write_file
+from referee.league.queries import At, GameFilter, GamePage, Page
+from referee.nofollow import make_folder
 from referee.printable import printable
 from referee.records import RecordError
 from referee.replay import load_replay
+from referee.web.export_files import ExportFiles
 from referee.web.html_export import json_in_script, static_text
 from referee.web.league_pages import (
     Links,
@@ -62,8 +63,8 @@ def static_links(replays: bool) -> Links:
     return Links(
         board=lambda game, search, every, page: numbered("all" if every else "index", page),
         bot=lambda bot: f"bot-{bot}.html",
-        bot_games=lambda bot, chosen, page: numbered(f"bot-{bot}", page),
-        games=lambda chosen, page: numbered("games", page),
+        bot_games=lambda bot, chosen, at: numbered(f"bot-{bot}", at.number),
+        games=lambda chosen, at: numbered("games", at.number),
         crosstable=lambda game: f"crosstable-{slug(game)}.html",
         replay=(lambda row: f"replays/{row.source}/{row.number}.html")
         if replays
@@ -79,12 +80,13 @@ def export_league(
     *,
     replays: bool = True,
     progress: Progress | None = None,
-) -> int:
-    """Write the dashboard into `out`; returns how many files were written."""
+) -> ExportFiles:
+    """Write the dashboard into `out`: only the files that change, and the files of the last
+    export that this one does not make removed."""
     step = progress or (lambda name, done, total: None)
     make_folder(out)  # as every file below: never through a link someone else planted
     links = static_links(replays)
-    writer = _Writer(out)
+    writer = ExportFiles(out)
     notes = [config.name, index.meta().get("fit", "not rated yet"), *queries.left_out(index)]
     played = queries.games_played(index)
     for every in (False, True):
@@ -103,10 +105,10 @@ def export_league(
         writer.write(
             links.crosstable(game), crosstable_page(queries.crosstable(index, game), game, links)
         )
-    _pages(
-        lambda n: queries.games(index, GameFilter(), n),
+    _game_pages(
+        lambda at: queries.games(index, GameFilter(), at),
         lambda page: games_page(page, GameFilter(), (), played, links),
-        lambda n: links.games(GameFilter(), n),
+        lambda at: links.games(GameFilter(), at),
         writer,
     )
     bots = [r[0] for r in index.db.execute("SELECT id FROM bots ORDER BY id")]
@@ -115,14 +117,15 @@ def export_league(
         step("bot pages", done, len(bots))
     if replays:
         _replays(index, config, out, writer, step)
-    return writer.count
+    writer.finish()
+    return writer
 
 
 def _pages(
     fetch: Callable[[int], Page],
     render: Callable[[Page], str],
     name: Callable[[int], str],
-    writer: _Writer,
+    writer: ExportFiles,
 ) -> None:
     page = fetch(1)
     for number in range(1, page.pages + 1):
@@ -131,22 +134,36 @@ def _pages(
         writer.write(name(number), render(page))
 
 
-def _bot_pages(index: LeagueIndex, bot: int, links: Links, writer: _Writer) -> None:
+def _game_pages(
+    fetch: Callable[[At], GamePage],
+    render: Callable[[GamePage], str],
+    name: Callable[[At], str],
+    writer: ExportFiles,
+) -> None:
+    """Every page of a list of games, newest first, each from where the one before ended."""
+    at: At | None = At()
+    while at is not None:
+        page = fetch(at)
+        writer.write(name(at), render(page))
+        at = page.older
+
+
+def _bot_pages(index: LeagueIndex, bot: int, links: Links, writer: ExportFiles) -> None:
     versions = queries.bot_versions(index, bot)
     history = queries.history(index, bot)
     opponents = queries.opponents(index, bot)
     faults = queries.faults(index, bot)
     chosen = GameFilter(bot=bot)
-    _pages(
-        lambda n: queries.games(index, chosen, n),
+    _game_pages(
+        lambda at: queries.games(index, chosen, at),
         lambda page: bot_page(versions, history, opponents, faults, page, chosen, (), links),
-        lambda n: links.bot_games(bot, chosen, n),
+        lambda at: links.bot_games(bot, chosen, at),
         writer,
     )
 
 
 def _replays(
-    index: LeagueIndex, config: LeagueConfig, out: Path, writer: _Writer, step: Progress
+    index: LeagueIndex, config: LeagueConfig, out: Path, writer: ExportFiles, step: Progress
 ) -> None:
     for name in ("style.css", "player.js"):
         writer.write(f"assets/{name}", static_text(name))
@@ -176,13 +193,3 @@ def _replay_page(path: Path, game: str) -> str:
         renderer=f"renderer-{slug(game)}.js",
         data=json_in_script(replay.model_dump_json()),
     )
-
-
-class _Writer:
-    def __init__(self, out: Path) -> None:
-        self.out = out
-        self.count = 0
-
-    def write(self, name: str, text: str) -> None:
-        write_file(self.out / name, text)  # its folders made, never through a planted link
-        self.count += 1

@@ -8,6 +8,8 @@ goes (query strings on the server, file names in an export; an export has no sea
 
 from __future__ import annotations
 
+import math
+import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from html import escape
@@ -15,9 +17,12 @@ from urllib.parse import urlencode
 
 from referee.league.index import HistoryRow
 from referee.league.queries import (
+    COUNT_LIMIT,
+    At,
     Crosstable,
     GameFilter,
     GameListRow,
+    GamePage,
     OpponentRow,
     Page,
     VersionRow,
@@ -31,8 +36,8 @@ class Links:
 
     board: Callable[[str | None, str | None, bool, int], str]  # game, search, all, page
     bot: Callable[[int], str]
-    bot_games: Callable[[int, GameFilter, int], str]  # bot, filter, page
-    games: Callable[[GameFilter, int], str]
+    bot_games: Callable[[int, GameFilter, At], str]  # bot, filter, page
+    games: Callable[[GameFilter, At], str]
     crosstable: Callable[[str], str]
     replay: Callable[[GameListRow], str | None]
     searchable: bool  # a server: forms for search and filters
@@ -46,13 +51,16 @@ def server_links(prefix: str = "/league") -> Links:
     def filter_values(f: GameFilter) -> dict[str, object]:
         return {"game": f.game, "result": f.result, "reason": f.reason, "fault": int(f.fault)}
 
+    def at_values(at: At) -> dict[str, object]:  # a page of games is found by key, not number
+        return {"after": at.after, "before": at.before, "oldest": "1" if at.oldest else None}
+
     return Links(
         board=lambda game, search, every, page: query(
             "/", game=game, q=search, versions="all" if every else None, page=page
         ),
         bot=lambda bot: f"{prefix}/bot/{bot}",
-        bot_games=lambda bot, f, page: query(f"/bot/{bot}", **filter_values(f), page=page),
-        games=lambda f, page: query("/games", **filter_values(f), page=page),
+        bot_games=lambda bot, f, at: query(f"/bot/{bot}", **filter_values(f), **at_values(at)),
+        games=lambda f, at: query("/games", **filter_values(f), **at_values(at)),
         crosstable=lambda game: query("/crosstable", game=game),
         replay=lambda row: f"/replay/{row.source}/{row.record}",
         searchable=True,
@@ -77,7 +85,7 @@ th{background:#f0f0f0}td.n{text-align:right;font-variant-numeric:tabular-nums}
 def document(title: str, body: str, links: Links) -> str:
     nav = (
         f'<nav><a href="{links.board(None, None, False, 1)}">leaderboard</a>'
-        f'<a href="{links.games(GameFilter(), 1)}">games</a></nav>'
+        f'<a href="{links.games(GameFilter(), At())}">games</a></nav>'
     )
     return (
         '<!doctype html><html lang="en"><head><meta charset="utf-8">'
@@ -107,6 +115,27 @@ def pager(page: Page, link: Callable[[int], str]) -> str:
         )
         last = number
     return f'<p class="pages">{page.total} in all; page {" ".join(parts)}</p>'
+
+
+def game_pager(page: GamePage, link: Callable[[At], str], numbered: bool = False) -> str:
+    """Links to the newest, newer, older and oldest pages of a list of games: each found by
+    the key of the game it starts after, so any page costs as little as the first. Files
+    (`numbered`) name the oldest page by its number, known only where the count is exact."""
+    counted = f"more than {COUNT_LIMIT:,}" if page.total > COUNT_LIMIT else f"{page.total} in all"
+    if page.newer is None and page.older is None:
+        return f'<p class="muted">{counted}</p>'
+    oldest = page.older is not None and not (numbered and page.total > COUNT_LIMIT)
+    steps = [
+        ("« newest", At() if page.newer else None),
+        ("‹ newer", page.newer),
+        ("older ›", page.older),
+        ("oldest »", At(page.pages, oldest=True) if oldest else None),
+    ]
+    parts = [
+        f'<a href="{escape(link(at))}">{text}</a>' if at else f'<span class="muted">{text}</span>'
+        for text, at in steps
+    ]
+    return f'<p class="pages">{counted}: {" ".join(parts)}</p>'
 
 
 def interval_bar(row: VersionRow, low: float, high: float) -> str:
@@ -158,11 +187,11 @@ def leaderboard_page(
     for r in rows:
         score = f"{r.points / r.games:.0%}" if r.games else ""
         los = "" if r.los_next is None else f"{r.los_next:.1%}"
-        interval = "" if r.low is None else f"{elo(r.low)} .. {elo(r.high)}"
         lines.append(
-            f'<tr><td class="n">{r.rank}</td><td><a href="{links.bot(r.bot)}">{escape(r.label)}'
-            f"</a></td><td>{escape(r.game)}</td><td class=n>{elo(r.rating)}</td>"
-            f"<td class=n>{interval}</td><td>{interval_bar(r, low, high)}</td>"
+            f'<tr><td class="n">{r.rank or ""}</td><td><a href="{links.bot(r.bot)}">'
+            f"{escape(r.label)}</a> {escape(r.flags)}</td><td>{escape(r.game)}</td>"
+            f"<td class=n>{elo(r.rating)}</td><td class=n>{escape(r.interval)}</td>"
+            f"<td>{interval_bar(r, low, high)}</td>"
             f"<td class=n>{r.games}</td><td class=n>{score}</td><td class=n>{los}</td></tr>"
         )
     body.append(f"<table>{''.join(lines)}</table>")
@@ -189,7 +218,7 @@ def bot_page(
     history: Sequence[HistoryRow],
     opponents: Sequence[OpponentRow],
     faults: Sequence[tuple[str, int]],
-    games: Page,
+    games: GamePage,
     chosen: GameFilter,
     reasons: Sequence[str],
     links: Links,
@@ -203,7 +232,7 @@ def bot_page(
     body.append(
         "<p>"
         + (", ".join(f"{n} × {escape(reason)}" for reason, n in faults) or "none")
-        + (f' · <a href="{links.bot_games(first.bot, GameFilter(fault=True), 1)}">games lost'
+        + (f' · <a href="{links.bot_games(first.bot, GameFilter(fault=True), At())}">games lost'
            " by a fault</a>" if faults else "")
         + "</p>"
     )  # fmt: skip
@@ -211,7 +240,9 @@ def bot_page(
     if links.searchable:
         body.append(_games_form(chosen, reasons, ("win", "draw", "loss"), with_game=False))
     body.append(games_table(games.rows, links))
-    body.append(pager(games, lambda n: links.bot_games(first.bot, chosen, n)))
+    body.append(
+        game_pager(games, lambda at: links.bot_games(first.bot, chosen, at), not links.searchable)
+    )
     return document(first.name, "".join(body), links)
 
 
@@ -221,12 +252,12 @@ def _versions(versions: Sequence[VersionRow]) -> str:
         "<th>95% interval</th><th>rank</th><th>games</th><th>score</th><th>command</th></tr>"
     ]
     for v in versions:
-        interval = "" if v.low is None else f"{elo(v.low)} .. {elo(v.high)}"
         score = f"{v.points / v.games:.0%}" if v.games else ""
         lines.append(
             f"<tr><td>v{v.number}</td><td><code>{escape(v.content_hash[:12] or '(none)')}</code>"
             f"</td><td>{escape(v.first_seen[:16])}</td><td class=n>{elo(v.rating)}</td>"
-            f"<td class=n>{interval}</td><td class=n>{v.rank or ''}</td><td class=n>{v.games}"
+            f"<td class=n>{escape(v.interval)} {escape(v.flags)}</td>"
+            f"<td class=n>{v.rank or ''}</td><td class=n>{v.games}"
             f"</td><td class=n>{score}</td><td><code>{escape(v.command[:80])}</code></td></tr>"
         )
     return f"<table>{''.join(lines)}</table>"
@@ -243,43 +274,90 @@ def _opponents(opponents: Sequence[OpponentRow], links: Links) -> str:
     return f"<table>{''.join(lines)}</table>"
 
 
+def _ticks(low: float, high: float) -> list[float]:
+    """Round values between low and high for an axis, 3 to 7 of them."""
+    span = max(high - low, 1.0)
+    step = next(
+        (k * 10**e for e in range(0, 5) for k in (1, 2, 5) if span / (k * 10**e) <= 6), 10**5
+    )
+    first = math.ceil(low / step) * step
+    return [first + n * step for n in range(int((high - first) // step) + 1)]
+
+
+def _x_title(periods: Sequence[str]) -> str:
+    if all(re.fullmatch(r"\d{4}-W\d{2}", p) for p in periods):
+        return "week"
+    if all(re.fullmatch(r"\d{4}-\d{2}", p) for p in periods):
+        return "month"
+    return "after each source (as league.toml names it)"
+
+
 def history_chart(versions: Sequence[VersionRow], history: Sequence[HistoryRow]) -> str:
-    """Each version's rating after each step, as lines in an SVG."""
+    """Each version's rating after each step, as lines in an SVG with labelled axes; behind
+    each line, the version's interval now (of all its games) as a band over the steps it has
+    played. The history keeps no interval per step, so the band is today's, drawn as such."""
     steps = sorted({h.step for h in history})
     periods = {h.step: h.period for h in history}
-    ratings = [h.rating for h in history]
-    low, high = min(ratings) - 20, max(ratings) + 20
-    width, height, pad = 640, 200, 40
+    values = [h.rating for h in history]
+    values += [v for row in versions for v in (row.low, row.high) if v is not None]
+    low, high = min(values) - 20, max(values) + 20
+    width, height, left, right, top, bottom = 680, 260, 64, 40, 12, 64
 
     def x(step: int) -> float:
-        return pad + (steps.index(step) / max(len(steps) - 1, 1)) * (width - 2 * pad)
+        return left + (steps.index(step) / max(len(steps) - 1, 1)) * (width - left - right)
 
     def y(value: float) -> float:
-        return height - pad / 2 - (value - low) / (high - low) * (height - pad)
+        return top + (high - value) / (high - low) * (height - top - bottom)
 
     colours = ["#1a4d8f", "#d2691e", "#2e8b57", "#8b008b", "#b8860b", "#555"]
-    lines = []
+    bands, lines = [], []
     for k, version in enumerate(versions):
-        points = [(x(h.step), y(h.rating)) for h in history if h.version == version.version]
-        if not points:
+        mine = [h for h in history if h.version == version.version]
+        if not mine:
             continue
         colour = colours[k % len(colours)]
+        if version.low is not None and version.high is not None:
+            x0, x1 = x(mine[0].step), x(mine[-1].step)
+            bands.append(
+                f'<rect class="band" x="{x0 - 3:.1f}" y="{y(version.high):.1f}"'
+                f' width="{x1 - x0 + 6:.1f}" height="{y(version.low) - y(version.high):.1f}"'
+                f' fill="{colour}" fill-opacity="0.13"><title>v{version.number} now:'
+                f" {elo(version.low)} to {elo(version.high)}</title></rect>"
+            )
+        points = [(x(h.step), y(h.rating)) for h in mine]
         path = " ".join(f"{px:.1f},{py:.1f}" for px, py in points)
         lines.append(
             f'<polyline fill="none" stroke="{colour}" stroke-width="2" points="{path}"/>'
             f'<text x="{points[-1][0] + 4:.1f}" y="{points[-1][1]:.1f}" font-size="11" '
             f'fill="{colour}">v{version.number}</text>'
         )
-    axis = (
-        f'<text x="2" y="{y(high) + 10:.1f}" font-size="11">{elo(high)}</text>'
-        f'<text x="2" y="{y(low):.1f}" font-size="11">{elo(low)}</text>'
-        f'<text x="{pad}" y="{height - 2}" font-size="11">{escape(periods[steps[0]][-30:])}</text>'
-        f'<text x="{width - pad}" y="{height - 2}" font-size="11" text-anchor="end">'
-        f"{escape(periods[steps[-1]][-30:])}</text>"
-    )
+    base, end = height - bottom, width - right
+    axes = [
+        f'<line class="axis" x1="{left}" y1="{top}" x2="{left}" y2="{base}" stroke="#444"/>',
+        f'<line class="axis" x1="{left}" y1="{base}" x2="{end}" y2="{base}" stroke="#444"/>',
+        f'<text class="axis-title" x="12" y="{(top + base) / 2:.0f}" font-size="11"'
+        f' transform="rotate(-90 12 {(top + base) / 2:.0f})" text-anchor="middle">Elo</text>',
+        f'<text class="axis-title" x="{(left + end) / 2:.0f}" y="{height - 4}" font-size="11"'
+        f' text-anchor="middle">{escape(_x_title(list(periods.values())))}</text>',
+    ]
+    for value in _ticks(low, high):
+        axes.append(
+            f'<line x1="{left - 4}" y1="{y(value):.1f}" x2="{end}" y2="{y(value):.1f}"'
+            f' stroke="#e4e4e4"/><text class="tick-y" x="{left - 6}" y="{y(value) + 4:.1f}"'
+            f' font-size="11" text-anchor="end">{elo(value)}</text>'
+        )
+    shown = steps[:: max(1, -(-len(steps) // 6))]  # at most six step names fit below
+    for step in shown:
+        label = periods[step]
+        label = label if len(label) <= 24 else "…" + label[-23:]
+        axes.append(
+            f'<line x1="{x(step):.1f}" y1="{base}" x2="{x(step):.1f}" y2="{base + 4}"'
+            f' stroke="#444"/><text class="tick-x" x="{x(step):.1f}" y="{base + 16}"'
+            f' font-size="11" text-anchor="middle">{escape(label)}</text>'
+        )
     return (
         f'<svg width="{width}" height="{height}" role="img" aria-label="rating over time">'
-        f"{axis}{''.join(lines)}</svg>"
+        f"{''.join(axes)}{''.join(bands)}{''.join(lines)}</svg>"
     )
 
 
@@ -324,13 +402,17 @@ def games_table(rows: Sequence[GameListRow], links: Links) -> str:
 
 
 def games_page(
-    page: Page, chosen: GameFilter, reasons: Sequence[str], games: Sequence[str], links: Links
+    page: GamePage,
+    chosen: GameFilter,
+    reasons: Sequence[str],
+    games: Sequence[str],
+    links: Links,
 ) -> str:
     body = []
     if links.searchable:
         body.append(_games_form(chosen, reasons, ("blue", "orange", "draw"), True, games))
     body.append(games_table(page.rows, links))
-    body.append(pager(page, lambda n: links.games(chosen, n)))
+    body.append(game_pager(page, lambda at: links.games(chosen, at), not links.searchable))
     return document("games", "".join(body), links)
 
 

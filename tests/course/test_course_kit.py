@@ -278,3 +278,18 @@ def test_pages_show_every_game_offline(course: Path, browser: Any) -> None:
     frame.locator("svg.board").first.wait_for(timeout=10000)
     context.close()
     assert not errors, errors
+
+
+def test_records_of_a_game_played_in_the_submissions_folder_are_no_student(
+    tmp_path: Path,
+) -> None:
+    # `referee play` run from the submissions folder leaves its records there.
+    course = Course(make_course(tmp_path, java=False, c=False))
+    only(course, {"alice"})
+    write(course.submissions / "referee-games", {"0001.jsonl": "{}\n"})
+    seen: list[str] = []
+    trio.run(
+        lambda: collect(course, course.submissions, on_student=lambda s: seen.append(s.student))
+    )
+    assert seen == ["alice"]
+    assert set(load_collected(course.work)) == {"alice"}

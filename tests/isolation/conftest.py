@@ -20,6 +20,10 @@ def helper(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> s
     if kind == "python":
         monkeypatch.setenv("REFEREE_NATIVE_HELPER", "0")  # for referees started as processes
         monkeypatch.setattr(native, "native_helper", lambda: None)
+        # What this process detects without the helper must not outlive the test: a later test
+        # of the same worker would be handed a machine without it.
+        levels.detect.cache_clear()
+        request.addfinalizer(levels.detect.cache_clear)
     else:
         assert native.native_helper() is not None, "the helper did not compile (is there a cc?)"
     return kind

@@ -136,7 +136,8 @@ def test_run_where_all_are_sees_no_other_player_store_or_record(
         f'[match.isolation]\nsandbox_program = "{sandbox_program}"\n' + players
     )
     seen = seen_by_blue(play(config))
-    shared = {"cup.toml", "notes.txt"}  # the folder they run in: no bot's own, no referee's
+    # The folder they run in, no bot's own, less the referee's: its records, store and config.
+    shared = {"notes.txt"}
     assert seen == {name: {f"bots/{name}/spy.py", *shared} for name in ("ann", "ben", "cid")}
 
 

@@ -1,4 +1,4 @@
-"""Builds without the sandbox: a referee running as root never runs a student's build as root."""
+"""Builds: a referee running as root never runs a student's build as root, in the sandbox or not."""
 
 from __future__ import annotations
 
@@ -41,5 +41,22 @@ async def test_a_build_without_the_sandbox_runs_as_a_user_of_its_own(folder: Pat
         assert (status.st_uid, status.st_mode & 0o022) == (os.getuid(), 0), path
 
 
-async def test_in_the_sandbox_a_build_has_no_user_of_its_own(sandbox_level: None) -> None:
-    assert Feature.USERS not in build_isolation("sandbox+users").features
+async def test_in_the_sandbox_a_build_runs_as_a_user_of_its_own_and_reads_no_secret(
+    folder: Path, sandbox_level: None
+) -> None:
+    # A student's build that copies what only root may read into its folder (and from there
+    # into its bot's stderr, and the feedback pages): as uid 0 in the sandbox it could.
+    (folder / "referee.toml").write_text(
+        "build = 'sh -c \"id -u > who.txt; head -c 40 /etc/shadow > stolen.txt; true\"'\n"
+        "run = 'true'\n"
+    )
+    isolation = build_isolation("auto")
+    assert {Feature.SANDBOX, Feature.USERS} <= isolation.features
+    result = await build(folder, isolation, Limits(), timeout=30)
+    assert result.command is not None and result.ok, result
+    assert int((folder / "who.txt").read_text()) not in (0, os.getuid())
+    assert (folder / "stolen.txt").read_bytes() == b""
+    assert "Permission denied" in result.output
+    for path in [folder, folder / "who.txt", folder / "stolen.txt"]:
+        status = path.stat()
+        assert (status.st_uid, status.st_mode & 0o022) == (os.getuid(), 0), path

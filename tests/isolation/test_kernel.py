@@ -62,6 +62,8 @@ def stage(
     if setup == "auto-helper":
         monkeypatch.setattr(levels, "find_bwrap", lambda: (None, "bwrap is not installed"))
     levels.detect.cache_clear()
+    # Also when the level is skipped below: a detection without bubblewrap must not be kept.
+    request.addfinalizer(levels.detect.cache_clear)
     level = "users+cgroup" if setup == "users+cgroup" else "auto"
     skip_unless_available("sandbox+users" if level == "auto" else level)
     program = "bubblewrap" if setup == "auto-bubblewrap" else "auto"

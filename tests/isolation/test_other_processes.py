@@ -146,6 +146,8 @@ def root_stage(
     if setup == "auto-helper":
         monkeypatch.setattr(levels, "find_bwrap", lambda: (None, "bwrap is not installed"))
     levels.detect.cache_clear()
+    # Also when the level is skipped below: a detection without bubblewrap must not be kept.
+    request.addfinalizer(levels.detect.cache_clear)
     level = "auto" if setup.startswith("auto") else setup
     skip_unless_available("sandbox+users" if level == "auto" else level.removesuffix("+root"))
     program = "bubblewrap" if setup == "auto-bubblewrap" else "auto"

@@ -3,12 +3,17 @@ among the versions of the game it played."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
+
+from rich.console import Console
 
 from referee.league.config import FitSettings
 from referee.league.index import IndexedGame, Player, Source, open_index
 from referee.league.queries import leaderboard
 from referee.league.rating import rate_league
+from referee.stats.rating import RatingOptions
+from referee.views.league_terminal import leaderboard_table
 
 
 def _games(game: str, blue: str, orange: str, results: list[str]) -> list[IndexedGame]:
@@ -44,7 +49,12 @@ def test_a_version_that_only_moved_second_is_ranked_in_its_own_game(tmp_path: Pa
         lielow = _games("lielow", "first", "second", ["blue", "orange", "orange", "draw"])
         index.apply_source(Source(tmp_path / "t1", 0, "tournament", "t1", "alak"), alak, [])
         index.apply_source(Source(tmp_path / "t2", 1, "tournament", "t2", "lielow"), lielow, [])
-        rate_league(index, FitSettings(bootstrap=10, history="none"), lambda *_: None)
+        rate_league(
+            index,
+            FitSettings(bootstrap=10, history="none"),
+            lambda *_: None,
+            RatingOptions(min_games=1),  # four games each: not provisional
+        )
         tables = {
             game: leaderboard(index, game=game, all_versions=True).rows
             for game in ("alak", "lielow")
@@ -56,3 +66,43 @@ def test_a_version_that_only_moved_second_is_ranked_in_its_own_game(tmp_path: Pa
         assert [row.rank for row in rows] == [1, 2], game
         assert rows[0].los_next is not None and rows[-1].los_next is None
     assert [row.name for row in tables["lielow"]] == ["second", "first"]  # 2.5 points of 4
+
+
+def _pair(blue: str, orange: str, results: list[str], start: int) -> list[IndexedGame]:
+    """Games of one pair, numbered from `start` (so that pairs of one source do not collide)."""
+    games = _games("alak", blue, orange, results)
+    return [
+        replace(
+            g,
+            number=g.number + start,
+            key=f"k{g.number + start}",
+            chain=f"c{g.number + start}",
+            seen=f"s{g.number + start}",
+        )
+        for g in games
+    ]
+
+
+def test_the_leaderboard_names_unbeaten_and_provisional_versions(tmp_path: Path) -> None:
+    # a and b split 12 games; c beat a in all 12 (unbeaten: a lower bound only); d drew once
+    # with b (provisional: rated, not ranked, listed after the ranked versions).
+    games = _pair("a", "b", ["blue", "orange", "draw", "blue"] * 3, 0)
+    games += _pair("c", "a", ["blue"] * 6, 100) + _pair("a", "c", ["orange"] * 6, 200)
+    games += _pair("d", "b", ["draw"], 300)
+    index = open_index(tmp_path, writer=True)
+    try:
+        index.apply_source(Source(tmp_path / "t1", 0, "tournament", "t1", "alak"), games, [])
+        rate_league(index, FitSettings(history="none"), lambda *_: None)
+        rows = leaderboard(index, game="alak", all_versions=True).rows
+    finally:
+        index.close()
+    by_name = {row.name: row for row in rows}
+    assert by_name["c"].flags == "unbeaten" and by_name["c"].high is None
+    assert by_name["c"].interval.startswith(">= +") and by_name["c"].rank == 1
+    assert by_name["d"].flags == "provisional" and by_name["d"].rank is None
+    assert [row.name for row in rows][-1] == "d"
+    assert [row.rank for row in rows[:-1]] == [1, 2, 3]
+    console = Console(record=True, width=120)
+    console.print(leaderboard_table(rows, "alak"))
+    text = console.export_text()
+    assert "unbeaten" in text and "provisional" in text and by_name["c"].interval in text

@@ -14,6 +14,7 @@ from referee.commands.demo import DEFAULT_DIR
 from referee.commands.play import DEFAULT_RECORD_DIR
 from referee.course.check import RECORDS_PARENT
 from referee.isolation import player_places
+from referee.isolation.places import Places
 from referee.league.config import INDEX_NAME
 from referee.players import PlayerSpec, resolve_command
 from referee.tournament import bot_folders
@@ -94,7 +95,8 @@ def test_the_referee_s_output_is_found_where_bots_would_see_it(tmp_path: Path) -
     (root / "game.jsonl").write_text(HEADER)  # in the bot's own folder: the file alone
     (root / "mine.py").write_text("")
     found = referee_output([root])
-    assert sorted(found) == [
+    assert found.unsearched == []
+    assert sorted(found.found) == [
         root / "cup",
         root / "game.jsonl",
         root / "referee-games",
@@ -153,7 +155,7 @@ def test_a_word_too_long_to_be_a_file_name_names_nothing(tmp_path: Path) -> None
     bot = player("long", command, tmp_path)
     assert program_folder(bot) == tmp_path
     assert layout_refusal([bot, player("other", f"{sys.executable} -m x", tmp_path)]) is None
-    assert player_places(command, tmp_path) == [tmp_path, tmp_path / "bot.py"]
+    assert player_places(command, tmp_path) == Places(tmp_path, tmp_path, tmp_path / "bot.py")
     done = referee("play", "alak", "-p1", command, "-p2", "builtin:random", cwd=tmp_path)
     assert done.returncode == 0, done.stderr
     assert "Game over!" in done.stdout

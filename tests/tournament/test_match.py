@@ -329,26 +329,31 @@ def test_one_game_at_a_time_stops_at_the_game_that_decided(tmp_path: Path) -> No
 def test_the_match_folder_shows_the_figures_referee_match_printed(tmp_path: Path) -> None:
     # `tournament results` on a match's folder gives the match's own figures (pairs, Elo from
     # pairs, LOS, the SPRT's state), the same lines `referee match` printed, and says what the
-    # standings' Elo is: another model (single games), not the match's Elo difference.
+    # standings' Elo is: the rating model of single games, whose difference `referee match`
+    # printed too, beside the pair figures.
     loser = script_bot(tmp_path, "loser", ILLEGAL)
     args = ["match", "alak", "-p1", GREEDY, "-p2", loser, "--games", "6", *BASIC, "--dir", "m"]
     args += ["--sprt", "elo0=0", "elo1=200", "alpha=0.1", "beta=0.1"]
     played = referee(*args, cwd=tmp_path)
     assert played.returncode == 0, played.stderr
     printed = [line for line in played.stdout.splitlines() if line.startswith(("greedy", "pairs",
-               "Elo", "normalised", "LOS", "SPRT", "no decision"))]  # fmt: skip
+               "Elo", "normalised", "LOS", "SPRT", "no decision", "rating model"))]  # fmt: skip
     assert any(line.startswith("SPRT elo0=0 elo1=200") for line in printed)
+    # Six games won by greedy: the model's difference has a lower bound only.
+    assert any(line.startswith("rating model (docs/ratings.md): greedy - loser: every game won")
+               for line in printed)  # fmt: skip
     results = referee("tournament", "results", "m", cwd=tmp_path)
     assert results.returncode == 0, results.stderr
     shown = [line.strip() for line in results.stdout.splitlines()]
     assert all(line in shown for line in printed), (printed, shown)
     note = " ".join(results.stdout.split())
-    assert "Elo in the standings: each player's rating from single games" in note
-    assert "the match's Elo difference above is from its game pairs" in note
+    assert "Elo: Bradley-Terry with a draw margin and a first-move advantage" in note
+    assert "the match's pentanomial Elo above is from its game pairs" in note
     as_json = json.loads(referee("tournament", "results", "m", "-f", "json", cwd=tmp_path).stdout)
     again = json.loads(referee(*args, "--json", cwd=tmp_path).stdout)  # resumes: nothing new
     summary = as_json["match"]["summary"]
-    for key in ("games", "pentanomial", "score", "elo_low", "los", "sprt", "llr", "decision"):
+    keys = ("games", "pentanomial", "score", "elo_low", "los", "sprt", "llr", "decision")
+    for key in (*keys, "rating"):
         assert summary[key] == again[key], key
 
 

@@ -93,6 +93,7 @@ level = "basic+root"
 [[players]]
 name = "template"
 command = "{python} {template} --position"
+trusted = true
 {capabilities}
 [[players]]
 name = "greedy"

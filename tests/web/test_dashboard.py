@@ -26,7 +26,7 @@ from referee.tournament.report import build_report
 from referee.tournament.resume import open_tournament
 from referee.tournament.runner import Runner, play_match, tournament_host
 from referee.tournament.store import open_view
-from referee.views.tournament import standings_table
+from referee.views.tournament import elo_cells, standings_table
 from referee.web.server import WebServer, start_web_server
 from referee.web.tournaments import watch_tournament
 from tests.conftest import ReadableFolders
@@ -39,7 +39,9 @@ SLOW_BOT = Path(__file__).with_name("slow_bot.py")
 
 def config_text(name: str, players: dict[str, str], pairings: int = 1) -> str:
     entries = "".join(
-        f'[[players]]\nname = "{n}"\ncommand = "{command}"\n' for n, command in players.items()
+        # Trusted: the commands name bots of the tests, outside the config's folder.
+        f'[[players]]\nname = "{n}"\ncommand = "{command}"\ntrusted = true\n'
+        for n, command in players.items()
     )
     return (
         f'name = "{name}"\ngame = "alak"\nseed = 5\ngames_per_pairing = {pairings}\n'
@@ -250,14 +252,14 @@ def test_numbers_stand_under_their_headers_and_intervals_read_as_in_the_terminal
     text = terminal.export_text()
     for s in report.standings:
         shown = rows[s.name]
-        assert shown[7] == f"{round(s.elo or 0):+d}"
-        interval = f"{round(s.elo_low or 0):+d} .. {round(s.elo_high or 0):+d}"
+        elo, interval = elo_cells(s)  # the model's figures as the terminal shows them
+        assert shown[7] == elo
         assert shown[8] == interval and interval in text
 
 
 def test_a_match_folder_shows_the_match_figures(page: Any, tmp_path: Path) -> None:
     # The dashboard of a match's folder shows the lines `referee match` printed (pairs, SPRT
-    # included) and says that the standings' Elo is another figure.
+    # and the rating model's difference included) and says which Elo is which.
     command = [sys.executable, "-m", "referee", "match", "alak", "-q", "--games", "4", "-j", "2"]
     command += ["-p1", "builtin:greedy --seed {seed}", "-p2", "builtin:random --seed {seed}"]
     command += ["--isolation", "basic+root", "--dir", "m", "--sprt", "elo1=200"]
@@ -266,13 +268,15 @@ def test_a_match_folder_shows_the_match_figures(page: Any, tmp_path: Path) -> No
     printed = done.stdout.splitlines()[:-1]  # the summary, without the folder's line
     assert printed[1].startswith("pairs (0, 1/2, 1, 3/2, 2 points of 2): ")
     assert printed[5].startswith("SPRT elo0=0 elo1=200 alpha=0.05 beta=0.05: LLR ")
+    assert printed[-1].startswith("rating model (docs/ratings.md): greedy - random")
     with serve_in_thread([tmp_path / "m"]) as server:
         page.goto(server.url + "/")
         page.wait_for_selector("section.tournament pre.match-figures")
         shown = page.text_content("section.tournament pre.match-figures")
         note = page.text_content("section.tournament p.muted")
     assert shown is not None and shown.splitlines() == printed
-    assert note is not None and note.startswith("Elo in the standings: each player's rating")
+    assert note is not None and note.startswith("Elo: Bradley-Terry with a draw margin")
+    assert "the match's pentanomial Elo above is from its game pairs" in note
 
 
 def test_a_live_games_record_is_listed_at_once_and_moves_with_it(page: Any, tmp_path: Path) -> None:

@@ -60,6 +60,19 @@
   /* An Elo value as the terminal writes it: signed, "+0" for zero. */
   function signed(value) { const r = Math.round(value); return (r >= 0 ? "+" : "") + r; }
 
+  /* The rating model's interval as the terminal shows it: one bound for an unbeaten (>=) or
+     winless (<=) player, and the flags in words (provisional is the "?" after the Elo). */
+  function eloInterval(s) {
+    const flags = (s.elo_flags || []);
+    if (s.elo === null) return flags.join(", ");
+    let text = "";
+    if (s.elo_low !== null && s.elo_high !== null) text = signed(s.elo_low) + " .. " + signed(s.elo_high);
+    else if (s.elo_low !== null) text = ">= " + signed(s.elo_low);
+    else if (s.elo_high !== null) text = "<= " + signed(s.elo_high);
+    const words = flags.filter((f) => f !== "provisional").join(", ");
+    return (text + " " + words).trim();
+  }
+
   async function getJSON(url) {
     const response = await fetch(url);
     if (!response.ok) throw new Error(url + ": " + response.status);
@@ -147,8 +160,9 @@
       cell(row, s.rank, "num");
       cell(row, s.name);
       [s.points, s.games, s.wins, s.draws, s.losses].forEach((v) => cell(row, v, "num"));
-      cell(row, s.elo === null ? "-" : signed(s.elo), "num");
-      cell(row, s.elo_low === null ? "" : signed(s.elo_low) + " .. " + signed(s.elo_high), "num");
+      const flags = s.elo_flags || [];
+      cell(row, s.elo === null ? "-" : signed(s.elo) + (flags.includes("provisional") ? "?" : ""), "num");
+      cell(row, eloInterval(s), "num");
       cell(row, faults(s.faults), "faults");
     }, "no players"));
     const note = document.createElement("p");

@@ -1,0 +1,94 @@
+"""The rating model's table in the terminal (`referee.stats.rating_table`): each component apart,
+its ranked rows first, then the rows shown apart (provisional, unbounded, without games), with
+every flag named, one-sided intervals as bounds, the LOS against the next row, the kinds'
+advantages and margins, the model's notes, and the LOS matrix when asked for.
+"""
+
+from __future__ import annotations
+
+from rich.console import Group, RenderableType
+from rich.table import Table
+from rich.text import Text
+
+from referee.stats.rating_table import RatingLine, RatingTable
+from referee.views.plain import plain
+
+# Flags that take a row out of the ranking: shown apart, below its component's ranked rows.
+_APART = frozenset({"provisional", "unbounded", "alone"})
+
+
+def signed(value: float) -> str:
+    return f"{round(value):+d}"  # never "-0"
+
+
+def interval_text(line: RatingLine) -> str:
+    """The interval as the table shows it: `low .. high`, or the one bound there is."""
+    if line.side == "two-sided" and line.low is not None and line.high is not None:
+        return f"{signed(line.low)} .. {signed(line.high)}"
+    if line.side == "lower" and line.low is not None:
+        return f">= {signed(line.low)}"
+    if line.side == "upper" and line.high is not None:
+        return f"<= {signed(line.high)}"
+    return ""
+
+
+def flag_text(line: RatingLine) -> str:
+    return ", ".join(line.flags)
+
+
+def rating_view(table: RatingTable) -> RenderableType:
+    parts: list[RenderableType] = []
+    many = len({row.component for row in table.rows}) > 1
+    for component in dict.fromkeys(row.component for row in table.rows):
+        rows = [row for row in table.rows if row.component == component]
+        ranked = [row for row in rows if not _APART & set(row.flags)]
+        apart = [row for row in rows if _APART & set(row.flags)]
+        title = "Ratings"
+        if many and not table.joined:
+            title += f", component {component + 1} (never met the others: not comparable)"
+        parts.append(_rows_table(title, ranked, table.level))
+        if apart:
+            parts.append(_rows_table("Not ranked", apart, table.level))
+    for kind in table.kinds:
+        prior = " (from the prior)" if kind.advantage_from_prior or kind.margin_from_prior else ""
+        parts.append(
+            Text(
+                f"{kind.name}: first-move advantage {signed(kind.advantage)} Elo, draw margin "
+                f"{round(kind.draw_margin)} Elo over {kind.games} games{prior}"
+            )
+        )
+    parts.append(Text(f"{table.model}; {table.anchor}; {table.intervals} intervals"))
+    parts += [Text(note) for note in table.notes]
+    if table.los_names:
+        parts.append(los_matrix_view(table))
+    return Group(*parts)
+
+
+def _rows_table(title: str, rows: list[RatingLine], level: float) -> Table:
+    table = Table(title=title, show_edge=False, pad_edge=False)
+    for header in ("#", "player", "Elo", f"{level:.0%} CI", "games", "score", "LOS next", "flags"):
+        table.add_column(header, justify="left" if header in ("player", "flags") else "right")
+    for row in rows:
+        table.add_row(
+            "" if row.rank is None else str(row.rank),
+            plain(row.name),
+            "" if row.rating is None else signed(row.rating),
+            interval_text(row),
+            str(row.games),
+            f"{row.points:g}/{row.games}" if row.games else "",
+            "" if row.los_next is None else f"{row.los_next:.1%}",
+            flag_text(row),
+        )
+    return table
+
+
+def los_matrix_view(table: RatingTable) -> Table:
+    """P(row stronger than column), in percent; empty where nothing compares them."""
+    matrix = Table(title="Likelihood of superiority (row over column)", show_edge=False)
+    matrix.add_column("")
+    for name in table.los_names:
+        matrix.add_column(plain(name), justify="right")
+    for name, values in zip(table.los_names, table.los_matrix, strict=True):
+        cells = ["" if v is None else f"{v:.0%}" for v in values]
+        matrix.add_row(plain(name), *cells)
+    return matrix

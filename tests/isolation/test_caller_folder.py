@@ -1,0 +1,82 @@
+"""`referee play` runs both bots in the caller's folder: what of it they are shown.
+
+Run from a course's folder (or from its submissions) with two students' programs, neither bot
+sees any other student's submission beside them; run from a folder too big to search whole for
+the referee's own records, the part not searched is hidden and the run says so. Every bot here
+is a spy (tests/isolation/test_bot_folders.py): as blue, its first line lists every file below
+the folder it could read something from, and the game ends on that line."""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from pathlib import Path
+
+import pytest
+
+from referee.tournament.bot_folders import SCAN_ENTRIES
+from tests.commandline import referee
+from tests.isolation.test_bot_folders import record_header, spy
+
+pytestmark = pytest.mark.skipif(
+    os.geteuid() != 0, reason="the compiled helper makes the sandbox only for a root referee"
+)
+
+
+def blue_saw(cwd: Path, blue: str, orange: str) -> tuple[set[str], str]:
+    done = referee(
+        "play", "alak", "-p1", f"{sys.executable} {blue}", "-p2", f"{sys.executable} {orange}",
+        "--no-random-assignment", "--json", cwd=cwd,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    return set(json.loads(done.stdout)["loser_line"].split("|")), done.stderr
+
+
+def submissions(course: Path) -> Path:
+    folder = course / "submissions"
+    for student in ("alice", "bob", "carol", "dave"):
+        spy(folder / student / "main.py", course)
+    (folder / "alice" / "book.txt").write_text("alice's own book")
+    (folder / "erin.zip").write_bytes(b"PK\x05\x06" + bytes(18))  # handed in as an archive
+    (course / "grading.toml").write_text("# the caller's own file\n")
+    return folder
+
+
+def test_play_from_a_course_folder_shows_no_other_submission(tmp_path: Path) -> None:
+    course = tmp_path / "course"
+    submissions(course)
+    seen, _ = blue_saw(course, "submissions/alice/main.py", "submissions/bob/main.py")
+    assert seen == {"grading.toml", "submissions/alice/main.py", "submissions/alice/book.txt"}
+
+
+def test_play_from_the_submissions_shows_no_other_submission(tmp_path: Path) -> None:
+    course = tmp_path / "course"
+    folder = submissions(course)
+    (folder / "notes.txt").write_text("the caller's notes, no bot's")
+    seen, _ = blue_saw(folder, "alice/main.py", "bob/main.py")
+    # The course's grading.toml lies above the folder it runs in: never shown.
+    assert seen == {
+        "submissions/notes.txt",
+        "submissions/alice/main.py",
+        "submissions/alice/book.txt",
+    }
+
+
+def test_a_folder_too_big_to_search_is_hidden_and_said(tmp_path: Path) -> None:
+    spy(tmp_path / "mine.py", tmp_path)
+    spy(tmp_path / "theirs.py", tmp_path)
+    crowd = tmp_path / "aaa"
+    crowd.mkdir()
+    for index in range(SCAN_ENTRIES + 2000):  # empty: no spy lists them
+        (crowd / f"{index:05}").touch()
+    (tmp_path / "zzz" / "referee-games").mkdir(parents=True)
+    (tmp_path / "zzz" / "old").mkdir()
+    (tmp_path / "zzz" / "referee-games" / "0002.jsonl").write_text(record_header())
+    (tmp_path / "zzz" / "old" / "game.jsonl").write_text(record_header())
+    (tmp_path / "zzz" / "notes.txt").write_text("not looked into, so not shown")
+    seen, said = blue_saw(tmp_path, "mine.py", "theirs.py")
+    assert seen == {"mine.py"}
+    said = " ".join(said.split())
+    assert f"{tmp_path} holds more than {SCAN_ENTRIES:,} files and folders" in said
+    assert f"(such as {tmp_path / 'zzz'}) are hidden from every bot" in said

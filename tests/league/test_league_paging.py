@@ -1,0 +1,125 @@
+"""The lists of games are paged by key: every page is found in an index (never by OFFSET,
+which reads every row it skips), and walking the pages forward or back gives every game once."""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from referee.league.index import open_index
+from referee.league.queries import At, GameFilter, games
+from scripts.bench_league_pages import build
+
+GAMES = 3000
+SIZE = 17  # rows a page: a few pages for every filter
+
+
+@pytest.fixture(scope="module")
+def synthetic(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    folder = tmp_path_factory.mktemp("pages") / "league"
+    build(folder, GAMES, bots=40, sources=7)
+    return folder
+
+
+FILTERS = [
+    GameFilter(),
+    GameFilter(reason="timeout"),
+    GameFilter(game="alak"),
+    GameFilter(bot=3),
+    GameFilter(bot=3, result="loss"),
+    GameFilter(fault=True),
+    GameFilter(result="draw"),
+]
+
+
+def _all_keys(db: sqlite3.Connection, chosen: GameFilter) -> list[tuple[int, int]]:
+    """The filter's games, latest first, sorted here rather than by the index."""
+    condition, args = chosen.query()
+    rows = db.execute(
+        f"SELECT g.finished_at, g.source, g.number FROM games g WHERE {condition}", args
+    ).fetchall()
+    return [(source, number) for _, source, number in sorted(rows, reverse=True)]
+
+
+@pytest.mark.parametrize("chosen", FILTERS, ids=repr)
+def test_walking_forward_and_back_gives_every_game_once(
+    synthetic: Path, chosen: GameFilter
+) -> None:
+    index = open_index(synthetic, writer=False)
+    try:
+        ids = dict(index.db.execute("SELECT position, id FROM sources").fetchall())
+        whole = _all_keys(index.db, chosen)
+        assert len(whole) > 3 * SIZE  # several pages
+        pages, at = [], At()
+        while True:
+            page = games(index, chosen, at, size=SIZE)
+            assert page.total == len(whole)
+            pages.append([(ids[r.source], r.number) for r in page.rows])
+            if page.older is None:
+                break
+            assert page.older.number == len(pages) + 1
+            at = page.older
+        assert [key for rows in pages for key in rows] == whole  # each once, in order
+        assert all(len(rows) == SIZE for rows in pages[:-1])
+        # Back from the last page, each page is the one seen on the way forward.
+        back = [pages[-1]]
+        newer = page.newer
+        while newer is not None:
+            page = games(index, chosen, newer, size=SIZE)
+            back.append([(ids[r.source], r.number) for r in page.rows])
+            newer = page.newer
+        assert back[::-1] == pages
+        # From the oldest end: the last games, and back to the first.
+        oldest = games(index, chosen, At(oldest=True), size=SIZE)
+        assert [(ids[r.source], r.number) for r in oldest.rows] == whole[-SIZE:]
+        assert oldest.older is None and oldest.newer is not None
+    finally:
+        index.close()
+
+
+@pytest.mark.parametrize("chosen", FILTERS, ids=repr)
+def test_every_page_is_found_in_an_index(synthetic: Path, chosen: GameFilter) -> None:
+    """The page's query starts from an index in the list's order, whatever page it is."""
+    index = open_index(synthetic, writer=False)
+    statements: list[str] = []
+    try:
+        middle = games(index, chosen, At(), size=50).older
+        assert middle is not None
+        index.db.set_trace_callback(statements.append)
+        for at in (At(), middle, At(before=middle.after), At(oldest=True)):
+            games(index, chosen, at, size=50)
+        index.db.set_trace_callback(None)
+        # The pages and the probes past their ends (a count reads what it counts, up to a limit).
+        pages = [s for s in statements if "LIMIT" in s and "COUNT(" not in s]
+        assert len(pages) >= 4
+        for statement in pages:
+            assert "OFFSET" not in statement.upper()
+            plan = " | ".join(row[3] for row in index.db.execute("EXPLAIN QUERY PLAN " + statement))
+            assert "_page" in plan, plan  # one of the keyed indexes leads
+    finally:
+        index.close()
+
+
+def test_a_long_filtered_list_is_counted_only_so_far(
+    synthetic: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A count reads every row it counts: past COUNT_LIMIT, a filtered list says "more than"."""
+    from referee.league import queries
+    from referee.web.league_pages import game_pager
+
+    monkeypatch.setattr(queries, "COUNT_LIMIT", 100)
+    monkeypatch.setattr("referee.web.league_pages.COUNT_LIMIT", 100)
+    index = open_index(synthetic, writer=False)
+    try:
+        assert queries.count_games(index, GameFilter()) == GAMES  # the whole list: exact
+        draws = _all_keys(index.db, GameFilter(result="draw"))
+        assert len(draws) > 101
+        page = games(index, GameFilter(result="draw"), At())
+        assert page.total == 101
+        assert "more than 100:" in game_pager(page, lambda at: "x")
+        assert "oldest" in game_pager(page, lambda at: "x")  # on a server, by key
+        assert "oldest »</span>" in game_pager(page, lambda at: "x", numbered=True)
+    finally:
+        index.close()
