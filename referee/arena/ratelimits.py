@@ -18,12 +18,16 @@ from referee.arena.store import stamp, transaction
 KEEP = timedelta(days=2)  # events older than this are forgotten (longer than any window)
 
 
+MAX_KEY_NAME = 64  # no username is longer: a longer name typed in is counted by its start
+
+
 def login_key(username: str) -> str:
-    return f"login:{username.strip().lower()}"
+    """The key of a username's failed logins (whatever was typed in: the row stays small)."""
+    return f"login:{username.strip().lower()[:MAX_KEY_NAME]}"
 
 
 def address_key(address: str) -> str:
-    return f"login-ip:{address}"
+    return f"login-ip:{address[:MAX_KEY_NAME]}"
 
 
 def upload_key(account_id: int) -> str:

@@ -146,3 +146,5 @@ def test_rate_limits_count_within_their_window(arena: Arena) -> None:
     assert ratelimits.count(db, key, NOW + timedelta(minutes=15, seconds=30), window) == 2
     ratelimits.clear(db, key)
     assert ratelimits.count(db, key, at, window) == 0
+    # Whatever is typed in as a username, a failure's row stays small.
+    assert ratelimits.login_key(" " + "X" * 60_000) == "login:" + "x" * 64
