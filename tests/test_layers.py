@@ -62,6 +62,10 @@ ONLY_UNDER = {
     "scipy": ("referee/stats/elo_fit.py", *RATING_MODEL),
     # The offline analyses may use the bots' solvers; the runtime never imports them.
     "bots": ("referee/analysis/",),
+    # The arena's pages (templates), passwords (argon2id) and signed cookies.
+    "jinja2": ("referee/arena/",),
+    "argon2": ("referee/arena/",),
+    "itsdangerous": ("referee/arena/",),
 }
 
 # The layers of `referee/`, highest first: a module may import from its own layer and from the
@@ -70,6 +74,8 @@ ONLY_UNDER = {
 LAYERS: list[tuple[str, ...]] = [
     # The command line; `arguments` holds what several commands read from it alike.
     ("referee.__main__", "referee.cli", "referee.commands", "referee.arguments"),
+    # The term-long server: accounts, versions, the ladder, its pages (on what app/ runs).
+    ("referee.arena",),
     # What a command runs (a tournament or match session with its live views, web and cluster),
     # and the offline analyses that only `referee analyse` runs.
     ("referee.app", "referee.analysis"),
