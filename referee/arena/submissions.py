@@ -28,7 +28,7 @@ from referee.arena.uploads import sweep_incoming
 from referee.isolation.levels import IsolationUnavailable
 from referee.records import utc_now
 
-POLL_SECONDS = 0.5
+POLL_SECONDS = 0.25
 REFEREE_FAILED = (
     "The referee could not check this version ({why}): not your bot's fault. The staff can "
     "see why in the server's log; upload it again later."
