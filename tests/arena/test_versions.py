@@ -4,9 +4,11 @@ submission worker; only a version that passes becomes active."""
 
 from __future__ import annotations
 
+import gzip
 import hashlib
 import os
 import stat
+import tarfile
 from collections.abc import Iterator
 
 import pytest
@@ -235,6 +237,7 @@ def test_an_upload_past_the_size_limit_is_refused_before_it_is_read(
         ("bot.tar.gz", "tar-link", "a link or a special file: 'passwd'"),
         ("bot.zip", "zip-link", "a symbolic link: 'passwd'"),
         ("bot.zip", "zip-bomb", "unpacks to more than 1 MB"),
+        ("bot.tgz", "tar-bomb", "unpacks to more than 1 MB"),
         ("bot.zip", "many-files", "more than 20 files"),
         ("huge.py", "huge-file", "larger than 1 MB"),
         ("bot.zip", "not-a-zip", "not a readable zip archive"),
@@ -265,6 +268,7 @@ def hostile(kind: str) -> bytes:
         "tar-link": lambda: tar_of({"main.py": GOOD_BOT}, links={"passwd": "/etc/passwd"}),
         "zip-link": lambda: zip_of({"main.py": GOOD_BOT}, links={"passwd": "/etc/passwd"}),
         "zip-bomb": lambda: zip_of({"main.py": GOOD_BOT, "zeros.bin": zeros}),
+        "tar-bomb": tar_bomb,
         "many-files": lambda: zip_of({f"f{n}.py": b"" for n in range(25)}),
         "huge-file": lambda: os.urandom(1_200_000),
         "not-a-zip": lambda: b"PK\x03\x04 but nothing after",
@@ -272,6 +276,14 @@ def hostile(kind: str) -> bytes:
     data = archives[kind]()
     assert len(data) <= 1_500_000  # within the upload limit: refused when unpacked
     return data
+
+
+def tar_bomb() -> bytes:
+    """A .tar.gz whose first member says it holds 64 GiB: refused at its header, before a
+    byte of it is unpacked (here the bytes are not even there: reading on would fail)."""
+    header = tarfile.TarInfo("zeros.bin")
+    header.size = 64 << 30
+    return gzip.compress(header.tobuf(format=tarfile.GNU_FORMAT) + b"\0" * 100_000)
 
 
 def test_a_hostile_file_name_is_kept_as_text_and_shown_harmlessly(
