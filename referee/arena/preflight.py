@@ -48,6 +48,7 @@ from referee.tournament.layouts import TOML_MANIFESTS, guess_command
 MB = 1 << 20
 CHECK_ATTEMPTS = 3  # a check spoilt by the referee or the machine is played again, this often
 KNOWN_CAPABILITIES = (POSITION,)
+MAX_MANIFEST = 1 << 20  # bytes of a referee.toml read
 
 
 class RefereeFault(Exception):
@@ -106,8 +107,11 @@ def capabilities_of(folder: Path) -> list[str]:
     """The protocol extensions the bot declares in its manifest (`referee.toml` or `bot.toml`:
     `capabilities = ["position"]`); an unreadable manifest declares none."""
     for name in TOML_MANIFESTS:
+        manifest = folder / name
+        if not manifest.is_file() or manifest.stat().st_size > MAX_MANIFEST:
+            continue
         try:
-            declared = tomllib.loads((folder / name).read_text(encoding="utf-8"))
+            declared = tomllib.loads(manifest.read_text(encoding="utf-8"))
         except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
             continue
         listed = declared.get("capabilities", [])

@@ -10,6 +10,7 @@ import os
 import stat
 import tarfile
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 import trio
@@ -284,6 +285,22 @@ def tar_bomb() -> bytes:
     header = tarfile.TarInfo("zeros.bin")
     header.size = 64 << 30
     return gzip.compress(header.tobuf(format=tarfile.GNU_FORMAT) + b"\0" * 100_000)
+
+
+@pytest.mark.parametrize("leaves", ["ln -s {secret} run.txt", "mkfifo referee.toml"])
+def test_what_a_build_leaves_for_the_referee_to_follow_fails_the_build(
+    alice: TestClient, arena: Arena, clock: Clock, tmp_path: Path, leaves: str
+) -> None:
+    secret = tmp_path / "referee-only.txt"
+    secret.write_text("echo the referee's secret\n")
+    makefile = f"all:\n\t{leaves.format(secret=secret)}\n".encode()
+    archive = tar_of({"bot.py": GOOD_BOT, "Makefile": makefile})
+    version = version_id(upload_by_page(alice, "bot.tar.gz", archive))
+    check_all(arena, clock)
+    failed = entry(arena, version).version
+    assert failed.status is VersionStatus.FAILED
+    assert failed.problem is not None and failed.problem.startswith("The build failed: ")
+    assert "the referee's secret" not in alice.get(f"/versions/{version}").text
 
 
 def test_a_hostile_file_name_is_kept_as_text_and_shown_harmlessly(
