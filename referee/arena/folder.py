@@ -131,6 +131,7 @@ def new_arena(
     _write_secret(paths.secret)
     for folder in FOLDERS:
         (root / folder).mkdir(exist_ok=True)
+    paths.uploads.chmod(0o700)  # every student's code as sent: the referee's alone
     create_store(paths.store).close()
     return [*written, paths.secret, *(root / f for f in FOLDERS), paths.store]
 

@@ -52,8 +52,14 @@ def limited(
 def add(db: sqlite3.Connection, keys: Iterable[str], now: datetime) -> None:
     """Count one event for each key (and forget the events older than `KEEP`)."""
     with transaction(db):
-        db.executemany("INSERT INTO attempts VALUES (?, ?)", [(k, stamp(now)) for k in keys])
-        db.execute("DELETE FROM attempts WHERE at < ?", (stamp(now - KEEP),))
+        count_in(db, keys, now)
+
+
+def count_in(db: sqlite3.Connection, keys: Iterable[str], now: datetime) -> None:
+    """`add` inside the caller's own transaction (one that checks a limit and counts the
+    event at once, so that two requests together cannot both pass the last place)."""
+    db.executemany("INSERT INTO attempts VALUES (?, ?)", [(k, stamp(now)) for k in keys])
+    db.execute("DELETE FROM attempts WHERE at < ?", (stamp(now - KEEP),))
 
 
 def clear(db: sqlite3.Connection, key: str) -> None:

@@ -17,6 +17,7 @@ import trio
 
 from referee.arena.folder import Arena
 from referee.arena.sessions import CookieSigner
+from referee.arena.submissions import run_worker
 from referee.arena.web.app import create_app
 from referee.arena.web.site import Site
 from referee.web.listen import http_config, serve
@@ -37,6 +38,7 @@ async def start_background(nursery: trio.Nursery, arena: Arena, site: Site) -> N
     submission worker (builds and checks new versions) and the scheduler with its game
     players start here, each as `await nursery.start(...)` so that the server announces it is
     up only once they are."""
+    await nursery.start(partial(run_worker, arena, clock=site.clock))
 
 
 def log_to_file(arena: Arena) -> logging.Handler:

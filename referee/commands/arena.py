@@ -6,6 +6,10 @@ pages until Ctrl-C, `invite` and `token` give one account a new invite link, pas
 token, `disable` shuts an account out (`--enable` lets it back). Credentials go to stdout as
 CSV, for a mail merge; everything else to stderr. Exit codes: 0 done, 2 a usage, config or
 roster error.
+
+`submit` is the students' command: it uploads a file or a folder with their API token and,
+with `--wait`, prints the check's result. Exit codes: 0 uploaded (with `--wait`: active), 1
+the version is late, failed or still waiting at `--timeout`, 2 the upload failed.
 """
 
 from __future__ import annotations
@@ -28,9 +32,22 @@ from referee.arena.folder import Arena, ArenaError, new_arena, open_arena, servi
 from referee.arena.roster import RosterError, read_roster
 from referee.arena.rows import Account
 from referee.arena.store import StoreError, transaction
+from referee.arena.submit import (
+    TOKEN_VARIABLE,
+    ArenaClient,
+    SubmitError,
+    describe,
+    read_token,
+    unencrypted,
+    wait_for,
+    what_to_send,
+)
 from referee.commands import EXIT_OK, EXIT_USAGE
+from referee.printable import printable
 from referee.records import utc_now
 from referee.web import check_address
+
+EXIT_LATE_OR_FAILED = 1
 
 
 def register(parser: argparse.ArgumentParser) -> None:
@@ -72,6 +89,16 @@ def register(parser: argparse.ArgumentParser) -> None:
     disable.add_argument("username")
     disable.add_argument("--enable", action="store_true", help="let it back in instead")
     disable.set_defaults(run=run_disable)
+    submit = sub.add_parser("submit", help="upload a bot (a file or a folder) as a new version")
+    submit.add_argument("url", help="the arena's address, e.g. https://arena.example.edu")
+    submit.add_argument("path", type=Path, help="a file, or a folder (sent as a .tar.gz)")
+    submit.add_argument(
+        "--token-file", type=Path, default=None,
+        help=f"a file holding your API token (default: ${TOKEN_VARIABLE})",
+    )  # fmt: skip
+    submit.add_argument("--wait", action="store_true", help="wait for its check; print it")
+    submit.add_argument("--timeout", type=float, default=600.0, help="most seconds to wait (600)")
+    submit.set_defaults(run=run_submit)
 
 
 def _credential_choice(parser: argparse.ArgumentParser) -> None:
@@ -251,3 +278,43 @@ async def _serve_until_interrupted(arena: Arena, hosts: list[str], err: Console)
         err.print(f"[bold]the arena: {serving.url}/[/bold]  (Ctrl-C to stop)", highlight=False)
         await wait_for_interrupt()
         nursery.cancel_scope.cancel()
+
+
+def run_submit(args: argparse.Namespace, out: Console, err: Console) -> int:
+    try:
+        token = read_token(args.token_file)
+        client = ArenaClient(args.url, token)
+        name, data, packed = what_to_send(args.path)
+    except SubmitError as exc:
+        return _fail(err, str(exc).replace("[", "\\["))
+    if unencrypted(client.url):
+        err.print("warning: http:// sends your token unencrypted", highlight=False)
+    if packed is not None:
+        said = f"packed {args.path} as {name}: {packed.files} files, {len(data):,} bytes"
+        err.print(printable(said), markup=False, highlight=False)
+        for skipped in packed.left_out:
+            err.print(printable(f"  left out {skipped}"), markup=False, highlight=False)
+    try:
+        version = client.upload(name, data)
+        shown = printable(f"uploaded as v{version['number']}: {version['url']}")
+        out.print(shown, markup=False, highlight=False)
+        if version["late"]:
+            err.print(printable(version["describe"]), markup=False, highlight=False)
+            return EXIT_LATE_OR_FAILED
+        if not args.wait:
+            return EXIT_OK
+        status = partial(_status, err)
+        final = wait_for(client, version["id"], timeout=args.timeout, on_status=status)
+    except SubmitError as exc:
+        return _fail(err, str(exc).replace("[", "\\["))
+    if final is None:
+        waiting = f"still being checked after {args.timeout:g} s: see {version['url']}"
+        err.print(printable(waiting), markup=False, highlight=False)
+        return EXIT_LATE_OR_FAILED
+    for line in describe(final):
+        out.print(line, markup=False, highlight=False, soft_wrap=True)
+    return EXIT_OK if final["status"] == "active" else EXIT_LATE_OR_FAILED
+
+
+def _status(err: Console, status: str) -> None:
+    err.print(printable(f"  {status}"), markup=False, highlight=False)

@@ -1,8 +1,8 @@
 """Each role's home page, the staff page, the account page (a new API token, shown once; a new
 password) and the API's `whoami`.
 
-The home pages are placeholders that the arena's other parts fill: a student's versions and
-games, the staff's controls.
+A student's home lists their versions (`web/versions.py` makes the rows); the arena's other
+parts fill in the rest: a student's games, the staff's controls.
 """
 
 from __future__ import annotations
@@ -13,18 +13,23 @@ from starlette.datastructures import FormData
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
-from referee.arena import accounts
+from referee.arena import accounts, versions
 from referee.arena.accounts import hash_password, verify_password
 from referee.arena.rows import Account
 from referee.arena.sessions import Session
 from referee.arena.web.guards import action, api, field, page
 from referee.arena.web.login import password_problem
 from referee.arena.web.site import site_of
+from referee.arena.web.versions import row as version_row
 
 
 async def home(request: Request, session: Session) -> Response:
-    name = "home_staff.html" if session.account.is_staff else "home_student.html"
-    return site_of(request).render(request, name, session=session)
+    site = site_of(request)
+    if session.account.is_staff:
+        return site.render(request, "home_staff.html", session=session)
+    mine = await site.store.read(versions.of_account, session.account.id)
+    context = {"versions": [version_row(e) for e in mine]}
+    return site.render(request, "home_student.html", context, session=session)
 
 
 async def staff(request: Request, session: Session) -> Response:
