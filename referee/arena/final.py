@@ -82,7 +82,7 @@ def prepare_final(arena: Arena) -> LoadedConfig:
     if people and not path.exists():
         text, hashes = final_text(arena, people, pinned_at(db))
         record_hashes(db, hashes)
-        write_whole(path, text)
+        _keep(path, text)
         people = entries(db)
     return load_final(arena, people)
 
@@ -97,7 +97,7 @@ async def open_final(arena: Arena) -> LoadedConfig:
         when = await store.read(pinned_at)
         text, hashes = await trio.to_thread.run_sync(final_text, arena, people, when)
         await store.write(record_hashes, hashes)
-        await trio.to_thread.run_sync(write_whole, path, text)
+        await trio.to_thread.run_sync(_keep, path, text)
         people = await store.read(entries)
     return await trio.to_thread.run_sync(load_final, arena, people)
 
@@ -203,6 +203,13 @@ def _entrant(arena: Arena, entry: Entry, folder: Path) -> tuple[Entrant, str]:
         note=note + f"content sha256 {digest}",
     )
     return entrant, digest
+
+
+def _keep(path: Path, text: str) -> None:
+    try:
+        write_whole(path, text)
+    except OSError as exc:  # a full disk, a link planted in the way: said, not a crash
+        raise FinalError(f"{path}: cannot write the final's config: {exc}") from None
 
 
 def write_whole(path: Path, text: str, mode: int = 0o644) -> None:

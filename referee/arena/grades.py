@@ -27,12 +27,12 @@ from referee.arena.finalists import Entry
 from referee.arena.folder import Arena
 from referee.arena.rows import Grade
 from referee.arena.store import get_state, snapshot, stamp, transaction
-from referee.course.grades import compute_grades
-from referee.course.scheme import CourseError, load_scheme
+from referee.course.grades import GradeLine, compute_grades
+from referee.course.scheme import CourseError, GradingScheme, load_scheme
 from referee.printable import csv_cell
-from referee.tournament.config import ConfigError
+from referee.tournament.config import ConfigError, LoadedConfig
 from referee.tournament.formats import is_staged, plan_for
-from referee.tournament.store import GameState, StoreError, open_view
+from referee.tournament.store import GameState, StoreError, StoreView, open_view
 
 RELEASED = "grades_released"  # state: set once the staff released the grades
 GRADED = "grades_computed_at"  # state: when the grades were last worked out
@@ -80,24 +80,9 @@ def final_grades(arena: Arena, people: list[Entry], now: datetime) -> Worked:
     except (CourseError, ConfigError, StoreError) as exc:
         raise GradesError(str(exc)) from None
     try:
-        rows = view.games()
-        replays = loaded.config.max_replays
-        to_play = [
-            r
-            for r in rows
-            if r.state in (GameState.PENDING, GameState.RUNNING)
-            or (r.state is GameState.VOID and r.voids <= replays)
-        ]
-        staged = is_staged(loaded.config.format)
-        if to_play or (staged and not plan_for(loaded.config, rows).finished):
-            left = f"{len(to_play)} of its {len(rows)} games" if to_play else "its next stage"
-            raise GradesError(
-                f"the final is not over ({left} to play): `referee arena final "
-                f"{arena.paths.root}` plays it"
-            )
-        absent = [e.player for e in people if e.version_id is None]
-        lines = compute_grades(view, scheme, absent)
-        void = sum(r.state is GameState.VOID for r in rows)
+        lines, void = _graded_lines(arena, view, loaded, scheme, people)
+    except StoreError as exc:  # a damaged store: said, like any other reason
+        raise GradesError(str(exc)) from None
     finally:
         view.close()
     by_player = {e.player: e for e in people}
@@ -108,6 +93,29 @@ def final_grades(arena: Arena, people: list[Entry], now: datetime) -> Worked:
             earned = (entry.account_id, entry.version_id, line.points, line.grade, when)
             grades.append(Grade(*earned, line.rank, line.games, line.faults))
     return Worked(grades, void)
+
+
+def _graded_lines(
+    arena: Arena, view: StoreView, loaded: LoadedConfig, scheme: GradingScheme, people: list[Entry]
+) -> tuple[list[GradeLine], int]:
+    """The course's grade lines of a final that is over, and its void games."""
+    rows = view.games()
+    replays = loaded.config.max_replays
+    to_play = [
+        r
+        for r in rows
+        if r.state in (GameState.PENDING, GameState.RUNNING)
+        or (r.state is GameState.VOID and r.voids <= replays)
+    ]
+    staged = is_staged(loaded.config.format)
+    if to_play or (staged and not plan_for(loaded.config, rows).finished):
+        left = f"{len(to_play)} of its {len(rows)} games" if to_play else "its next stage"
+        raise GradesError(
+            f"the final is not over ({left} to play): `referee arena final {arena.paths.root}` "
+            "plays it"
+        )
+    absent = [e.player for e in people if e.version_id is None]
+    return compute_grades(view, scheme, absent), sum(r.state is GameState.VOID for r in rows)
 
 
 def save(db: sqlite3.Connection, worked: Worked, now: datetime, actor: int | None) -> None:

@@ -33,7 +33,15 @@ from referee.arena.deadline import past_deadline
 from referee.arena.final import FinalError, prepare_final
 from referee.arena.finalists import entries, pin, pinned_at, waiting_checks
 from referee.arena.folder import Arena, ArenaError, new_arena, open_arena, serving_lock
-from referee.arena.grades import GradesError, export, final_grades, release, released, save
+from referee.arena.grades import (
+    CSV_NAME,
+    GradesError,
+    export,
+    final_grades,
+    release,
+    released,
+    save,
+)
 from referee.arena.roster import RosterError, read_roster
 from referee.arena.rows import Account
 from referee.arena.store import StoreError, transaction
@@ -367,7 +375,10 @@ def run_grades(args: argparse.Namespace, out: Console, err: Console) -> int:
         if args.release or args.hide:
             release(arena.store.writer, utc_now(), None, released=args.release)
             _say(err, "released: each student sees theirs" if args.release else "hidden")
-        _say(err, f"wrote {export(arena)}")
+        try:
+            _say(err, f"wrote {export(arena)}")
+        except OSError as exc:
+            return _refuse(err, f"cannot write {arena.paths.root / CSV_NAME}: {exc}")
         return EXIT_OK
 
     return _opened(args.folder, work, err)

@@ -57,10 +57,11 @@ def make_arena(root: Path, seed: int = 5) -> dict[str, int]:
             "alice": add_version(arena, "alice", bot(FIRST_FREE)),
             "bob": add_version(arena, "bob", bot(LAST_FREE)),
         }
-        add_version(arena, "bob", CRASH, status="received", late=True)
+        after = DEADLINE + timedelta(hours=2)  # kept, as late: never played
+        add_version(arena, "bob", CRASH, status="received", late=True, created=after)
         made["carol-1"] = add_version(arena, "carol", bot(FIRST_FREE))
         made["carol"] = add_version(arena, "carol", bot(CENTRE_FIRST))
-        add_version(arena, "dave", bot(FIRST_FREE), status="received", late=True)
+        add_version(arena, "dave", bot(FIRST_FREE), status="received", late=True, created=after)
     finally:
         arena.close()
     return made
@@ -99,7 +100,8 @@ def test_the_final_plays_the_versions_pinned_and_nothing_later(
     finally:
         view.close()
     assert len(rows) == 12 and all(r.state is GameState.FINISHED for r in rows)
-    assert not any(r.reason and r.reason.value == "crash" for r in rows)  # bob's late bot
+    crashed = [(r.number, r.detail) for r in rows if r.reason and r.reason.value == "crash"]
+    assert not crashed  # bob's late bot never plays
 
 
 def test_tournament_verify_checks_every_game_of_the_final(
@@ -212,3 +214,30 @@ async def test_the_server_s_final_resumes_where_it_stopped(
     assert all(times == 1 for _, times in counted)
     checked = referee("tournament", "verify", "final", cwd=tmp_path / "ar")
     assert checked.returncode == 0, checked.stdout + checked.stderr
+
+
+def test_what_cannot_be_written_or_read_is_said_not_a_crash(
+    played: tuple[Path, dict[str, int]], tmp_path: Path
+) -> None:
+    root = Path(shutil.copytree(played[0], tmp_path / "ar", symlinks=True))
+    (root / "grades.csv").unlink()
+    (root / "grades.csv").mkdir()  # in the way of the export
+    done = referee("arena", "grades", "ar", cwd=tmp_path)
+    assert done.returncode == 2, done.stderr
+    assert "cannot write" in done.stderr and "Traceback" not in done.stderr
+    (root / "final" / "tournament.sqlite").write_bytes(b"not a database at all" * 100)
+    done = referee("arena", "grades", "ar", cwd=tmp_path)
+    assert done.returncode == 2, done.stderr
+    assert "tournament.sqlite" in done.stderr and "Traceback" not in done.stderr
+
+
+def test_a_final_folder_that_cannot_be_written_is_said(tmp_path: Path) -> None:
+    make_arena(tmp_path / "ar")
+    (tmp_path / "ar" / "final").write_text("a file where the final's folder goes\n")
+    arena = open_arena(tmp_path / "ar")
+    try:
+        pin(arena.store.writer, DEADLINE, None)
+        with pytest.raises(FinalError, match=r"cannot write the final's config"):
+            prepare_final(arena)
+    finally:
+        arena.close()

@@ -95,7 +95,13 @@ def test_a_scheme_s_baseline_must_play_in_the_final(folder: Path) -> None:
     read_config(folder / "arena.toml")
 
 
-def test_a_missing_final_file_is_named(folder: Path) -> None:
+def test_a_missing_or_unreadable_final_file_is_named(folder: Path) -> None:
+    (folder / "tournament.toml").write_text("game = \n")
+    assert f"{folder / 'tournament.toml'}: not valid TOML" in problem(folder)
+    (folder / "tournament.toml").write_bytes(b"game = '\xff'\n")
+    assert f"{folder / 'tournament.toml'}: cannot read the final's tournament file" in (
+        problem(folder)
+    )
     (folder / "tournament.toml").unlink()
     assert "no such file: " in problem(folder)
 
