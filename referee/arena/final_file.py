@@ -124,10 +124,7 @@ def own_problems(final: FinalFile, game: str, baselines: Sequence[str]) -> list[
             problems.append((("players", i), problem))
         elif isinstance(player, dict):
             names.append(player.get("name"))
-    for table, key, problem in _NAMING_STUDENTS:
-        value = config.get(table)
-        if isinstance(value, dict) and value.get(key) not in (None, [], {}, "config", "random"):
-            problems.append(((table, key), problem))
+    problems += _naming_students(config)
     for baseline in baselines:
         name = BASELINE_PREFIX + baseline
         if name not in names:
@@ -143,12 +140,26 @@ def own_problems(final: FinalFile, game: str, baselines: Sequence[str]) -> list[
 
 
 _STUDENTS = "the final's players are the students' versions pinned at the deadline"
-_NAMING_STUDENTS = [
-    ("stages", "groups", f"{_STUDENTS}: its groups are drawn by the seed, not named here"),
-    ("knockout", "seeds", f"{_STUDENTS}: seed them with seeding = 'random' (or 'config')"),
-    ("knockout", "seeding", f"{_STUDENTS}: seed them with seeding = 'random' (or 'config')"),
-    ("knockout", "ratings_from", f"{_STUDENTS}: no earlier tournament has rated them"),
-]
+
+
+def _naming_students(config: dict[str, Any]) -> list[tuple[Loc, str]]:
+    """The settings that would name students, who are not known before the pin."""
+    problems: list[tuple[Loc, str]] = []
+    stages, knockout = config.get("stages"), config.get("knockout")
+    if isinstance(stages, dict) and stages.get("groups"):
+        problems.append(
+            (("stages", "groups"), f"{_STUDENTS}: its groups are drawn by the seed, not named here")
+        )
+    if not isinstance(knockout, dict):
+        return problems
+    seed_them = f"{_STUDENTS}: seed them with seeding = 'random' (or 'config')"
+    if knockout.get("seeds"):
+        problems.append((("knockout", "seeds"), seed_them))
+    if knockout.get("seeding") == "ratings":
+        problems.append((("knockout", "seeding"), seed_them))
+    elif knockout.get("ratings_from") is not None:
+        problems.append((("knockout", "ratings_from"), f"{_STUDENTS}: nothing rated them yet"))
+    return problems
 
 
 def _baseline_problem(player: object) -> str | None:

@@ -16,7 +16,7 @@ import trio.testing
 from referee.arena import final_task
 from referee.arena.deadline import ladder_open, uploads_closed, uploads_open, wait_until
 from referee.arena.final import FinalError
-from referee.arena.finalists import entries, pin, pinned_at, running_games
+from referee.arena.finalists import entries, finalists, pin, pinned_at, running_games
 from referee.arena.folder import Arena
 from referee.arena.store import set_state, stamp, transaction
 from tests.arena.final_kit import (
@@ -191,5 +191,6 @@ def test_pinning_twice_changes_nothing_and_is_audited(arena: Arena) -> None:
     add_version(arena, "alice", bot(FIRST_FREE))  # a later one (it would be late)
     assert not pin(db, DEADLINE + timedelta(hours=1), None)
     assert {e.username: e.version_id for e in entries(db)} == {"alice": alice, "bob": None}
+    assert {row.pinned_at for row in finalists(db)} == {stamp(DEADLINE)}
     notes = db.execute("SELECT action, target, detail FROM audit WHERE action = 'pin-final'")
     assert notes.fetchall() == [("pin-final", "1 versions", "absent: bob")]
