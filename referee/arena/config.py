@@ -19,6 +19,7 @@ from urllib.parse import urlsplit
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from protocols import UnknownGame, canonical_name
+from referee.arena.final_file import check_final_file
 from referee.course.scheme import BuildSettings, CheckSettings, CourseError, load_scheme
 from referee.match import MatchSettings, TimeSettings
 from referee.tournament.config import Loc, describe_problems, validation_message
@@ -181,6 +182,8 @@ def read_config(path: Path) -> ArenaConfig:
         raise ArenaConfigError(describe_problems(text, path, problems)) from None
     problems = check_game(config.game, config.game_options) + check_match_table(config.match)
     problems += _check_scheme(config, path.parent)
+    if not problems:  # a final of an unknown game, or with broken settings, says it again
+        problems += _check_final(config, path.parent)
     if problems:
         raise ArenaConfigError(describe_problems(text, path, problems))
     return config
@@ -196,6 +199,30 @@ def _check_scheme(config: ArenaConfig, base: Path) -> list[tuple[Loc, str]]:
     except CourseError as exc:
         return [(("grades", "scheme"), f"the scheme is not valid:\n{exc}")]
     return []
+
+
+def _check_final(config: ArenaConfig, base: Path) -> list[tuple[Loc, str]]:
+    """The final's tournament file is checked now too: it exists, reads, plays the arena's
+    game, and makes a tournament once the students are added (`final_file.py`)."""
+    path = resolve(base, config.final.tournament)
+    if not path.is_file():
+        return [(("final", "tournament"), f"no such file: {path}")]
+    try:
+        baselines = list(load_scheme(resolve(base, config.grades.scheme)).baselines)
+    except CourseError:
+        baselines = []  # the scheme's own problem is reported
+    problem = check_final_file(
+        path,
+        name=config.name,
+        game=config.game,
+        game_options=config.game_options,
+        time_control=config.time_control.model_dump(exclude_none=True),
+        match=config.match,
+        baselines=baselines,
+    )
+    if problem is None:
+        return []
+    return [(("final", "tournament"), f"the final's tournament file is not valid:\n{problem}")]
 
 
 def resolve(base: Path, path: Path) -> Path:
@@ -338,8 +365,8 @@ min_games = 10  # fewer games: provisional, not ranked
 [deadline]
 # at = 2026-12-15T23:59:00-05:00  # uploads close (later ones are kept, never played)
 
-[final]
-tournament = "tournament.toml"  # the course's tournament file, played at the deadline
+[final]  # played at the deadline on the students' pinned versions
+tournament = "tournament.toml"  # its tournament file (format, seed, baselines...)
 
 [grades]
 scheme = "grading.toml"  # the course's grading scheme

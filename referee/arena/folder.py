@@ -4,10 +4,13 @@
     DIR/arena.sqlite    the store (store.py; + -wal, -shm)
     DIR/secret.key      the key that signs cookies: 0600, made once, never printed
     DIR/grading.toml    the grading scheme (a course's, with `--from`)
+    DIR/tournament.toml the final's tournament file (from a course's [tournament], with `--from`)
     DIR/roster.csv      the roster, when one was given
     DIR/uploads/        every upload, byte for byte
     DIR/versions/       each version unpacked and built
     DIR/games/          the record of each game
+    DIR/final/          the final tournament, once the versions are pinned (final.py)
+    DIR/grades.csv      the grades, as `referee arena grades` exports them
     DIR/arena.log       the server's log
 
 A key readable by anyone but its owner is refused: whoever reads it can sign a session cookie.
@@ -21,6 +24,7 @@ import os
 import secrets
 import shutil
 import stat
+import tomllib
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -34,11 +38,13 @@ from referee.arena.config import (
     read_config,
     resolve,
 )
+from referee.arena.final_file import template_text
 from referee.arena.store import STORE_NAME, ArenaStore, create_store, open_store
 from referee.course.scheme import SCHEME_TEXT, Course, CourseError
 from referee.tournament.toml_lines import align_comments
 
 SECRET_NAME = "secret.key"
+FINAL_FILE_NAME = "tournament.toml"  # the final's tournament file arena.toml names by default
 ROSTER_NAME = "roster.csv"
 LOG_NAME = "arena.log"
 LOCK_NAME = "arena.lock"
@@ -112,16 +118,17 @@ def new_arena(
     roster: Path | None = None,
 ) -> list[Path]:
     """Make an arena in `root` (which must not hold one yet): arena.toml, the grading scheme,
-    secret.key, the folders and an empty store; a course's settings with `from_course` (its
-    course.toml or folder); the roster copied in when given. Returns what it wrote."""
+    the final's tournament file, secret.key, the folders and an empty store; a course's
+    settings with `from_course` (its course.toml or folder); the roster copied in when given.
+    Returns what it wrote."""
     paths = ArenaPaths(root)
     if paths.config.exists() or paths.store.exists():
         raise ArenaError(f"{root}: there is an arena here already")
-    text, scheme = _settings(root, from_course, game, name)
+    text, scheme, final = _settings(root, from_course, game, name)
     root.mkdir(parents=True, exist_ok=True)
-    written = [paths.config, root / "grading.toml"]
-    paths.config.write_text(text, encoding="utf-8")
-    written[1].write_text(scheme, encoding="utf-8")
+    written = [paths.config, root / "grading.toml", root / FINAL_FILE_NAME]
+    for path, content in zip(written, (text, scheme, final), strict=True):
+        path.write_text(content, encoding="utf-8")
     if roster is not None:
         try:
             shutil.copyfile(roster, root / ROSTER_NAME)
@@ -138,12 +145,14 @@ def new_arena(
 
 def _settings(
     root: Path, from_course: Path | None, game: str | None, name: str | None
-) -> tuple[str, str]:
-    """The text of arena.toml and of the grading scheme."""
+) -> tuple[str, str, str]:
+    """The text of arena.toml, of the grading scheme and of the final's tournament file."""
     title = name or root.resolve().name
     if from_course is None:
         chosen = _game_name(game or "lasker-morris")
-        return config_text(title, chosen), align_comments(SCHEME_TEXT)
+        scheme = align_comments(SCHEME_TEXT)
+        final = template_text(chosen, concurrency=None, baselines=_baselines(scheme))
+        return config_text(title, chosen), scheme, align_comments(final)
     try:
         course = Course(from_course)
         scheme = course.scheme_path.read_text(encoding="utf-8")
@@ -152,16 +161,36 @@ def _settings(
     except (OSError, UnicodeDecodeError) as exc:
         raise ArenaError(f"{from_course}: cannot read the course's grading scheme: {exc}") from None
     settings = course.config
+    chosen = _game_name(game) if game else settings.game
     text = config_text(
         name or settings.name,
-        _game_name(game) if game else settings.game,
+        chosen,
         game_options=settings.game_options,
         time_control=settings.time_control,
         isolation=settings.isolation,
         build=settings.build,
         check=settings.check,
     )
-    return text, scheme
+    # The course's tournament as `course collect` writes it, but for the students.
+    played = settings.tournament
+    final = template_text(
+        chosen,
+        seed=played.seed,
+        games=played.games_per_pairing,
+        concurrency=played.concurrency,
+        baselines=list(dict.fromkeys([*played.baselines, *_baselines(scheme)])),
+    )
+    return text, scheme, align_comments(final)
+
+
+def _baselines(scheme: str) -> list[str]:
+    """The built-in bots a grading scheme gives points for beating (none, for a scheme that
+    does not read: reading the arena's config says what is wrong with it)."""
+    try:
+        baselines = tomllib.loads(scheme).get("baselines", {})
+    except tomllib.TOMLDecodeError:
+        return []
+    return [str(name) for name in baselines] if isinstance(baselines, dict) else []
 
 
 def _game_name(game: str) -> str:

@@ -190,14 +190,32 @@ class AuditEntry:
 
 @dataclass(frozen=True, slots=True)
 class Grade:
-    COLUMNS = "account_id, version_id, points, grade, computed_at"
+    COLUMNS = "account_id, version_id, points, grade, computed_at, rank, games, faults"
 
     account_id: int
-    version_id: int | None
+    version_id: int | None  # the version it was earned with; None: absent from the final
     points: float
     grade: str
     computed_at: str
+    rank: int | None  # among the students; None: did not play
+    games: int
+    faults: int
 
     @classmethod
     def of(cls, row: Row) -> Grade:
+        return cls(*row)
+
+
+@dataclass(frozen=True, slots=True)
+class Finalist:
+    COLUMNS = "account_id, version_id, player, content_hash, pinned_at"
+
+    account_id: int
+    version_id: int | None  # the version pinned for the final; None: absent (none was active)
+    player: str  # its name in the final's tournament
+    content_hash: str | None  # its player's content hash when the final was written
+    pinned_at: str
+
+    @classmethod
+    def of(cls, row: Row) -> Finalist:
         return cls(*row)

@@ -15,6 +15,7 @@ from functools import partial
 
 import trio
 
+from referee.arena.final_task import final_at_deadline
 from referee.arena.folder import Arena
 from referee.arena.sessions import CookieSigner
 from referee.arena.submissions import run_worker
@@ -39,6 +40,8 @@ async def start_background(nursery: trio.Nursery, arena: Arena, site: Site) -> N
     players start here, each as `await nursery.start(...)` so that the server announces it is
     up only once they are."""
     await nursery.start(partial(run_worker, arena, clock=site.clock))
+    # At the deadline: the versions pinned, the final played, the grades worked out.
+    await nursery.start(partial(final_at_deadline, arena, site.clock))
 
 
 def log_to_file(arena: Arena) -> logging.Handler:

@@ -31,7 +31,7 @@ from typing import Concatenate, ParamSpec, TypeVar
 import trio
 
 STORE_NAME = "arena.sqlite"
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 # `PRAGMA application_id`: marks the file as an arena's store ("RfA1").
 APPLICATION_ID = 0x52664131
 
@@ -140,15 +140,39 @@ CREATE TABLE grades (
     version_id INTEGER REFERENCES versions(id),
     points REAL NOT NULL,
     grade TEXT NOT NULL,
-    computed_at TEXT NOT NULL
+    computed_at TEXT NOT NULL,
+    rank INTEGER,                        -- among the students; NULL: did not play
+    games INTEGER NOT NULL DEFAULT 0,
+    faults INTEGER NOT NULL DEFAULT 0
+);
+CREATE TABLE finalists (                 -- the final's players: each student's pinned version
+    account_id INTEGER PRIMARY KEY REFERENCES accounts(id),
+    version_id INTEGER REFERENCES versions(id),  -- NULL: absent (no active version)
+    player TEXT NOT NULL UNIQUE,         -- its name in the final's tournament (the username)
+    content_hash TEXT,                   -- its player's content hash when the final was written
+    pinned_at TEXT NOT NULL
 );
 """
 TABLES = frozenset(
     {"accounts", "sessions", "attempts", "uploads", "versions", "games", "ratings", "audit"}
     | {"state", "grades"}
 )
-# Schema version N-1 -> N, applied in order in one transaction; none yet.
-MIGRATIONS: dict[int, str] = {}
+# Schema version N-1 -> N, applied in order in one transaction.
+MIGRATIONS: dict[int, str] = {
+    # 2: the final's pinned versions, and the grades' rank, games and faults.
+    2: """
+    CREATE TABLE finalists (
+        account_id INTEGER PRIMARY KEY REFERENCES accounts(id),
+        version_id INTEGER REFERENCES versions(id),
+        player TEXT NOT NULL UNIQUE,
+        content_hash TEXT,
+        pinned_at TEXT NOT NULL
+    );
+    ALTER TABLE grades ADD COLUMN rank INTEGER;
+    ALTER TABLE grades ADD COLUMN games INTEGER NOT NULL DEFAULT 0;
+    ALTER TABLE grades ADD COLUMN faults INTEGER NOT NULL DEFAULT 0;
+    """,
+}
 _PRAGMAS = (
     "PRAGMA journal_mode = WAL",
     "PRAGMA synchronous = FULL",  # a committed result survives a power cut

@@ -1,11 +1,15 @@
-"""`referee arena new|accounts|serve|invite|token|disable`: the term-long server (docs/arena.md).
+"""`referee arena new|accounts|serve|invite|token|disable|final|grades`: the term-long server
+(docs/arena.md).
 
 `new` makes an arena's folder (from a course's settings with `--from`), `accounts` imports a
 roster and prints each new account's invite link (or initial password) once, `serve` serves the
 pages until Ctrl-C, `invite` and `token` give one account a new invite link, password or API
-token, `disable` shuts an account out (`--enable` lets it back). Credentials go to stdout as
-CSV, for a mail merge; everything else to stderr. Exit codes: 0 done, 2 a usage, config or
-roster error.
+token, `disable` shuts an account out (`--enable` lets it back). `final` pins the students'
+versions (after the deadline, or `--now`), plays the final in DIR/final (resuming it) and works
+out its grades; `grades` works them out again, writes DIR/grades.csv, and `--release` shows
+them to the students. Credentials go to stdout as CSV, for a mail merge; everything else to
+stderr. Exit codes: 0 done, 2 a usage, config or roster error (or, for `final` and `grades`,
+what stops them); `final` as `referee tournament run`: 3 games left void, 130 interrupted.
 
 `submit` is the students' command: it uploads a file or a folder with their API token and,
 with `--wait`, prints the check's result. Exit codes: 0 uploaded (with `--wait`: active), 1
@@ -26,9 +30,22 @@ from pathlib import Path
 import trio
 from rich.console import Console
 
+from referee.app.tournament_session import exit_code, play_tournament
 from referee.arena import accounts
 from referee.arena.audit import note
+from referee.arena.deadline import past_deadline
+from referee.arena.final import FinalError, prepare_final
+from referee.arena.finalists import entries, pin, pinned_at, waiting_checks
 from referee.arena.folder import Arena, ArenaError, new_arena, open_arena, serving_lock
+from referee.arena.grades import (
+    CSV_NAME,
+    GradesError,
+    export,
+    final_grades,
+    release,
+    released,
+    save,
+)
 from referee.arena.roster import RosterError, read_roster
 from referee.arena.rows import Account
 from referee.arena.store import StoreError, transaction
@@ -99,6 +116,22 @@ def register(parser: argparse.ArgumentParser) -> None:
     submit.add_argument("--wait", action="store_true", help="wait for its check; print it")
     submit.add_argument("--timeout", type=float, default=600.0, help="most seconds to wait (600)")
     submit.set_defaults(run=run_submit)
+    final = sub.add_parser("final", help="pin the versions, play (or resume) the final, grade it")
+    final.add_argument("folder", type=Path)
+    final.add_argument(
+        "--now", action="store_true",
+        help="pin the versions now: before the deadline (uploads close), without waiting for "
+        "the checks of versions uploaded in time",
+    )  # fmt: skip
+    final.add_argument("-j", "--concurrency", type=int, default=None, help="games at once")
+    final.add_argument("-q", "--quiet", action="store_true", help="no live display")
+    final.set_defaults(run=run_final)
+    grades = sub.add_parser("grades", help="the final's grades: kept, and written to grades.csv")
+    grades.add_argument("folder", type=Path)
+    shown = grades.add_mutually_exclusive_group()
+    shown.add_argument("--release", action="store_true", help="then show each student theirs")
+    shown.add_argument("--hide", action="store_true", help="then hide them from the students")
+    grades.set_defaults(run=run_grades)
 
 
 def _credential_choice(parser: argparse.ArgumentParser) -> None:
@@ -318,3 +351,110 @@ def run_submit(args: argparse.Namespace, out: Console, err: Console) -> int:
 
 def _status(err: Console, status: str) -> None:
     err.print(printable(f"  {status}"), markup=False, highlight=False)
+
+
+def run_final(args: argparse.Namespace, out: Console, err: Console) -> int:
+    if args.concurrency is not None and args.concurrency < 1:
+        return _fail(err, "--concurrency must be at least 1")
+
+    def work(arena: Arena) -> int:
+        db = arena.store.writer
+        if pinned_at(db) is None:
+            if refusal := _pin_refusal(arena, args.now):
+                return _refuse(err, refusal)
+            pin(db, utc_now(), None)
+        try:
+            loaded = prepare_final(arena)
+        except FinalError as exc:
+            return _refuse(err, str(exc))
+        _say(err, f"the final: {loaded.path}")
+        finished = play_tournament(
+            loaded,
+            err,
+            concurrency=args.concurrency,
+            quiet=args.quiet,
+            allow_broken=True,  # a version that cannot start loses its games; the rest play
+            resume_hint=f"run `referee arena final {args.folder}` again to resume",
+        )
+        if finished is None:
+            return EXIT_USAGE
+        if finished.complete and not finished.void:
+            _grade(arena, err)
+        elif finished.void:
+            _say(
+                err,
+                f"{finished.void} games of the final are void for good: `referee tournament "
+                f"results {loaded.directory} --games` says why; `referee arena grades "
+                f"{args.folder}` grades without them",
+            )
+        return exit_code(finished)
+
+    return _opened(args.folder, work, err)
+
+
+def _pin_refusal(arena: Arena, now_asked: bool) -> str | None:
+    """Why the versions cannot be pinned yet without `--now`, or None."""
+    if now_asked:
+        return None
+    at = arena.config.deadline.at
+    if at is None or not past_deadline(arena.config, utc_now()):
+        when = "arena.toml sets no deadline" if at is None else f"the deadline is {at}"
+        return (
+            f"{when}, and uploads are open until then: `--now` pins the students' versions now "
+            "and closes uploads"
+        )
+    db = arena.store.writer
+    if waiting := waiting_checks(db):
+        owners = {v.account_id: accounts.by_id(db, v.account_id) for v in waiting}
+        listed = ", ".join(
+            f"{owner.username if (owner := owners[v.account_id]) else '?'}'s version {v.number}"
+            for v in waiting
+        )
+        return (
+            f"{len(waiting)} versions uploaded in time are still being built or checked "
+            f"({listed}): `referee arena serve` checks them, then pins them at once; `--now` "
+            "pins the versions without them"
+        )
+    return None
+
+
+def _grade(arena: Arena, err: Console) -> bool:
+    """Work out and keep the final's grades; False (said) when they cannot be."""
+    now = utc_now()
+    db = arena.store.writer
+    try:
+        worked = final_grades(arena, entries(db), now)
+    except GradesError as exc:
+        _refuse(err, str(exc))
+        return False
+    save(db, worked, now, None)
+    state = "released: each student sees theirs" if released(db) else "hidden until released"
+    _say(err, f"the grades of {len(worked.grades)} students are kept, {state}")
+    if worked.void:
+        _say(err, f"{worked.void} void games of the final are not counted")
+    return True
+
+
+def run_grades(args: argparse.Namespace, out: Console, err: Console) -> int:
+    def work(arena: Arena) -> int:
+        if not _grade(arena, err):
+            return EXIT_USAGE
+        if args.release or args.hide:
+            release(arena.store.writer, utc_now(), None, released=args.release)
+            _say(err, "released: each student sees theirs" if args.release else "hidden")
+        try:
+            _say(err, f"wrote {export(arena)}")
+        except OSError as exc:
+            return _refuse(err, f"cannot write {arena.paths.root / CSV_NAME}: {exc}")
+        return EXIT_OK
+
+    return _opened(args.folder, work, err)
+
+
+def _refuse(err: Console, text: str) -> int:
+    """`_fail` with a message that may hold brackets (a config's `[final]`, a path)."""
+    return _fail(err, text.replace("[", "\\["))
+
+
+def _say(err: Console, text: str) -> None:
+    err.print(text, markup=False, highlight=False, soft_wrap=True)
