@@ -6,9 +6,9 @@ made read-only (0444) and renamed to its SHA-256, so a file of the uploads folde
 whole and never changes (two uploads of the same bytes share one file). Only then is it
 recorded (`record_upload`): in one transaction, the account's upload count for the last hour is
 checked and counted (`ratelimits.upload_key`), the `uploads` row and the next version of the
-account (v1, v2, ...) are written. When uploads are closed (the deadline has passed, or the
-staff froze the arena) the upload is still kept and recorded, as a `late` version that is
-never built or played.
+account (v1, v2, ...) are written. When uploads are closed (`deadline.uploads_closed`: the
+deadline has passed, the staff froze the arena, or the final's versions are pinned) the upload
+is still kept and recorded, as a `late` version that is never built or played.
 
 The file name is the student's, untrusted: it is stored as given (at most `MAX_NAME`
 characters) and never used as a path; only its ending says what the file is (an archive, or
@@ -32,16 +32,15 @@ import trio
 
 from referee.arena import ratelimits
 from referee.arena.config import ArenaConfig
+from referee.arena.deadline import uploads_closed
 from referee.arena.rows import Version
-from referee.arena.store import ArenaStore, get_state, stamp, transaction
+from referee.arena.store import ArenaStore, stamp, transaction
 from referee.course.unpack import ARCHIVE_SUFFIXES
 
 MAX_NAME = 255  # characters of a file name kept
 INCOMING_PREFIX = ".incoming-"
 STALE_INCOMING = 3600.0  # seconds: an unfinished upload this old was a dead server's
 HOUR = timedelta(hours=1)
-FROZEN = "frozen"  # the `state` key the staff set to close uploads for a while
-_FALSE = ("", "0", "false", "no")
 _READ = 1 << 16
 
 
@@ -164,17 +163,6 @@ def lone_file_name(name: str) -> str:
     return safe.lstrip(".")[:MAX_NAME] or "bot"
 
 
-def closed_because(db: sqlite3.Connection, deadline: datetime | None, now: datetime) -> str | None:
-    """Why uploads are closed now (None: open): the deadline has passed, or the staff froze
-    the arena (the `state` key `frozen` set to anything but '', '0', 'false' or 'no')."""
-    if deadline is not None and now >= deadline:
-        return "the deadline has passed"
-    frozen = get_state(db, FROZEN)
-    if frozen is not None and frozen.strip().lower() not in _FALSE:
-        return "the staff have frozen the arena"
-    return None
-
-
 def record_upload(
     db: sqlite3.Connection,
     account_id: int,
@@ -183,17 +171,17 @@ def record_upload(
     now: datetime,
     *,
     per_hour: int,
-    deadline: datetime | None,
+    config: ArenaConfig,
 ) -> Version:
     """Record a kept upload and make it the account's next version, in one transaction:
     refused (429) when the account has uploaded `per_hour` times in the last hour; `late`
-    when uploads are closed."""
+    when uploads are closed (`deadline.uploads_closed`: the deadline, a freeze, the pin)."""
     key = ratelimits.upload_key(account_id)
     with transaction(db):
         if ratelimits.count(db, key, now, HOUR) >= per_hour:
             raise too_many(per_hour)
         ratelimits.count_in(db, [key], now)
-        late = closed_because(db, deadline, now) is not None
+        late = uploads_closed(db, config, now) is not None
         upload_id = db.execute(
             "INSERT INTO uploads (sha256, size, name, account_id, received_at)"
             " VALUES (?, ?, ?, ?, ?)",
@@ -250,5 +238,5 @@ async def take_upload(
         name,
         now,
         per_hour=settings.per_hour,
-        deadline=config.deadline.at,
+        config=config,
     )

@@ -17,6 +17,7 @@ import trio
 from starlette.testclient import TestClient
 
 from referee.arena import accounts, versions
+from referee.arena.finalists import pin
 from referee.arena.folder import Arena
 from referee.arena.preflight import check_folder, version_folder
 from referee.arena.rows import VersionStatus
@@ -349,6 +350,25 @@ def test_uploads_after_the_deadline_are_kept_as_late(arena: Arena, clock: Clock)
         assert entry(arena, version).version.late
         assert "late" in client.get("/versions").text
     assert check_all(arena, clock) == []
+
+
+def test_uploads_after_the_finals_pin_are_kept_as_late(
+    alice: TestClient, arena: Arena, clock: Clock
+) -> None:
+    # `referee arena final --now` pins the versions before the deadline: uploads close with it.
+    pin(arena.store.writer, clock(), None)
+    version = version_id(upload_by_page(alice, "bot.py", GOOD_BOT))
+    assert entry(arena, version).version.late
+    assert check_all(arena, clock) == []
+
+
+def test_a_freeze_set_off_leaves_uploads_open(
+    alice: TestClient, arena: Arena, clock: Clock
+) -> None:
+    # One reading of the staff's flag for the uploads, the deadline and the pages alike.
+    set_state(arena.store.writer, "frozen", "off")
+    version = version_id(upload_by_page(alice, "bot.py", GOOD_BOT))
+    assert not entry(arena, version).version.late
 
 
 def account(arena: Arena, username: str) -> int:
