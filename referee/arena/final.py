@@ -38,6 +38,7 @@ from referee.arena.final_file import (
 )
 from referee.arena.finalists import Entry, entries, pinned_at, record_hashes
 from referee.arena.folder import Arena
+from referee.arena.preflight import version_folder
 from referee.bot_content import bot_content_hash
 from referee.course.scheme import BASELINE_PREFIX, CourseError, load_scheme
 from referee.isolation import Isolation, IsolationUnavailable, choose, describe
@@ -65,11 +66,6 @@ def final_dir(arena: Arena) -> Path:
 
 def final_config_path(arena: Arena) -> Path:
     return final_dir(arena) / CONFIG_NAME
-
-
-def version_folder(arena: Arena, version_id: int) -> Path:
-    """Where a version was unpacked and built, and runs."""
-    return arena.paths.versions / str(version_id)
 
 
 def prepare_final(arena: Arena) -> LoadedConfig:
@@ -192,7 +188,7 @@ def _entrant(arena: Arena, entry: Entry, folder: Path) -> tuple[Entrant, str]:
             f"{entry.username}: a username starting with {BASELINE_PREFIX} names a built-in "
             "bot in the final; give the student another username"
         )
-    where = version_folder(arena, entry.version_id).resolve()
+    where = version_folder(arena.paths, entry.version_id).resolve()
     digest = bot_content_hash(entry.command, where, where, __version__)
     note = f"{entry.username}: version {entry.version_number} (id {entry.version_id}), "
     entrant = Entrant(

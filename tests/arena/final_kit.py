@@ -10,8 +10,8 @@ from pathlib import Path
 
 from referee.arena import accounts
 from referee.arena.config import DeadlineSettings
-from referee.arena.final import version_folder
 from referee.arena.folder import Arena
+from referee.arena.preflight import version_folder
 from referee.arena.roster import Person
 from referee.arena.rows import Role
 from referee.arena.store import stamp, transaction
@@ -87,7 +87,7 @@ def add_version(
             (account.id, number, upload, status, f"{sys.executable} bot.py", when, int(late)),
         ).lastrowid
     assert version is not None
-    folder = version_folder(arena, version)
+    folder = version_folder(arena.paths, version)
     folder.mkdir(parents=True)
     (folder / "bot.py").write_text(source)
     return version
