@@ -31,11 +31,24 @@ from typing import Concatenate, ParamSpec, TypeVar
 import trio
 
 STORE_NAME = "arena.sqlite"
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 # `PRAGMA application_id`: marks the file as an arena's store ("RfA1").
 APPLICATION_ID = 0x52664131
 
-SCHEMA = """
+# Every fit's ratings, kept (`ratings` has the last one only): rating histories and trends.
+RATING_HISTORY = """
+CREATE TABLE rating_history (
+    version_id INTEGER NOT NULL REFERENCES versions(id),
+    computed_at TEXT NOT NULL,
+    rating REAL NOT NULL,
+    low REAL,
+    high REAL,
+    games INTEGER NOT NULL,
+    PRIMARY KEY (version_id, computed_at)
+) WITHOUT ROWID;
+"""
+SCHEMA = (
+    """
 CREATE TABLE accounts (
     id INTEGER PRIMARY KEY,
     username TEXT NOT NULL UNIQUE,
@@ -143,12 +156,16 @@ CREATE TABLE grades (
     computed_at TEXT NOT NULL
 );
 """
+    + RATING_HISTORY
+)
 TABLES = frozenset(
     {"accounts", "sessions", "attempts", "uploads", "versions", "games", "ratings", "audit"}
     | {"state", "grades"}
 )
-# Schema version N-1 -> N, applied in order in one transaction; none yet.
-MIGRATIONS: dict[int, str] = {}
+# Schema version N-1 -> N, applied in order in one transaction.
+MIGRATIONS: dict[int, str] = {
+    2: RATING_HISTORY,
+}
 _PRAGMAS = (
     "PRAGMA journal_mode = WAL",
     "PRAGMA synchronous = FULL",  # a committed result survives a power cut

@@ -1,4 +1,4 @@
-"""Each role's home page, the staff page, the account page (a new API token, shown once; a new
+"""Each role's home page, the account page (a new API token, shown once; a new
 password) and the API's `whoami`.
 
 The home pages are placeholders that the arena's other parts fill: a student's versions and
@@ -25,12 +25,6 @@ from referee.arena.web.site import site_of
 async def home(request: Request, session: Session) -> Response:
     name = "home_staff.html" if session.account.is_staff else "home_student.html"
     return site_of(request).render(request, name, session=session)
-
-
-async def staff(request: Request, session: Session) -> Response:
-    site = site_of(request)
-    people = await site.store.read(accounts.all_accounts)
-    return site.render(request, "staff.html", {"accounts": people}, session=session)
 
 
 async def account_page(request: Request, session: Session) -> Response:
@@ -77,7 +71,6 @@ async def whoami(request: Request, account: Account) -> Response:
 
 ROUTES = [
     page("/", home),
-    page("/staff", staff, staff=True),
     page("/account", account_page),
     action("/account/token", new_token),
     action("/account/password", new_password),
