@@ -24,6 +24,7 @@ class VersionLine:
 
     id: int
     number: int
+    file_name: str  # as uploaded (untrusted: shown escaped)
     status: VersionStatus
     problem: str | None
     created_at: str
@@ -43,14 +44,25 @@ class StudentPage:
 def versions_of(db: sqlite3.Connection, account: int) -> list[VersionLine]:
     """An account's versions, the newest first, each with its last rating."""
     rows = db.execute(
-        "SELECT v.id, v.number, v.status, v.problem, v.created_at, v.late, r.rating, r.games"
-        " FROM versions v LEFT JOIN ratings r ON r.version_id = v.id"
+        "SELECT v.id, v.number, u.name, v.status, v.problem, v.created_at, v.late, r.rating,"
+        " r.games FROM versions v JOIN uploads u ON u.id = v.upload_id"
+        " LEFT JOIN ratings r ON r.version_id = v.id"
         " WHERE v.account_id = ? ORDER BY v.number DESC",
         (account,),
     )
     return [
-        VersionLine(id, number, VersionStatus(status), problem, created, bool(late), rating, games)
-        for id, number, status, problem, created, late, rating, games in rows
+        VersionLine(
+            id=row[0],
+            number=row[1],
+            file_name=row[2],
+            status=VersionStatus(row[3]),
+            problem=row[4],
+            created_at=row[5],
+            late=bool(row[6]),
+            rating=row[7],
+            games=row[8],
+        )
+        for row in rows
     ]
 
 
