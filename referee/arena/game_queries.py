@@ -3,8 +3,10 @@ one statement (never a query per row), a page at a time (`paging.py`).
 
 Every list takes `account`: None for every game, or an account id for that account's games
 alone (a student's page, and what a student sees when others' games are hidden). The indexes
-used: the primary key for the newest games, `games_by_blue`/`games_by_orange` (through the
-account's versions) for one account's, `games_by_state` for the queue.
+used: the primary key, walked from the newest, for every game; `games_by_blue` and
+`games_by_orange` (through the account's versions) for one account's; `games_by_state` for
+the queue alone. A state in the other lists is written `+g.state`, which keeps SQLite from
+reading every played game through `games_by_state` and sorting them all for one page.
 """
 
 from __future__ import annotations
@@ -14,7 +16,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from protocols.base import Reason, Side
-from referee.arena.paging import PAGE_SIZE, Page, page_of
+from referee.arena.paging import LARGEST_ID, PAGE_SIZE, Page, page_of
 from referee.arena.rows import Game, GameState
 from referee.arena.visibility import Owners
 
@@ -28,7 +30,7 @@ JOIN versions vb ON vb.id = g.blue JOIN accounts ab ON ab.id = vb.account_id
 JOIN versions vo ON vo.id = g.orange JOIN accounts ao ON ao.id = vo.account_id
 """
 _GAME_WIDTH = len(Game.COLUMNS.split(","))
-_OF_ACCOUNT = (
+OF_ACCOUNT = (
     "(g.blue IN (SELECT id FROM versions WHERE account_id = :account)"
     " OR g.orange IN (SELECT id FROM versions WHERE account_id = :account))"
 )
@@ -36,12 +38,13 @@ _BOT_FAULTS = tuple(reason.value for reason in Reason if reason.is_bot_fault)
 _FAULTS = ", ".join(f"'{reason}'" for reason in _BOT_FAULTS)
 # A game the account lost: the other side won, or nobody did by a fault (a double forfeit:
 # neither bot started, both lose).
-_LOST = (
-    "g.state = 'done' AND ("
+LOST = (
+    f"+g.state = 'done' AND {OF_ACCOUNT} AND ("
     "(g.winner = 'orange' AND g.blue IN (SELECT id FROM versions WHERE account_id = :account))"
     " OR (g.winner = 'blue' AND g.orange IN (SELECT id FROM versions WHERE account_id = :account))"
-    f" OR (g.winner IS NULL AND g.reason IN ({_FAULTS}) AND {_OF_ACCOUNT}))"
+    f" OR (g.winner IS NULL AND g.reason IN ({_FAULTS})))"
 )
+FINISHED = "+g.state IN ('done', 'void')"
 QUEUE_PENDING_SHOWN = 50
 
 
@@ -115,17 +118,18 @@ def game_view(db: sqlite3.Connection, game_id: int) -> GameView | None:
     return None if row is None else GameView.of(row)
 
 
+def page_query(where: list[str]) -> str:
+    """The statement of a page of games: `where`'s conditions, newest first, from `:before`."""
+    conditions = " AND ".join([*where, "g.id < :before"])
+    return f"{_SELECT} WHERE {conditions} ORDER BY g.id DESC LIMIT :limit"
+
+
 def _page(
     db: sqlite3.Connection, where: list[str], params: dict[str, Any], before: int | None, size: int
 ) -> Page[GameView]:
-    if before is not None:
-        where = [*where, "g.id < :before"]
-        params = {**params, "before": before}
-    clause = f"WHERE {' AND '.join(where)}" if where else ""
-    rows = db.execute(
-        f"{_SELECT} {clause} ORDER BY g.id DESC LIMIT :limit", {**params, "limit": size + 1}
-    ).fetchall()
-    return page_of(_views(rows), size, lambda view: view.id)
+    start = LARGEST_ID if before is None else before
+    rows = db.execute(page_query(where), {**params, "before": start, "limit": size + 1})
+    return page_of(_views(rows.fetchall()), size, lambda view: view.id)
 
 
 def finished_games(
@@ -135,9 +139,9 @@ def finished_games(
     size: int = PAGE_SIZE,
 ) -> Page[GameView]:
     """Played games (done or void), newest first: every one, or `account`'s."""
-    where = ["g.state IN ('done', 'void')"]
+    where = [FINISHED]
     if account is not None:
-        where.append(_OF_ACCOUNT)
+        where.append(OF_ACCOUNT)
     return _page(db, where, {"account": account}, before, size)
 
 
@@ -145,14 +149,14 @@ def games_of(
     db: sqlite3.Connection, account: int, before: int | None = None, size: int = PAGE_SIZE
 ) -> Page[GameView]:
     """Every game of `account`'s versions, in any state, newest first."""
-    return _page(db, [_OF_ACCOUNT], {"account": account}, before, size)
+    return _page(db, [OF_ACCOUNT], {"account": account}, before, size)
 
 
 def losses_of(
     db: sqlite3.Connection, account: int, before: int | None = None, size: int = PAGE_SIZE
 ) -> Page[GameView]:
     """The games `account` lost, newest first."""
-    return _page(db, [_LOST], {"account": account}, before, size)
+    return _page(db, [LOST], {"account": account}, before, size)
 
 
 @dataclass(frozen=True)
@@ -164,7 +168,7 @@ class Queue:
 
 def queue(db: sqlite3.Connection, account: int | None = None) -> Queue:
     """The games running and waiting (all, or `account`'s); call it inside one snapshot."""
-    own = f" AND {_OF_ACCOUNT}" if account is not None else ""
+    own = f" AND {OF_ACCOUNT}" if account is not None else ""
     params = {"account": account, "limit": QUEUE_PENDING_SHOWN}
     running = db.execute(
         f"{_SELECT} WHERE g.state = 'running'{own} ORDER BY g.id", params
