@@ -62,6 +62,29 @@ def test_the_leaderboard_shows_ranks_intervals_versions_and_trends(
     assert f'href="/students/{ladder.bob}"' not in page.text
 
 
+def test_a_student_finds_their_own_line_and_staff_every_link(site: Site, ladder: Ladder) -> None:
+    """The table is kept once per fit and role: the staff's (a link on every name) never
+    reaches a student, and each student's own line above it is theirs alone."""
+    with browser(site) as tess:
+        log_in(tess, "tess")
+        staffs = tess.get("/leaderboard").text
+    with browser(site) as bob:
+        log_in(bob, "bob")
+        bobs = bob.get("/leaderboard").text
+    with browser(site) as alice:
+        log_in(alice, "alice")
+        alices = alice.get("/leaderboard").text
+    for student in (ladder.alice, ladder.bob, ladder.carol):
+        assert f'<a href="/students/{student}">' in staffs
+        assert f'<tr id="student-{student}">' in bobs
+    assert "Your version" not in staffs
+    assert "Your version v2: rank 1, rating 1550" in alices
+    assert f'<a href="#student-{ladder.alice}">your row</a>' in alices
+    assert "Your version v1: rating 1450" in bobs  # provisional: no rank
+    assert f'href="/students/{ladder.alice}"' not in bobs
+    assert f'href="/students/{ladder.carol}"' not in alices + bobs
+
+
 def test_a_page_that_refreshes_itself_gets_a_304_until_something_changes(
     client: TestClient, ladder: Ladder, arena: Arena
 ) -> None:
