@@ -9,6 +9,7 @@ as an id that names nobody.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from pathlib import Path
 
 import trio
 from starlette.requests import Request
@@ -25,7 +26,7 @@ from referee.arena.rows import Account
 from referee.arena.sessions import Session
 from referee.arena.student_page import student_account, student_page
 from referee.arena.web.guards import not_found, page
-from referee.arena.web.site import Site, site_of
+from referee.arena.web.site import site_of
 from referee.arena.web.viewing import before_of, path_id
 from referee.records import BotReport
 
@@ -58,11 +59,13 @@ class Loss:
     report: BotReport | None  # how the student's bot ended, with its stderr tail
 
 
-async def loss(site: Site, view: GameView, account: Account) -> Loss:
+def loss(root: Path, view: GameView, account: Account) -> Loss:
+    """One loss, its record read and replayed (from the cache when it has not changed).
+    Blocking: `losses` calls it in a worker thread."""
     winner = view.game.winner
     side = Side(winner).other if winner else view.side_of(account.id) or Side.BLUE
-    path = record_file(site.root, view.game.record)
-    replay = None if path is None else await trio.to_thread.run_sync(replay_of, path)
+    path = record_file(root, view.game.record)
+    replay = None if path is None else replay_of(path)
     if replay is None or not replay.frames:
         return Loss(view, side, None, None)
     report = replay.result.bots.get(side) if replay.result is not None else None
@@ -78,7 +81,11 @@ async def losses(request: Request, session: Session) -> Response:
     if account is None:
         raise not_found()
     found: Page[GameView] = await site.store.read(losses_of, account_id, before, LOSSES_PER_PAGE)
-    shown = [await loss(site, view, account) for view in found.items]
+    # One worker thread for the page's records, not one each: the files are read and the
+    # games replayed away from the event loop, at the cost of a single hand-over.
+    shown = await trio.to_thread.run_sync(
+        lambda: [loss(site.root, view, account) for view in found.items]
+    )
     context = {"student": account, "losses": shown, "page": found}
     return site.render(request, "losses.html", context, session=session)
 
