@@ -31,11 +31,24 @@ from typing import Concatenate, ParamSpec, TypeVar
 import trio
 
 STORE_NAME = "arena.sqlite"
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 # `PRAGMA application_id`: marks the file as an arena's store ("RfA1").
 APPLICATION_ID = 0x52664131
 
-SCHEMA = """
+# Every fit's ratings, kept (`ratings` has the last one only): rating histories and trends.
+RATING_HISTORY = """
+CREATE TABLE rating_history (
+    version_id INTEGER NOT NULL REFERENCES versions(id),
+    computed_at TEXT NOT NULL,
+    rating REAL NOT NULL,
+    low REAL,
+    high REAL,
+    games INTEGER NOT NULL,
+    PRIMARY KEY (version_id, computed_at)
+) WITHOUT ROWID;
+"""
+SCHEMA = (
+    """
 CREATE TABLE accounts (
     id INTEGER PRIMARY KEY,
     username TEXT NOT NULL UNIQUE,
@@ -153,6 +166,8 @@ CREATE TABLE finalists (                 -- the final's players: each student's 
     pinned_at TEXT NOT NULL
 );
 """
+    + RATING_HISTORY
+)
 TABLES = frozenset(
     {"accounts", "sessions", "attempts", "uploads", "versions", "games", "ratings", "audit"}
     | {"state", "grades"}
@@ -172,6 +187,8 @@ MIGRATIONS: dict[int, str] = {
     ALTER TABLE grades ADD COLUMN games INTEGER NOT NULL DEFAULT 0;
     ALTER TABLE grades ADD COLUMN faults INTEGER NOT NULL DEFAULT 0;
     """,
+    # 3: every fit's ratings kept (rating histories and trends).
+    3: RATING_HISTORY,
 }
 _PRAGMAS = (
     "PRAGMA journal_mode = WAL",

@@ -195,7 +195,7 @@ def test_a_student_gets_a_404_for_a_staff_page(client: TestClient) -> None:
 def test_staff_see_every_account_escaped(site: Site) -> None:
     with browser(site) as client:
         log_in(client, "tess")
-        page = client.get("/staff")
+        page = client.get("/staff/accounts")
     assert page.status_code == 200
     assert "Bob &lt;b&gt;Student&lt;/b&gt;" in page.text
     assert "<b>Student</b>" not in page.text

@@ -29,14 +29,24 @@ from starlette.routing import BaseRoute, Mount
 from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp
 
-from referee.arena.web import grades, home, login, versions
+from referee.arena.web import (
+    games,
+    grades,
+    home,
+    leaderboard,
+    login,
+    queue,
+    staff,
+    students,
+    versions,
+)
 from referee.arena.web.guards import current_session
 from referee.arena.web.security import SecurityHeaders
 from referee.arena.web.site import STATIC, Site, site_of
 from referee.web.app import LOCAL_HOSTS
 
 BODY_LIMIT = 64 * 1024  # any request but an upload: forms of a few fields
-ROUTE_MODULES = [login, home, versions, grades]
+ROUTE_MODULES = [login, home, versions, leaderboard, games, queue, students, staff, grades]
 MESSAGES = {
     400: "The request was not understood.",
     403: "Refused.",

@@ -1,4 +1,4 @@
-"""Each role's home page, the staff page, the account page (a new API token, shown once; a new
+"""Each role's home page, the account page (a new API token, shown once; a new
 password) and the API's `whoami`.
 
 A student's home lists their versions (`web/versions.py` makes the rows); the arena's other
@@ -30,12 +30,6 @@ async def home(request: Request, session: Session) -> Response:
     mine = await site.store.read(versions.of_account, session.account.id)
     context = {"versions": [version_row(e) for e in mine]}
     return site.render(request, "home_student.html", context, session=session)
-
-
-async def staff(request: Request, session: Session) -> Response:
-    site = site_of(request)
-    people = await site.store.read(accounts.all_accounts)
-    return site.render(request, "staff.html", {"accounts": people}, session=session)
 
 
 async def account_page(request: Request, session: Session) -> Response:
@@ -82,7 +76,6 @@ async def whoami(request: Request, account: Account) -> Response:
 
 ROUTES = [
     page("/", home),
-    page("/staff", staff, staff=True),
     page("/account", account_page),
     action("/account/token", new_token),
     action("/account/password", new_password),

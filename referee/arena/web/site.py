@@ -28,7 +28,10 @@ from referee.arena.sessions import (
     Session,
 )
 from referee.arena.store import ArenaStore
+from referee.arena.web.navigation import links
+from referee.printable import printable
 from referee.records import utc_now
+from referee.web.live import LiveHub
 
 TEMPLATES = Path(str(resources.files("referee.arena") / "templates"))
 STATIC = Path(str(resources.files("referee.arena") / "static"))
@@ -40,11 +43,14 @@ HASHING_AT_ONCE = 2
 def template_environment() -> jinja2.Environment:
     """Templates with every value escaped (`autoescape=True` for every file, not by suffix),
     and an undefined name an error rather than an empty string."""
-    return jinja2.Environment(
+    environment = jinja2.Environment(
         loader=jinja2.FileSystemLoader(TEMPLATES),
         autoescape=True,
         undefined=jinja2.StrictUndefined,
     )
+    # A bot's text (stderr, verdicts) with its control and bidi characters made visible.
+    environment.filters["printable"] = printable
+    return environment
 
 
 @dataclass
@@ -59,6 +65,13 @@ class Site:
     hashing: trio.CapacityLimiter = field(
         default_factory=lambda: trio.CapacityLimiter(HASHING_AT_ONCE)
     )
+    # The games being played, for their live pages (the games' players feed it).
+    live: LiveHub = field(default_factory=LiveHub)
+
+    @property
+    def root(self) -> Path:
+        """The arena's folder (its store is DIR/arena.sqlite)."""
+        return self.store.path.parent
 
     @property
     def session_lifetime(self) -> timedelta:
@@ -85,9 +98,11 @@ class Site:
             form_token = request.cookies.get(FORM_COOKIE)
             if form_token is None or not self.signer.form_token_valid(form_token):
                 form_token = self.signer.form_token()
+        viewer = session.account if session else None
         values = {
             "arena_name": self.config.name,
-            "viewer": session.account if session else None,
+            "viewer": viewer,
+            "nav": links(self.config.visibility, viewer),
             "csrf": session.csrf if session else form_token,
             **(context or {}),
         }
