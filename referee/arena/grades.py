@@ -21,11 +21,11 @@ from pathlib import Path
 
 from referee.app.config import load_config
 from referee.arena import audit
-from referee.arena.deadline import flag_set
 from referee.arena.final import final_config_path, final_dir, write_whole
 from referee.arena.finalists import Entry
 from referee.arena.folder import Arena
 from referee.arena.rows import Grade
+from referee.arena.staff_actions import GRADES_RELEASED, is_on, switch
 from referee.arena.store import get_state, snapshot, stamp, transaction
 from referee.course.grades import GradeLine, compute_grades
 from referee.course.scheme import CourseError, GradingScheme, load_scheme
@@ -34,7 +34,6 @@ from referee.tournament.config import ConfigError, LoadedConfig
 from referee.tournament.formats import is_staged, plan_for
 from referee.tournament.store import GameState, StoreError, StoreView, open_view
 
-RELEASED = "grades_released"  # state: set once the staff released the grades
 GRADED = "grades_computed_at"  # state: when the grades were last worked out
 CSV_NAME = "grades.csv"
 COLUMNS = ("username", "name", "version", "points", "rank", "games", "faults", "grade")
@@ -132,17 +131,13 @@ def save(db: sqlite3.Connection, worked: Worked, now: datetime, actor: int | Non
 
 
 def release(db: sqlite3.Connection, now: datetime, actor: int | None, released: bool) -> None:
-    """Show the grades to the students (each their own), or hide them again; audited."""
-    with transaction(db):
-        if released:
-            db.execute("INSERT OR REPLACE INTO state VALUES (?, ?)", (RELEASED, stamp(now)))
-        else:
-            db.execute("DELETE FROM state WHERE key = ?", (RELEASED,))
-        audit.note(db, now, actor, "release-grades" if released else "hide-grades")
+    """Show the grades to the students (each their own), or hide them again; audited. The
+    staff page's switch, so that the page and the command set and read the flag alike."""
+    switch(db, now, actor, GRADES_RELEASED, released)
 
 
 def released(db: sqlite3.Connection) -> bool:
-    return flag_set(get_state(db, RELEASED))
+    return is_on(db, GRADES_RELEASED)
 
 
 def computed_at(db: sqlite3.Connection) -> str | None:

@@ -1,7 +1,8 @@
 """What the staff can do to the running ladder, as store functions: each change and its audit
 entry are committed in one transaction, so that no action goes unrecorded.
 
-The switches live in the `state` table as "1" (on) or "0" (off; a missing key is off):
+The switches live in the `state` table: "1" on, "0" off (a missing key is off; any value is
+read as `deadline.flag_set` reads it, so that a flag the commands or a TA set reads the same):
 
     paused            the scheduler starts no new game (running ones finish)
     frozen            uploads are refused (kept as late, never played)
@@ -21,11 +22,11 @@ from datetime import datetime
 
 from referee.arena import accounts
 from referee.arena.audit import note
+from referee.arena.deadline import FROZEN, flag_set
 from referee.arena.rows import Account, Game, GameKind, GameState, VersionStatus
-from referee.arena.store import stamp, transaction
+from referee.arena.store import get_state, stamp, transaction
 
 PAUSED = "paused"
-FROZEN = "frozen"
 GRADES_RELEASED = "grades_released"
 # Each switch's audit actions: (turned on, turned off).
 SWITCH_ACTIONS = {
@@ -47,15 +48,14 @@ class Flags:
 
 
 def is_on(db: sqlite3.Connection, key: str) -> bool:
-    row = db.execute("SELECT value FROM state WHERE key = ?", (key,)).fetchone()
-    return row is not None and row[0] == "1"
+    return flag_set(get_state(db, key))
 
 
 def flags(db: sqlite3.Connection) -> Flags:
     values = dict(
         db.execute("SELECT key, value FROM state WHERE key IN (?, ?, ?)", tuple(SWITCH_ACTIONS))
     )
-    return Flags(*(values.get(key) == "1" for key in (PAUSED, FROZEN, GRADES_RELEASED)))
+    return Flags(*(flag_set(values.get(key)) for key in (PAUSED, FROZEN, GRADES_RELEASED)))
 
 
 def switch(db: sqlite3.Connection, now: datetime, actor: int | None, key: str, on: bool) -> bool:

@@ -14,10 +14,11 @@ from starlette.testclient import TestClient
 
 from referee.arena import accounts
 from referee.arena.folder import Arena
-from referee.arena.grades import Worked, own_grade, release, save
+from referee.arena.grades import Worked, own_grade, release, released, save
 from referee.arena.rows import Grade
-from referee.arena.store import stamp, transaction
-from tests.arena.conftest import log_in
+from referee.arena.staff_actions import flags
+from referee.arena.store import set_state, stamp, transaction
+from tests.arena.conftest import log_in, session_csrf
 from tests.arena.final_kit import FIRST_FREE, add_version, bot
 
 NOW = datetime(2026, 12, 17, 9, 0, tzinfo=UTC)
@@ -93,7 +94,7 @@ def test_grades_hidden_again_are_hidden(graded: Arena, client: TestClient) -> No
     log_in(client, "bob")
     assert "The grades are not released yet." in client.get("/grades").text
     actions = [r[0] for r in db.execute("SELECT action FROM audit ORDER BY id")]
-    assert actions[-3:] == ["compute-grades", "release-grades", "hide-grades"]
+    assert actions[-3:] == ["compute-grades", "release-grades", "withdraw-grades"]
 
 
 def test_staff_see_every_grade_and_download_the_csv(graded: Arena, client: TestClient) -> None:
@@ -123,3 +124,21 @@ def test_staff_see_every_grade_and_download_the_csv(graded: Arena, client: TestC
 def test_staff_without_grades_are_told_when_they_come(arena: Arena, client: TestClient) -> None:
     log_in(client, "tess")
     assert "No grades yet" in client.get("/staff/grades").text
+
+
+def test_the_staff_page_and_the_command_agree_on_the_grades_and_the_freeze(
+    graded: Arena, client: TestClient
+) -> None:
+    db = graded.store.writer
+    release(db, NOW, None, True)  # as `referee arena grades --release` does
+    set_state(db, "frozen", "yes")  # a flag set by hand in the store
+    assert flags(db).grades_released and flags(db).frozen
+    log_in(client, "tess")
+    page = client.get("/staff").text
+    assert "<strong>released</strong>" in page
+    switched = client.post(
+        "/staff/switch",
+        data={"switch": "grades_released", "on": "0", "csrf": session_csrf(client)},
+    )
+    assert switched.status_code == 303
+    assert not released(db)
