@@ -448,3 +448,13 @@ def test_an_upload_with_no_file_says_so(alice: TestClient, arena: Arena) -> None
     empty = upload_by_page(alice, "bot.py", b"")
     assert empty.status_code == 400 and "The file is empty." in empty.text
     assert list(arena.paths.uploads.iterdir()) == []
+
+
+def test_the_navigation_bar_leads_to_uploads_and_grades(site: Site) -> None:
+    with browser(site) as student, browser(site) as staff:
+        log_in(student, "alice")
+        log_in(staff, "tess")
+        mine, theirs = student.get("/").text, staff.get("/").text
+    assert '<a href="/versions">Upload</a>' in mine and '<a href="/grades">Grade</a>' in mine
+    assert '<a href="/versions">Versions</a>' in theirs
+    assert '<a href="/staff/grades">Grades</a>' in theirs
