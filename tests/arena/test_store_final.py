@@ -3,24 +3,16 @@ is opened."""
 
 from __future__ import annotations
 
-import sqlite3
 from pathlib import Path
 
-from referee.arena.folder import new_arena
 from referee.arena.store import SCHEMA_VERSION, STORE_NAME, open_store
+from tests.arena.old_stores import store_of_version
 
 
 def test_an_older_store_gets_the_final_s_tables(tmp_path: Path) -> None:
     """A store made before the final (schema 1) is brought up to date when opened."""
-    new_arena(tmp_path / "ar", game="tic-tac-toe")
-    path = tmp_path / "ar" / STORE_NAME
-    with sqlite3.connect(path) as db:
-        db.executescript(
-            "DROP TABLE finalists; DROP TABLE grades; CREATE TABLE grades (account_id INTEGER"
-            " PRIMARY KEY REFERENCES accounts(id), version_id INTEGER REFERENCES versions(id),"
-            " points REAL NOT NULL, grade TEXT NOT NULL, computed_at TEXT NOT NULL);"
-            " PRAGMA user_version = 1;"
-        )
+    path = tmp_path / STORE_NAME
+    store_of_version(path, 1)
     store = open_store(path)
     try:
         db = store.writer
