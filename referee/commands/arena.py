@@ -6,6 +6,8 @@ pages until Ctrl-C, `invite` and `token` give one account a new invite link, pas
 token, `disable` shuts an account out (`--enable` lets it back). Credentials go to stdout as
 CSV, for a mail merge; everything else to stderr. Exit codes: 0 done, 2 a usage, config or
 roster error.
+
+`serve` also plays the ladder's games, here or on a Dask cluster (`--cluster ADDRESS`).
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ from collections.abc import Callable
 from datetime import datetime
 from functools import partial
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import trio
 from rich.console import Console
@@ -29,8 +32,12 @@ from referee.arena.roster import RosterError, read_roster
 from referee.arena.rows import Account
 from referee.arena.store import StoreError, transaction
 from referee.commands import EXIT_OK, EXIT_USAGE
+from referee.isolation import describe
 from referee.records import utc_now
 from referee.web import check_address
+
+if TYPE_CHECKING:
+    from referee.arena.ladder import LadderSetup
 
 
 def register(parser: argparse.ArgumentParser) -> None:
@@ -56,6 +63,10 @@ def register(parser: argparse.ArgumentParser) -> None:
     serve.add_argument(
         "--allowed-host", action="append", default=[], metavar="NAME",
         help="another host name people reach the arena by (repeatable)",
+    )  # fmt: skip
+    serve.add_argument(
+        "--cluster", default=None, metavar="ADDRESS",
+        help="play the games on a Dask cluster: local:N or a scheduler's HOST:PORT",
     )  # fmt: skip
     serve.set_defaults(run=run_serve)
     invite = sub.add_parser("invite", help="a new invite link (or password) for an account")
@@ -229,15 +240,31 @@ def run_serve(args: argparse.Namespace, out: Console, err: Console) -> int:
         # The address people open follows --host and --port (unless arena.toml names one).
         settings = server.model_copy(update={"host": host, "port": port})
         arena.config = arena.config.model_copy(update={"server": settings})
+        # Deferred: the ladder (the match, the rating fit's numpy) loads to serve alone.
+        from referee.arena.ladder import ladder_setup
+
+        # Where the games are played, chosen before anything starts: a machine that cannot
+        # give the isolation arena.toml asks for stops here, saying why.
+        ladder = ladder_setup(arena, args.cluster)
+        if ladder.isolation is not None:
+            err.print(describe(ladder.isolation), markup=False, highlight=False)
+        failed: list[str] = []
         with serving_lock(arena):
-            trio.run(_serve_until_interrupted, arena, args.allowed_host, err)
+            try:
+                trio.run(_serve_until_interrupted, arena, args.allowed_host, ladder, err)
+            except* ArenaError as group:
+                failed = [str(e) for e in group.exceptions]
+        if failed:
+            return _fail(err, "; ".join(failed).replace("[", "\\["))
         err.print("stopped")
         return EXIT_OK
 
     return _opened(args.folder, work, err)
 
 
-async def _serve_until_interrupted(arena: Arena, hosts: list[str], err: Console) -> None:
+async def _serve_until_interrupted(
+    arena: Arena, hosts: list[str], ladder: LadderSetup, err: Console
+) -> None:
     # Deferred: the web stack (starlette, jinja2, hypercorn) loads to serve, not for the others.
     from referee.arena.server import serve_arena
     from referee.web.server import wait_for_interrupt
@@ -245,8 +272,11 @@ async def _serve_until_interrupted(arena: Arena, hosts: list[str], err: Console)
     server = arena.config.server
     async with trio.open_nursery() as nursery:
         serving = await nursery.start(
-            partial(serve_arena, arena, host=server.host, port=server.port, extra_hosts=hosts)
-        )
+            partial(
+                serve_arena, arena, host=server.host, port=server.port, extra_hosts=hosts,
+                ladder=ladder,
+            )
+        )  # fmt: skip
         err.print(f"serving {arena.paths.root} on {', '.join(serving.binds)}", highlight=False)
         err.print(f"[bold]the arena: {serving.url}/[/bold]  (Ctrl-C to stop)", highlight=False)
         await wait_for_interrupt()
