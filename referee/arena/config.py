@@ -81,8 +81,10 @@ class ScheduleSettings(_Model):
     concurrency: int | None = Field(None, ge=1, le=1024, description="games at once")
     placement_games: int = Field(6, ge=0, le=1000)
     min_meetings: int = Field(2, ge=0, le=1000)
-    max_games_per_version_per_hour: int = Field(60, ge=1, le=100_000)
+    # A meeting is two games (both colours): a version needs room for both in its hour.
+    max_games_per_version_per_hour: int = Field(60, ge=2, le=100_000)
     openings: Literal["auto", "none"] = "auto"
+    opening_plies: int = Field(4, ge=1, le=200, description="a random opening's length")
 
 
 class UploadSettings(_Model):
@@ -340,6 +342,7 @@ placement_games = 6  # a new version's first games, against a spread of opponent
 min_meetings = 2  # each pair of active versions meets this often by the deadline
 max_games_per_version_per_hour = 60
 openings = "auto"  # or "none"; auto: openings where both bots declared `position`
+opening_plies = 4  # the length of those openings (random, seeded by the game)
 
 [uploads]
 max_bytes = 5_000_000  # largest upload (a file or an archive)

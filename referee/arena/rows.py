@@ -124,7 +124,7 @@ class Version:
 class Game:
     COLUMNS = (
         "id, kind, blue, orange, seed, opening, state, attempt, record, winner, reason, plies,"
-        " created_at, started_at, finished_at, detail"
+        " created_at, started_at, finished_at, detail, replaces"
     )
 
     id: int
@@ -143,6 +143,7 @@ class Game:
     started_at: str | None
     finished_at: str | None
     detail: str | None
+    replaces: int | None  # the game it replays (this one void) or re-runs; None: scheduled
 
     @classmethod
     def of(cls, row: Row) -> Game:

@@ -31,21 +31,25 @@ from typing import Concatenate, ParamSpec, TypeVar
 import trio
 
 STORE_NAME = "arena.sqlite"
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
 # `PRAGMA application_id`: marks the file as an arena's store ("RfA1").
 APPLICATION_ID = 0x52664131
 
-# Every fit's ratings, kept (`ratings` has the last one only): rating histories and trends.
+# Ratings over time (`ratings` has the last fit only): each version's rating after the fits that
+# moved it (ratings.store_ratings), for rating histories and the leaderboard's trends.
 RATING_HISTORY = """
 CREATE TABLE rating_history (
     version_id INTEGER NOT NULL REFERENCES versions(id),
-    computed_at TEXT NOT NULL,
     rating REAL NOT NULL,
     low REAL,
     high REAL,
     games INTEGER NOT NULL,
-    PRIMARY KEY (version_id, computed_at)
-) WITHOUT ROWID;
+    points REAL NOT NULL,
+    flags TEXT NOT NULL DEFAULT '',
+    rank INTEGER,
+    computed_at TEXT NOT NULL
+);
+CREATE INDEX rating_history_by_version ON rating_history(version_id, computed_at);
 """
 SCHEMA = (
     """
@@ -123,6 +127,8 @@ CREATE TABLE games (
     started_at TEXT,
     finished_at TEXT,
     detail TEXT,
+    replaces INTEGER REFERENCES games(id),  -- a void game's replay, or a re-run's original
+    chain TEXT,                          -- the record's final hash, once committed
     CHECK (blue <> orange)
 );
 CREATE INDEX games_by_state ON games(state);
@@ -168,6 +174,73 @@ CREATE TABLE finalists (                 -- the final's players: each student's 
 """
     + RATING_HISTORY
 )
+# What version 4 added for the ladder (besides the games' `replaces` and `chain`): its indexes
+# and counts of the games kept by triggers, so that the scheduler and the rating fit read a row
+# per pair of versions instead of every game of the term.
+LADDER_SCHEMA = """
+CREATE INDEX games_by_replaces ON games(replaces);
+CREATE INDEX games_by_created ON games(created_at);
+CREATE TABLE pair_games (               -- per (blue, orange), kept by the triggers below
+    blue INTEGER NOT NULL,
+    orange INTEGER NOT NULL,
+    live INTEGER NOT NULL DEFAULT 0,     -- games not void: pending, running or done
+    blue_wins INTEGER NOT NULL DEFAULT 0,  -- done games, by result
+    orange_wins INTEGER NOT NULL DEFAULT 0,
+    draws INTEGER NOT NULL DEFAULT 0,
+    PRIMARY KEY (blue, orange)
+) WITHOUT ROWID;
+CREATE TABLE version_games (            -- per version: its games not void (the triggers')
+    version_id INTEGER PRIMARY KEY,
+    live INTEGER NOT NULL DEFAULT 0
+);
+CREATE TABLE ladder_changes (           -- bumped whenever the games that count change
+    id INTEGER PRIMARY KEY CHECK (id = 1),
+    results INTEGER NOT NULL
+);
+INSERT INTO ladder_changes VALUES (1, 0);
+CREATE TRIGGER games_counted_insert AFTER INSERT ON games BEGIN
+    INSERT OR IGNORE INTO pair_games (blue, orange) VALUES (NEW.blue, NEW.orange);
+    UPDATE pair_games SET live = live + (NEW.state != 'void'),
+        blue_wins = blue_wins + (NEW.state = 'done' AND NEW.winner IS 'blue'),
+        orange_wins = orange_wins + (NEW.state = 'done' AND NEW.winner IS 'orange'),
+        draws = draws + (NEW.state = 'done' AND NEW.winner IS NULL)
+        WHERE blue = NEW.blue AND orange = NEW.orange;
+    INSERT OR IGNORE INTO version_games (version_id) VALUES (NEW.blue), (NEW.orange);
+    UPDATE version_games SET live = live + (NEW.state != 'void')
+        WHERE version_id IN (NEW.blue, NEW.orange);
+    UPDATE ladder_changes SET results = results + (NEW.state = 'done');
+END;
+CREATE TRIGGER games_counted_update AFTER UPDATE OF state, winner, blue, orange ON games BEGIN
+    UPDATE pair_games SET live = live - (OLD.state != 'void'),
+        blue_wins = blue_wins - (OLD.state = 'done' AND OLD.winner IS 'blue'),
+        orange_wins = orange_wins - (OLD.state = 'done' AND OLD.winner IS 'orange'),
+        draws = draws - (OLD.state = 'done' AND OLD.winner IS NULL)
+        WHERE blue = OLD.blue AND orange = OLD.orange;
+    UPDATE version_games SET live = live - (OLD.state != 'void')
+        WHERE version_id IN (OLD.blue, OLD.orange);
+    INSERT OR IGNORE INTO pair_games (blue, orange) VALUES (NEW.blue, NEW.orange);
+    UPDATE pair_games SET live = live + (NEW.state != 'void'),
+        blue_wins = blue_wins + (NEW.state = 'done' AND NEW.winner IS 'blue'),
+        orange_wins = orange_wins + (NEW.state = 'done' AND NEW.winner IS 'orange'),
+        draws = draws + (NEW.state = 'done' AND NEW.winner IS NULL)
+        WHERE blue = NEW.blue AND orange = NEW.orange;
+    INSERT OR IGNORE INTO version_games (version_id) VALUES (NEW.blue), (NEW.orange);
+    UPDATE version_games SET live = live + (NEW.state != 'void')
+        WHERE version_id IN (NEW.blue, NEW.orange);
+    UPDATE ladder_changes SET results = results + (OLD.state = 'done' OR NEW.state = 'done');
+END;
+CREATE TRIGGER games_counted_delete AFTER DELETE ON games BEGIN
+    UPDATE pair_games SET live = live - (OLD.state != 'void'),
+        blue_wins = blue_wins - (OLD.state = 'done' AND OLD.winner IS 'blue'),
+        orange_wins = orange_wins - (OLD.state = 'done' AND OLD.winner IS 'orange'),
+        draws = draws - (OLD.state = 'done' AND OLD.winner IS NULL)
+        WHERE blue = OLD.blue AND orange = OLD.orange;
+    UPDATE version_games SET live = live - (OLD.state != 'void')
+        WHERE version_id IN (OLD.blue, OLD.orange);
+    UPDATE ladder_changes SET results = results + (OLD.state = 'done');
+END;
+"""
+SCHEMA += LADDER_SCHEMA
 TABLES = frozenset(
     {"accounts", "sessions", "attempts", "uploads", "versions", "games", "ratings", "audit"}
     | {"state", "grades"}
@@ -187,8 +260,27 @@ MIGRATIONS: dict[int, str] = {
     ALTER TABLE grades ADD COLUMN games INTEGER NOT NULL DEFAULT 0;
     ALTER TABLE grades ADD COLUMN faults INTEGER NOT NULL DEFAULT 0;
     """,
-    # 3: every fit's ratings kept (rating histories and trends).
+    # 3: the ratings' history (rating histories and trends).
     3: RATING_HISTORY,
+    # 4: the ladder: a game's replay or re-run names the game it replaces, a committed game
+    # keeps its record's final hash; the ladder's tables, counts and triggers, the counts
+    # filled from the games already there.
+    4: """
+ALTER TABLE games ADD COLUMN replaces INTEGER REFERENCES games(id);
+ALTER TABLE games ADD COLUMN chain TEXT;
+"""
+    + LADDER_SCHEMA
+    + """
+INSERT INTO pair_games
+    SELECT blue, orange, SUM(state != 'void'), SUM(state = 'done' AND winner IS 'blue'),
+        SUM(state = 'done' AND winner IS 'orange'), SUM(state = 'done' AND winner IS NULL)
+    FROM games GROUP BY blue, orange;
+INSERT INTO version_games
+    SELECT version, SUM(live) FROM (
+        SELECT blue AS version, state != 'void' AS live FROM games
+        UNION ALL SELECT orange, state != 'void' FROM games
+    ) GROUP BY version;
+""",
 }
 _PRAGMAS = (
     "PRAGMA journal_mode = WAL",
@@ -344,10 +436,23 @@ def _migrate(db: sqlite3.Connection) -> None:
         return
     with transaction(db):
         for step in range(version + 1, SCHEMA_VERSION + 1):
-            for statement in MIGRATIONS[step].split(";"):
-                if statement.strip():
-                    db.execute(statement)
+            for statement in statements(MIGRATIONS[step]):
+                db.execute(statement)
         db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+
+
+def statements(script: str) -> list[str]:
+    """The statements of an SQL script, one by one (a trigger's body holds semicolons too)."""
+    found: list[str] = []
+    pending = ""
+    for line in script.splitlines(keepends=True):
+        pending += line
+        if sqlite3.complete_statement(pending):
+            found.append(pending.strip())
+            pending = ""
+    if pending.strip():
+        found.append(pending.strip())
+    return found
 
 
 def get_state(db: sqlite3.Connection, key: str) -> str | None:

@@ -1,5 +1,5 @@
-"""`referee arena new|accounts|serve|invite|token|disable|final|grades`: the term-long server
-(docs/arena.md).
+"""`referee arena new|accounts|serve|invite|token|disable|submit|final|grades`: the term-long
+server (docs/arena.md).
 
 `new` makes an arena's folder (from a course's settings with `--from`), `accounts` imports a
 roster and prints each new account's invite link (or initial password) once, `serve` serves the
@@ -10,6 +10,8 @@ out its grades; `grades` works them out again, writes DIR/grades.csv, and `--rel
 them to the students. Credentials go to stdout as CSV, for a mail merge; everything else to
 stderr. Exit codes: 0 done, 2 a usage, config or roster error (or, for `final` and `grades`,
 what stops them); `final` as `referee tournament run`: 3 games left void, 130 interrupted.
+
+`serve` also plays the ladder's games, here or on a Dask cluster (`--cluster ADDRESS`).
 
 `submit` is the students' command: it uploads a file or a folder with their API token and,
 with `--wait`, prints the check's result. Exit codes: 0 uploaded (with `--wait`: active), 1
@@ -26,6 +28,7 @@ from collections.abc import Callable
 from datetime import datetime
 from functools import partial
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import trio
 from rich.console import Console
@@ -60,9 +63,13 @@ from referee.arena.submit import (
     what_to_send,
 )
 from referee.commands import EXIT_OK, EXIT_USAGE
+from referee.isolation import describe as describe_isolation
 from referee.printable import printable
 from referee.records import utc_now
 from referee.web import check_address
+
+if TYPE_CHECKING:
+    from referee.arena.ladder import LadderSetup
 
 EXIT_LATE_OR_FAILED = 1
 
@@ -90,6 +97,10 @@ def register(parser: argparse.ArgumentParser) -> None:
     serve.add_argument(
         "--allowed-host", action="append", default=[], metavar="NAME",
         help="another host name people reach the arena by (repeatable)",
+    )  # fmt: skip
+    serve.add_argument(
+        "--cluster", default=None, metavar="ADDRESS",
+        help="play the games on a Dask cluster: local:N or a scheduler's HOST:PORT",
     )  # fmt: skip
     serve.set_defaults(run=run_serve)
     invite = sub.add_parser("invite", help="a new invite link (or password) for an account")
@@ -289,15 +300,31 @@ def run_serve(args: argparse.Namespace, out: Console, err: Console) -> int:
         # The address people open follows --host and --port (unless arena.toml names one).
         settings = server.model_copy(update={"host": host, "port": port})
         arena.config = arena.config.model_copy(update={"server": settings})
+        # Deferred: the ladder (the match, the rating fit's numpy) loads to serve alone.
+        from referee.arena.ladder import ladder_setup
+
+        # Where the games are played, chosen before anything starts: a machine that cannot
+        # give the isolation arena.toml asks for stops here, saying why.
+        ladder = ladder_setup(arena, args.cluster)
+        if ladder.isolation is not None:
+            err.print(describe_isolation(ladder.isolation), markup=False, highlight=False)
+        failed: list[str] = []
         with serving_lock(arena):
-            trio.run(_serve_until_interrupted, arena, args.allowed_host, err)
+            try:
+                trio.run(_serve_until_interrupted, arena, args.allowed_host, ladder, err)
+            except* ArenaError as group:
+                failed = [str(e) for e in group.exceptions]
+        if failed:
+            return _fail(err, "; ".join(failed).replace("[", "\\["))
         err.print("stopped")
         return EXIT_OK
 
     return _opened(args.folder, work, err)
 
 
-async def _serve_until_interrupted(arena: Arena, hosts: list[str], err: Console) -> None:
+async def _serve_until_interrupted(
+    arena: Arena, hosts: list[str], ladder: LadderSetup, err: Console
+) -> None:
     # Deferred: the web stack (starlette, jinja2, hypercorn) loads to serve, not for the others.
     from referee.arena.server import serve_arena
     from referee.web.server import wait_for_interrupt
@@ -305,8 +332,11 @@ async def _serve_until_interrupted(arena: Arena, hosts: list[str], err: Console)
     server = arena.config.server
     async with trio.open_nursery() as nursery:
         serving = await nursery.start(
-            partial(serve_arena, arena, host=server.host, port=server.port, extra_hosts=hosts)
-        )
+            partial(
+                serve_arena, arena, host=server.host, port=server.port, extra_hosts=hosts,
+                ladder=ladder,
+            )
+        )  # fmt: skip
         err.print(f"serving {arena.paths.root} on {', '.join(serving.binds)}", highlight=False)
         err.print(f"[bold]the arena: {serving.url}/[/bold]  (Ctrl-C to stop)", highlight=False)
         await wait_for_interrupt()
