@@ -1,26 +1,12 @@
-"""Ratings over time: every fit's ratings kept in `rating_history` (the `ratings` table holds the
-last fit only), read back as a student's rating history and as the leaderboard's trends.
-
-Whatever writes a fit into `ratings` calls `keep_fit(db, computed_at)` in the same transaction,
-so that the history holds exactly the fits the ladder showed.
+"""Ratings over time, read back as a student's rating history and as the leaderboard's trends:
+`rating_history` holds each version's rating after every fit that moved it (written with the
+fit by `ratings.store_ratings`; the `ratings` table holds the last fit only).
 """
 
 from __future__ import annotations
 
 import sqlite3
 from dataclasses import dataclass
-
-
-def keep_fit(db: sqlite3.Connection, computed_at: str) -> int:
-    """Copy the fit of `computed_at` (its rows of `ratings`) into the history; call it inside
-    the transaction that wrote them. Returns the rows kept."""
-    cursor = db.execute(
-        "INSERT OR REPLACE INTO rating_history (version_id, computed_at, rating, low, high, games)"
-        " SELECT version_id, computed_at, rating, low, high, games FROM ratings"
-        " WHERE computed_at = ?",
-        (computed_at,),
-    )
-    return cursor.rowcount
 
 
 @dataclass(frozen=True)

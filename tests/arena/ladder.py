@@ -13,7 +13,6 @@ from protocols import get_game
 from protocols.base import Reason, Side
 from referee.arena import accounts
 from referee.arena.folder import Arena
-from referee.arena.rating_history import keep_fit
 from referee.arena.store import stamp, transaction
 from referee.records import (
     BotReport,
@@ -179,15 +178,17 @@ def rate(
     flags: str = "",
     at: datetime = START,
 ) -> None:
-    """A fit's rating of a version, in `ratings` and its history."""
+    """A fit's rating of a version, in `ratings` and its history (as `ratings.store_ratings`
+    writes a version whose games changed)."""
+    values = (version, rating, low, high, games, points, flags, rank, stamp(at))
     with transaction(db):
-        db.execute(
-            "INSERT OR REPLACE INTO ratings"
-            " (version_id, rating, low, high, games, points, flags, rank, computed_at)"
-            " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            (version, rating, low, high, games, points, flags, rank, stamp(at)),
-        )
-        keep_fit(db, stamp(at))
+        for table in ("ratings", "rating_history"):
+            db.execute(
+                f"INSERT OR REPLACE INTO {table}"
+                " (version_id, rating, low, high, games, points, flags, rank, computed_at)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                values,
+            )
 
 
 def opening_json(moves: list[str]) -> str:

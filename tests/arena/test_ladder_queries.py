@@ -22,7 +22,7 @@ from referee.arena.game_queries import (
 )
 from referee.arena.leaderboard import standings
 from referee.arena.rating_history import history_of
-from referee.arena.store import APPLICATION_ID, SCHEMA, SCHEMA_VERSION, open_store
+from referee.arena.store import SCHEMA_VERSION, open_store
 from tests.arena.ladder import (
     BLUE_WINS,
     DRAWN,
@@ -35,6 +35,7 @@ from tests.arena.ladder import (
     rate,
     record_lines,
 )
+from tests.arena.old_stores import store_of_version
 
 
 def test_the_leaderboard_ranks_then_lists_the_unranked_then_the_unrated(arena: Arena) -> None:
@@ -170,13 +171,7 @@ def test_the_queue_lists_running_then_the_oldest_pending(arena: Arena) -> None:
 
 def test_a_store_of_schema_1_gains_the_rating_history(tmp_path: Path) -> None:
     path = tmp_path / "arena.sqlite"
-    db = sqlite3.connect(path)
-    old_schema = SCHEMA.split("CREATE TABLE rating_history")[0]
-    db.executescript(
-        f"BEGIN; {old_schema}; PRAGMA application_id = {APPLICATION_ID}; PRAGMA user_version = 1;"
-        " COMMIT;"
-    )
-    db.close()
+    store_of_version(path, 1)
     store = open_store(path)
     try:
         tables = {r[0] for r in store.writer.execute("SELECT name FROM sqlite_master")}

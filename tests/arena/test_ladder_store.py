@@ -14,7 +14,6 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from protocols.base import Reason, Side
-from referee.arena import store as store_module
 from referee.arena.folder import Arena, new_arena, open_arena
 from referee.arena.ladder_store import (
     MAX_REPLAYS,
@@ -29,10 +28,11 @@ from referee.arena.ladder_store import (
 )
 from referee.arena.rows import Game, GameKind, GameState, VersionStatus
 from referee.arena.scheduler import Meeting
-from referee.arena.store import LADDER_SCHEMA, SCHEMA, SCHEMA_VERSION, open_store, transaction
+from referee.arena.store import SCHEMA_VERSION, open_store, transaction
 from referee.openings import opening_for_pair
 from referee.records import Result, utc_now
 from tests.arena.ladder_rows import START, add_game, add_version, builtin_bot, set_status
+from tests.arena.old_stores import store_of_version
 
 
 def games(arena: Arena) -> list[Game]:
@@ -237,24 +237,20 @@ def test_a_stopped_server_s_games_are_voided_and_queued_again(arena: Arena) -> N
 
 
 def test_a_store_of_the_first_schema_gains_the_ladder_s_columns(tmp_path: Path) -> None:
-    # The first schema: this one without what version 2 added.
-    lines = SCHEMA[: SCHEMA.index(LADDER_SCHEMA)].splitlines()
-    first = "\n".join(x for x in lines if "replaces" not in x and "chain TEXT" not in x)
-    assert "replaces" not in first and "rating_history" not in first
     path = tmp_path / "arena.sqlite"
-    db = sqlite3.connect(path, isolation_level=None)
-    db.executescript(
-        f"BEGIN; {first}; PRAGMA application_id = {store_module.APPLICATION_ID};"
-        " PRAGMA user_version = 1; COMMIT;"
-    )
-    db.close()
+    store_of_version(path, 1)
     opened = open_store(path)
     try:
         db = opened.writer
-        assert db.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 2
+        assert db.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
         columns = {r[1] for r in db.execute("PRAGMA table_info(games)")}
         assert {"replaces", "chain"} <= columns
         assert db.execute("SELECT COUNT(*) FROM rating_history").fetchone() == (0,)
+        # The counts the triggers keep start from the games already there.
+        assert db.execute("SELECT blue, orange, live, blue_wins FROM pair_games").fetchall() == [
+            (1, 2, 1, 1),
+            (2, 1, 1, 0),
+        ]
     finally:
         opened.close()
 
