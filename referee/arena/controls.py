@@ -19,9 +19,8 @@ from datetime import datetime
 
 from referee.arena.audit import note
 from referee.arena.rows import Game, GameKind, VersionStatus
-from referee.arena.store import get_state, stamp, transaction
-
-PAUSED = "paused"  # the `state` key: "1" while the scheduling is paused
+from referee.arena.staff_actions import PAUSED, is_on, switch
+from referee.arena.store import stamp, transaction
 
 
 class ControlError(ValueError):
@@ -29,14 +28,12 @@ class ControlError(ValueError):
 
 
 def is_paused(db: sqlite3.Connection) -> bool:
-    return get_state(db, PAUSED) == "1"
+    return is_on(db, PAUSED)
 
 
 def set_paused(db: sqlite3.Connection, now: datetime, actor: int | None, paused: bool) -> None:
-    """Pause (or resume) the scheduling; audited."""
-    with transaction(db):
-        db.execute("INSERT OR REPLACE INTO state VALUES (?, ?)", (PAUSED, "1" if paused else "0"))
-        note(db, now, actor, "pause-scheduling" if paused else "resume-scheduling")
+    """Pause (or resume) the scheduling: the staff page's switch (staff_actions), audited."""
+    switch(db, now, actor, PAUSED, paused)
 
 
 def rerun_game(db: sqlite3.Connection, now: datetime, actor: int | None, game_id: int) -> int:

@@ -37,8 +37,8 @@ def test_pause_and_resume_are_audited(arena: Arena) -> None:
     set_paused(db, START, STAFF, False)
     assert not is_paused(db)
     assert [(e.action, e.account_id) for e in entries(db)][:2] == [
-        ("resume-scheduling", STAFF),
-        ("pause-scheduling", STAFF),
+        ("resume", STAFF),
+        ("pause", STAFF),
     ]
 
 

@@ -13,19 +13,12 @@ from starlette.routing import Route
 from starlette.testclient import TestClient
 
 from referee.arena import accounts, audit
+from referee.arena.controls import ControlError, disqualify_version, rerun_game
 from referee.arena.folder import Arena
 from referee.arena.game_queries import game_view
+from referee.arena.ladder_store import take_next
 from referee.arena.rows import GameKind, GameState, VersionStatus
-from referee.arena.staff_actions import (
-    FROZEN,
-    GRADES_RELEASED,
-    PAUSED,
-    StaffActionError,
-    disqualify,
-    flags,
-    rerun_game,
-    switch,
-)
+from referee.arena.staff_actions import FROZEN, GRADES_RELEASED, PAUSED, flags, switch
 from referee.arena.web.app import routes
 from referee.arena.web.site import Site
 from tests.arena.conftest import Clock, browser, log_in, session_csrf
@@ -159,14 +152,14 @@ def test_a_game_is_rerun_by_the_same_versions_and_its_old_result_is_void(
         old.game.orange,
         old.game.seed,
     )
-    assert audit.entries(db)[0].action == "rerun"
+    assert audit.entries(db)[0].action == "rerun-game"
     again = staff.post("/staff/rerun", data={"game": str(new_id), "csrf": session_csrf(staff)})
-    assert again.status_code == 409 and "only a played game is re-run" in again.text
+    assert again.status_code == 409 and "only a finished game is re-run" in again.text
     for bad in ("", "x", "-1", "99999999999999999999999"):
         form = {"game": bad, "csrf": session_csrf(staff)}
         assert staff.post("/staff/rerun", data=form).status_code == 400
     missing = staff.post("/staff/rerun", data={"game": "999", "csrf": session_csrf(staff)})
-    assert missing.status_code == 409 and "there is no game 999" in missing.text
+    assert missing.status_code == 409 and "no game 999" in missing.text
 
 
 def test_rerun_keeps_the_opening(arena: Arena, ladder: Ladder, clock: Clock) -> None:
@@ -191,14 +184,14 @@ def test_a_disqualified_version_plays_no_more_and_leaves_the_board(
     assert pending is not None and pending.game.state is GameState.VOID
     assert played is not None and played.game.state is GameState.DONE  # its games stand
     entry = audit.entries(db)[0]
-    assert (entry.action, entry.detail) == ("disqualify", "shared code <b>x</b>")
+    assert (entry.action, entry.detail) == ("disqualify-version", "shared code <b>x</b>")
     assert "Alice Student" not in staff.get("/leaderboard").text
     log = staff.get("/staff/audit").text
     assert "shared code &lt;b&gt;x&lt;/b&gt;" in log and "<b>x</b>" not in log
     twice = staff.post("/staff/disqualify", data=form)
     assert twice.status_code == 409 and "disqualified already" in twice.text
     rerun = staff.post("/staff/rerun", data={"game": str(ladder.alice_lost), "csrf": token})
-    assert rerun.status_code == 409 and "disqualified version" in rerun.text
+    assert rerun.status_code == 409 and "one of its versions is disqualified" in rerun.text
     no_reason = {**form, "version": str(ladder.bob_v1), "reason": "  "}
     assert staff.post("/staff/disqualify", data=no_reason).status_code == 400
 
@@ -258,10 +251,25 @@ def test_the_store_functions_refuse_what_cannot_be_done(
     db = arena.store.writer
     assert switch(db, clock(), None, FROZEN, True) is True
     assert switch(db, clock(), None, FROZEN, True) is False
-    with pytest.raises(StaffActionError, match="is pending: only a played game"):
+    with pytest.raises(ControlError, match="is pending: only a finished game"):
         rerun_game(db, clock(), None, ladder.pending)
-    with pytest.raises(StaffActionError, match="there is no version 999"):
-        disqualify(db, clock(), None, 999, "x")
+    with pytest.raises(ControlError, match="no version 999"):
+        disqualify_version(db, clock(), None, 999, "x")
     running = add_game(arena, ladder.bob_v1, ladder.carol_v1, state="running")
-    with pytest.raises(StaffActionError, match="only a played game"):
+    with pytest.raises(ControlError, match="only a finished game"):
         rerun_game(db, clock(), None, running)
+
+
+def test_a_rerun_from_the_staff_page_is_the_ladders_next_game(
+    arena: Arena, ladder: Ladder, staff: TestClient, clock: Clock
+) -> None:
+    done = staff.post(
+        "/staff/rerun", data={"game": str(ladder.alice_lost), "csrf": session_csrf(staff)}
+    )
+    new_id = int(done.headers["location"].rsplit("/", 1)[1])
+    db = arena.store.writer
+    new = game_view(db, new_id)
+    assert new is not None and new.game.replaces == ladder.alice_lost
+    # Waiting beside an older game, the re-run is the one the ladder plays first.
+    taken = take_next(db, clock())
+    assert taken is not None and taken.id == new_id

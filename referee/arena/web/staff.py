@@ -4,7 +4,8 @@ invite link shown once) and the audit log, a page at a time.
 
 Every route here is for staff only (a student gets the 404 of a page that does not exist), and
 every action is a form of the guards (`action`): POST, the arena's own Origin, the session's
-CSRF token. Every action is in the audit log (staff_actions.py).
+CSRF token. Every action is in the audit log: the switches are staff_actions.py's, re-running
+a game and disqualifying a version the ladder's controls (controls.py).
 """
 
 from __future__ import annotations
@@ -16,20 +17,11 @@ from starlette.exceptions import HTTPException
 from starlette.requests import Request
 from starlette.responses import RedirectResponse, Response
 
-from referee.arena import accounts
+from referee.arena import accounts, controls
 from referee.arena.paging import LARGEST_ID
 from referee.arena.rows import Account
 from referee.arena.sessions import Session
-from referee.arena.staff_actions import (
-    SWITCH_ACTIONS,
-    Flags,
-    StaffActionError,
-    disqualify,
-    flags,
-    invite,
-    rerun_game,
-    switch,
-)
+from referee.arena.staff_actions import SWITCH_ACTIONS, Flags, flags, invite, switch
 from referee.arena.staff_queries import (
     AuditLine,
     accounts_with_versions,
@@ -87,8 +79,10 @@ async def rerun(request: Request, session: Session, form: FormData) -> Response:
     site = site_of(request)
     game_id = number_field(form, "game")
     try:
-        new_id = await site.store.write(rerun_game, site.clock(), session.account.id, game_id)
-    except StaffActionError as exc:
+        new_id = await site.store.write(
+            controls.rerun_game, site.clock(), session.account.id, game_id
+        )
+    except controls.ControlError as exc:
         return refused(request, session, str(exc))
     return RedirectResponse(f"/games/{new_id}", status_code=303)
 
@@ -100,8 +94,10 @@ async def disqualify_version(request: Request, session: Session, form: FormData)
     if not reason or len(reason) > MAX_REASON:
         raise HTTPException(400, f"give the reason, in at most {MAX_REASON} characters")
     try:
-        await site.store.write(disqualify, site.clock(), session.account.id, version_id, reason)
-    except StaffActionError as exc:
+        await site.store.write(
+            controls.disqualify_version, site.clock(), session.account.id, version_id, reason
+        )
+    except controls.ControlError as exc:
         return refused(request, session, str(exc))
     return RedirectResponse("/staff", status_code=303)
 
