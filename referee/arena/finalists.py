@@ -4,12 +4,14 @@ final waits for before it pins them. Queries of the store, as functions of a con
 `pin` records, in one transaction, every student's active version that was uploaded in time
 (a late upload is never played, even if it became active) or, for a student with none, an
 absent entry; it marks the arena pinned (`deadline.PINNED`: from then on uploads are closed and
-the ladder starts no game) and notes it in the audit log. It pins once: later calls change
-nothing, so the server and `referee arena final` may both reach it.
+the ladder starts no game; its waiting games are withdrawn) and notes it in the audit log. It
+pins once: later calls change nothing, so the server and `referee arena final` may both reach
+it.
 
 Before pinning at the deadline the server waits for `waiting_checks` (versions uploaded in time
 whose build and check have not ended: such a version counts if it passes) and for the ladder's
-`running_games` to end (the final's games then have the machine to themselves).
+`running_games` to end, those waiting included unless the ladder is paused (the final's games
+then have the machine to themselves).
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from referee.arena import audit
+from referee.arena.controls import is_paused
 from referee.arena.deadline import PINNED
 from referee.arena.rows import Finalist, Version
 from referee.arena.store import get_state, snapshot, stamp, transaction
@@ -59,8 +62,14 @@ def waiting_checks(db: sqlite3.Connection) -> list[Version]:
 
 
 def running_games(db: sqlite3.Connection) -> int:
-    """Ladder games being played."""
-    (count,) = db.execute("SELECT COUNT(*) FROM games WHERE state = 'running'").fetchone()
+    """Ladder games being played, or waiting to be (after the deadline the ladder schedules
+    nothing new but plays what waits), unless the ladder is paused: then `pin` withdraws the
+    waiting ones instead."""
+    paused = int(is_paused(db))
+    (count,) = db.execute(
+        "SELECT COUNT(*) FROM games WHERE state = 'running' OR (state = 'pending' AND NOT ?)",
+        (paused,),
+    ).fetchone()
     return int(count)
 
 
@@ -81,6 +90,13 @@ def pin(db: sqlite3.Connection, now: datetime, actor: int | None) -> bool:
             [(account, version, username, when) for account, username, version in rows],
         )
         db.execute("INSERT INTO state VALUES (?, ?)", (PINNED, when))
+        # The ladder starts no game once pinned (ladder_store.take_next): what still waits is
+        # withdrawn, so that the final's games have the machine to themselves.
+        db.execute(
+            "UPDATE games SET state = 'void', finished_at = ?,"
+            " detail = 'withdrawn: the final''s versions are pinned' WHERE state = 'pending'",
+            (when,),
+        )
         absent = [username for _, username, version in rows if version is None]
         detail = f"absent: {', '.join(absent)}" if absent else "nobody absent"
         audit.note(db, now, actor, "pin-final", f"{len(rows) - len(absent)} versions", detail)

@@ -14,8 +14,10 @@ At start, the games a stopped (or killed) server left running are voided and que
   at most `FIT_SHARE` of a core (a fit of a thousand versions takes about a second).
 
 Paused (`controls.is_paused`), nothing starts. At or after the deadline nothing new is
-scheduled; the games waiting are still played. Stopping the server voids the games being
-played as interrupted, each queued again, so nothing counts twice and nothing is lost.
+scheduled (`deadline.ladder_open`); the games waiting are still played, until the final's
+versions are pinned (then nothing starts, and what waited is withdrawn: finalists.pin).
+Stopping the server voids the games being played as interrupted, each queued again, so
+nothing counts twice and nothing is lost.
 """
 
 from __future__ import annotations
@@ -32,6 +34,7 @@ from functools import partial
 import trio
 
 from referee.arena.controls import is_paused
+from referee.arena.deadline import ladder_open
 from referee.arena.folder import Arena, ArenaError
 from referee.arena.games import PlayOrder, play_game, play_match
 from referee.arena.ladder_store import (
@@ -132,11 +135,14 @@ class Ladder:
         # reads) runs once for several games, and a player never waits for it.
         config, target = self.arena.config, QUEUE * self.concurrency
         while True:
-            if not await self.store.read(is_paused):
+            now = self.clock()
+            # Paused, past the deadline or with the final's versions pinned: nothing new.
+            if not await self.store.read(is_paused) and await self.store.read(
+                ladder_open, config, now
+            ):
                 # Games decided but still closing hold no slot.
                 queued = await self.store.read(queued_games) - self.closing
                 if queued <= self.concurrency:
-                    now = self.clock()
                     snap = await self.store.read(schedule_snapshot, now, config, target)
                     meetings = next_meetings(replace(snap, queued=max(0, queued)))
                     if meetings:

@@ -26,9 +26,10 @@ from pathlib import Path
 
 from protocols.base import Reason
 from referee.arena.config import ArenaConfig
+from referee.arena.deadline import PINNED
 from referee.arena.rows import Game, GameKind, GameState
 from referee.arena.scheduler import Entrant, Meeting, Pair, Snapshot, pair
-from referee.arena.store import parse_stamp, snapshot, stamp, transaction
+from referee.arena.store import get_state, parse_stamp, snapshot, stamp, transaction
 from referee.match import POSITION, is_builtin
 from referee.openings import OpeningError, opening_for_pair
 from referee.records import Result, final_chain
@@ -191,9 +192,12 @@ def _opening(
 
 def take_next(db: sqlite3.Connection, now: datetime) -> Game | None:
     """The next pending game (replays and re-runs first, then the oldest), marked running;
-    None when none is waiting. Pending games that can no longer be played (a version no
-    longer active; for a re-run, one disqualified) are withdrawn first."""
+    None when none is waiting, or once the final's versions are pinned. Pending games that can
+    no longer be played (a version no longer active; for a re-run, one disqualified) are
+    withdrawn first."""
     with transaction(db):
+        if get_state(db, PINNED) is not None:
+            return None  # the final's versions are pinned: its games alone are played
         _withdraw_unplayable(db, now)
         row = db.execute(
             f"SELECT {Game.COLUMNS} FROM games WHERE state = 'pending'"

@@ -18,6 +18,7 @@ from referee.arena.deadline import ladder_open, uploads_closed, uploads_open, wa
 from referee.arena.final import FinalError
 from referee.arena.finalists import entries, finalists, pin, pinned_at, running_games
 from referee.arena.folder import Arena
+from referee.arena.ladder_store import take_next
 from referee.arena.store import set_state, stamp, transaction
 from tests.arena.final_kit import (
     DEADLINE,
@@ -194,3 +195,38 @@ def test_pinning_twice_changes_nothing_and_is_audited(arena: Arena) -> None:
     assert {row.pinned_at for row in finalists(db)} == {stamp(DEADLINE)}
     notes = db.execute("SELECT action, target, detail FROM audit WHERE action = 'pin-final'")
     assert notes.fetchall() == [("pin-final", "1 versions", "absent: bob")]
+
+
+def ladder_game(arena: Arena, blue: int, orange: int, state: str) -> int:
+    with transaction(arena.store.writer) as db:
+        game = db.execute(
+            "INSERT INTO games (kind, blue, orange, seed, state, created_at)"
+            " VALUES ('ladder', ?, ?, 1, ?, ?)",
+            (blue, orange, state, stamp(DEADLINE)),
+        ).lastrowid
+    assert game is not None
+    return game
+
+
+def test_the_pin_waits_for_the_ladders_waiting_games_unless_it_is_paused(arena: Arena) -> None:
+    alice = add_version(arena, "alice", bot(FIRST_FREE))
+    bob = add_version(arena, "bob", bot(FIRST_FREE))
+    ladder_game(arena, alice, bob, "pending")  # after the deadline the ladder still plays it
+    db = arena.store.writer
+    assert running_games(db) == 1
+    set_state(db, "paused", "1")  # but not while paused: the pin withdraws it
+    assert running_games(db) == 0
+
+
+def test_after_the_pin_the_ladder_starts_nothing(arena: Arena) -> None:
+    alice = add_version(arena, "alice", bot(FIRST_FREE))
+    bob = add_version(arena, "bob", bot(FIRST_FREE))
+    waiting = ladder_game(arena, alice, bob, "pending")
+    db = arena.store.writer
+    assert pin(db, DEADLINE, None)
+    (state, detail) = db.execute(
+        "SELECT state, detail FROM games WHERE id = ?", (waiting,)
+    ).fetchone()
+    assert state == "void" and "pinned" in detail
+    ladder_game(arena, bob, alice, "pending")  # a re-run the staff asked for, say
+    assert take_next(db, DEADLINE) is None
