@@ -41,10 +41,12 @@ from referee.arena.ladder_store import (
     add_meetings,
     interrupt,
     queued_games,
+    record_name,
     recover,
     schedule_snapshot,
     take_next,
 )
+from referee.arena.live_games import watch
 from referee.arena.ratings import fit, fit_key, rating_data, store_ratings
 from referee.arena.rows import Game
 from referee.arena.scheduler import next_meetings
@@ -52,6 +54,7 @@ from referee.cluster.address import ClusterAddress, parse_address
 from referee.isolation import Isolation, IsolationUnavailable, choose, describe
 from referee.match import LagMonitor
 from referee.records import utc_now
+from referee.web.live import LiveHub
 
 log = logging.getLogger("referee.arena")
 POLL = 1.0  # seconds: how often an idle ladder looks again (new versions, a resume, the deadline)
@@ -102,8 +105,10 @@ class Ladder:
         play: PlayOrder,
         concurrency: int,
         clock: Callable[[], datetime] = utc_now,
+        live: LiveHub | None = None,
     ) -> None:
         self.arena = arena
+        self.live = live  # the site's hub: each game is watched live on its page
         self.store = arena.store
         self.play = play
         self.concurrency = concurrency
@@ -183,10 +188,14 @@ class Ladder:
 
         root = self.arena.paths.root
         config = self.arena.config
+        shown = (
+            None if self.live is None else watch(self.live, game.id, root / record_name(game.id))
+        )
         try:
             played = await play_game(
-                self.store, root, config, game, self.play, decided=on_decided, clock=self.clock
-            )
+                self.store, root, config, game, self.play,
+                decided=on_decided, watch=shown, clock=self.clock,
+            )  # fmt: skip
             result = played.result
             log.info("game %d: %s by %s", game.id, result.label, result.why)
         except BaseException:
@@ -244,13 +253,15 @@ async def run_ladder(
     arena: Arena,
     setup: LadderSetup,
     *,
+    live: LiveHub | None = None,
     task_status: trio.TaskStatus[Ladder] = trio.TASK_STATUS_IGNORED,
 ) -> None:
-    """Recover, then run the ladder until cancelled; `task_status` gets the `Ladder`."""
+    """Recover, then run the ladder until cancelled; `task_status` gets the `Ladder`. With
+    `live` (the site's hub), every game is watched live on its page."""
     voided = await arena.store.write(recover, utc_now())
     if voided:
         log.info("%d games left running by a stopped server voided and queued again", len(voided))
     async with open_play(arena, setup) as (play, concurrency):
-        ladder = Ladder(arena, play, concurrency)
+        ladder = Ladder(arena, play, concurrency, live=live)
         task_status.started(ladder)
         await ladder.run()

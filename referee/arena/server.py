@@ -48,7 +48,7 @@ async def start_background(
     up only once they are. `ladder` says where games are played (None: here, under the
     isolation arena.toml asks for)."""
     await nursery.start(partial(run_worker, arena, clock=site.clock))
-    await nursery.start(run_ladder, arena, ladder or ladder_setup(arena))
+    await nursery.start(partial(run_ladder, arena, ladder or ladder_setup(arena), live=site.live))
     # At the deadline: the versions pinned, the final played, the grades worked out.
     await nursery.start(partial(final_at_deadline, arena, site.clock))
 

@@ -12,8 +12,12 @@ import trio
 from referee.arena.controls import set_paused
 from referee.arena.folder import Arena
 from referee.arena.ladder import POLL, ladder_setup, run_ladder
+from referee.arena.live_games import live_id
 from referee.arena.ratings import cached
 from referee.arena.rows import Game, GameKind, GameState
+from referee.arena.server import start_background
+from referee.arena.sessions import CookieSigner
+from referee.arena.web.site import Site
 from referee.records import read_record
 from tests.arena.ladder_rows import START, add_game, add_version, builtin_bot
 from tests.commandline import referee
@@ -116,3 +120,18 @@ def test_serve_refuses_a_cluster_address_it_cannot_read(tmp_path: Path) -> None:
     assert done.returncode == 2
     assert "--cluster: 'no way' is not a cluster address" in done.stderr
     assert not (tmp_path / "ar" / "arena.log").exists()  # refused before anything started
+
+
+async def test_the_servers_ladder_games_are_watched_live(arena: Arena) -> None:
+    for n, name in enumerate(("alice", "bob"), 1):
+        add_version(arena, name, builtin_bot("random", n))
+    scheduled(arena, concurrency=1, placement_games=2, min_meetings=1)
+    site = Site(arena.store, arena.config, CookieSigner(arena.secret))
+    async with trio.open_nursery() as nursery:
+        await start_background(nursery, arena, site)
+        await until(arena, 1)
+        nursery.cancel_scope.cancel()
+    played = [g for g in games(arena) if g.state is GameState.DONE]
+    watched = site.live.get(live_id(played[0].id))
+    assert watched is not None and watched.result is not None
+    assert watched.result.winner == played[0].winner
