@@ -25,7 +25,9 @@ from pathlib import Path
 from typing import Protocol
 
 from protocols.base import Reason
+from referee.arena import preflight
 from referee.arena.config import ArenaConfig
+from referee.arena.folder import ArenaPaths
 from referee.arena.ladder_store import finish, record_name
 from referee.arena.rows import Game
 from referee.arena.store import ArenaStore
@@ -35,12 +37,12 @@ from referee.match import LagMonitor, Listener, Match, MatchSettings
 from referee.records import GameRecord, Header, Ply, Result, utc_now
 
 log = logging.getLogger("referee.arena")
-VERSIONS = "versions"
 
 
 def version_folder(root: Path, version_id: int) -> Path:
-    """Where version `version_id` is unpacked and built: DIR/versions/ID (its bot runs there)."""
-    return root / VERSIONS / str(version_id)
+    """Where version `version_id` is unpacked and built (its bot runs there): the submissions'
+    `preflight.version_folder` of the arena in `root`."""
+    return preflight.version_folder(ArenaPaths(root), version_id)
 
 
 @dataclass(frozen=True)
