@@ -112,6 +112,12 @@ async def until(done: Callable[[], bool]) -> None:
     end = time.monotonic() + PATIENCE
     while time.monotonic() < end:
         if done():
+            # `done` may turn true inside the task's worker thread: let the thread hand its
+            # answer back and the task go on until it waits again (its next sleep on the
+            # virtual clock), so that the test's next jump of the clock is not taken before
+            # that sleep began and lost.
+            await trio.to_thread.run_sync(time.sleep, 0.05)
+            await trio.testing.wait_all_tasks_blocked()
             return
         await trio.to_thread.run_sync(time.sleep, 0.002)
     raise AssertionError("the server's task never got there")
