@@ -9,6 +9,7 @@ blaming a bot, and Ctrl-C voids it as `interrupted`; both still write the result
 from __future__ import annotations
 
 import json
+import logging
 import math
 import random
 import shlex
@@ -65,6 +66,9 @@ CACHED_BOTS = ("perfect", "search")
 # home, a tournament's folder) is neither needed by it nor shown to it.
 BUILTIN_CWD = Path("/")
 POSITION = "position"  # the protocol extension that starts a game from an opening
+# A referee fault's traceback, for whoever keeps a log (the arena's server); nothing otherwise.
+log = logging.getLogger(__name__)
+log.addHandler(logging.NullHandler())
 
 
 class OpeningRefused(ValueError):
@@ -522,6 +526,7 @@ class Match:
             self._finish(None, Reason.INTERRUPTED, "the referee was interrupted", None)
             raise
         except Exception as exc:  # a bug of ours: void the game, never blame a bot
+            log.error("a referee fault voids the game (record %s)", self.record_path, exc_info=True)
             verdict = Verdict(None, Reason.REFEREE_FAULT, f"{type(exc).__name__}: {exc}")
         result = self._finish(*verdict)
         assert self._header is not None

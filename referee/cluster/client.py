@@ -32,7 +32,7 @@ from protocols import get_game
 from protocols.base import Reason, Side
 from referee.cluster.address import ClusterAddress
 from referee.cluster.live import GameLines, LineRouter
-from referee.cluster.orders import KEY_PREFIX, CheckOrder, Seat, WorkerReturn, game_order
+from referee.cluster.orders import KEY_PREFIX, CheckOrder, GameOrder, Seat, WorkerReturn, game_order
 from referee.cluster.shipping import Pack, PackError, cached_digests, pack_folder, store_pack
 from referee.cluster.worker_task import LINES_TOPIC, run_checks, run_game
 from referee.match import LagMonitor, Listener
@@ -133,11 +133,27 @@ class ClusterSession:
         decided: Callable[[], None] = lambda: None,
     ) -> GameRecord:
         """A `PlayGame` for the runner: the game played on a worker, its record written here."""
+        order = game_order(loaded, game, "", self.seats)
+        return await self.play_order(
+            order, record, listener, decided, header=lambda: _header(loaded, game)
+        )
+
+    async def play_order(
+        self,
+        order: GameOrder,
+        record: Path,
+        listener: Listener,
+        decided: Callable[[], None],
+        header: Callable[[], Header],
+    ) -> GameRecord:
+        """Play `order` (its key is made here, one per try) on a worker and write its record
+        to `record`; a game that came back without one is void, its record begun by `header`
+        unless the worker's own header line arrived."""
         lines: GameLines | None = None
         problem: tuple[Reason, str] | None = None
         for _ in range(MAX_SHIPPING_ROUNDS):
-            key = f"{KEY_PREFIX}-{game.number}-{uuid.uuid4().hex[:16]}"
-            order = game_order(loaded, game, key, self.seats)
+            key = f"{KEY_PREFIX}-{order.number}-{uuid.uuid4().hex[:16]}"
+            order = order.model_copy(update={"key": key})
             lines = self.router.open(key, listener)
             try:
                 returned = await self._run(run_game, order.model_dump(mode="json"), key)
@@ -159,7 +175,7 @@ class ClusterSession:
             problem = (Reason.INFRASTRUCTURE, "a worker kept lacking the bots it was sent")
         assert lines is not None and problem is not None
         decided()
-        return _void_record(loaded, game, record, lines, *problem)
+        return _void_record(header, record, lines, *problem)
 
     async def _reconnected(self) -> None:
         """Wait while the client reconnects to its scheduler: the games in flight are lost
@@ -260,8 +276,7 @@ def _commit(path: Path, data: bytes, lines: GameLines, listener: Listener) -> Ga
 
 
 def _void_record(
-    loaded: LoadedConfig,
-    game: ScheduledGame,
+    make_header: Callable[[], Header],
     path: Path,
     lines: GameLines,
     reason: Reason,
@@ -270,7 +285,7 @@ def _void_record(
     """A record for a game that came back without one: what was seen of it, then void."""
     header = next((x for x in lines.lines if isinstance(x, Header)), None)
     if header is None:
-        header = _header(loaded, game)
+        header = make_header()
     plies = [x for x in lines.lines if isinstance(x, Ply)]
     result = Result(
         winner=None,
@@ -385,6 +400,21 @@ async def open_cluster(
 ) -> AsyncIterator[ClusterSession]:
     """Connect to (or start) the cluster, ship the bots, and route the workers' live lines."""
     seats, packs = await trio.to_thread.run_sync(make_seats, loaded, settings.shared_filesystem)
+    async with connect(address, settings, seats, packs) as session:
+        yield session
+
+
+@asynccontextmanager
+async def connect(
+    address: ClusterAddress,
+    settings: ClusterSettings,
+    seats: dict[str, Seat] | None = None,
+    packs: dict[str, Pack] | None = None,
+) -> AsyncIterator[ClusterSession]:
+    """Connect to (or start) the cluster with these seats and packs (a server that learns its
+    bots as it goes adds packs to `session.packs` later), ship the packs, and route the
+    workers' live lines."""
+    seats, packs = seats or {}, packs or {}
     client, cluster = await trio.to_thread.run_sync(_connect, address, settings)
     try:
         router = LineRouter(trio.lowlevel.current_trio_token())

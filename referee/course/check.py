@@ -155,10 +155,12 @@ async def run_check(
     on_game: Callable[[CheckedGame], None] | None = None,
     cwd: Path | None = None,
     isolation: Isolation | None = None,
+    options: dict[str, Any] | None = None,
 ) -> CheckReport:
     """Time the bot's start-up, then play the games one after the other and analyse each.
     The bot runs in `cwd` (default: the current folder), under `isolation` (chosen once for
-    the whole check; None: chosen here from the settings)."""
+    the whole check; None: chosen here from the settings); the game is played with `options`
+    (None: the game's defaults)."""
     report = CheckReport(game_name, command, settings)
     isolation = (isolation or choose(settings.isolation)).hiding(record_dir.absolute())
     # Nor may it see earlier checks' records (referee-games/), or a command opponent's files.
@@ -179,6 +181,7 @@ async def run_check(
             game_name,
             blue,
             orange,
+            options=options,
             settings=fixed,
             seed=seed,
             record_path=path,
