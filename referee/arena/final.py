@@ -43,7 +43,7 @@ from referee.bot_content import bot_content_hash
 from referee.course.scheme import BASELINE_PREFIX, CourseError, load_scheme
 from referee.isolation import Isolation, IsolationUnavailable, choose, describe
 from referee.match import POSITION
-from referee.nofollow import create_file
+from referee.nofollow import write_file
 from referee.tournament.bot_folders import contain_run, layout_refusal
 from referee.tournament.config import ConfigError, LoadedConfig
 from referee.tournament.events import Event, GameFinished, TournamentFinished
@@ -209,15 +209,9 @@ def _keep(path: Path, text: str) -> None:
 
 
 def write_whole(path: Path, text: str, mode: int = 0o644) -> None:
-    """Write `text` to `path` whole or not at all (a side file, made without following a
-    planted link, synced and renamed into place)."""
-    side = path.with_name(path.name + ".new")
-    fd = create_file(side, mode)
-    with os.fdopen(fd, "w", encoding="utf-8") as file:
-        file.write(text)
-        file.flush()
-        os.fsync(file.fileno())
-    os.replace(side, path)
+    """Write `text` to `path` whole or not at all (beside it, synced and renamed into place,
+    without following a planted link: `nofollow.write_file`)."""
+    write_file(path, text, sync=True, mode=mode)
 
 
 async def play_final(

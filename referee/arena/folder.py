@@ -22,7 +22,6 @@ import contextlib
 import fcntl
 import os
 import secrets
-import shutil
 import stat
 import tomllib
 from collections.abc import Iterator
@@ -41,6 +40,14 @@ from referee.arena.config import (
 from referee.arena.final_file import template_text
 from referee.arena.store import STORE_NAME, ArenaStore, create_store, open_store
 from referee.course.scheme import SCHEME_TEXT, Course, CourseError
+from referee.nofollow import (
+    PlantedLink,
+    create_file,
+    make_folder,
+    open_folder,
+    refuse_links,
+    write_file,
+)
 from referee.tournament.toml_lines import align_comments
 
 SECRET_NAME = "secret.key"
@@ -125,22 +132,48 @@ def new_arena(
     if paths.config.exists() or paths.store.exists():
         raise ArenaError(f"{root}: there is an arena here already")
     text, scheme, final = _settings(root, from_course, game, name)
-    root.mkdir(parents=True, exist_ok=True)
-    written = [paths.config, root / "grading.toml", root / FINAL_FILE_NAME]
-    for path, content in zip(written, (text, scheme, final), strict=True):
-        path.write_text(content, encoding="utf-8")
+    roster_text = None
     if roster is not None:
         try:
-            shutil.copyfile(roster, root / ROSTER_NAME)
+            roster_text = roster.read_bytes()
         except OSError as exc:
             raise ArenaError(f"{roster}: cannot copy the roster: {exc.strerror or exc}") from None
+    try:
+        _write_files(paths, (text, scheme, final), roster_text)
+    except PlantedLink as exc:  # said as the rest of the referee says it, nothing written there
+        raise ArenaError(str(exc)) from None
+    written = [paths.config, root / "grading.toml", root / FINAL_FILE_NAME]
+    if roster is not None:
         written.append(root / ROSTER_NAME)
+    return [*written, paths.secret, *(root / f for f in FOLDERS), paths.store]
+
+
+def _write_files(paths: ArenaPaths, texts: tuple[str, str, str], roster: bytes | None) -> None:
+    """The new arena's files and folders, each reached without following a link planted in
+    the way (referee/nofollow.py): the folder may be one others can write to."""
+    root = paths.root
+    for path, content in zip(
+        (paths.config, root / "grading.toml", root / FINAL_FILE_NAME), texts, strict=True
+    ):
+        write_file(path, content)
+    if roster is not None:
+        write_file(root / ROSTER_NAME, roster)
     _write_secret(paths.secret)
     for folder in FOLDERS:
-        (root / folder).mkdir(exist_ok=True)
-    paths.uploads.chmod(0o700)  # every student's code as sent: the referee's alone
+        make_folder(root / folder)
+    private_folder(paths.uploads)  # every student's code as sent: the referee's alone
+    refuse_links(root, [STORE_NAME, *(STORE_NAME + s for s in (".new", "-wal", "-shm"))])
     create_store(paths.store).close()
-    return [*written, paths.secret, *(root / f for f in FOLDERS), paths.store]
+
+
+def private_folder(path: Path) -> None:
+    """The folder `path`, made where missing (its parents too) without following a planted
+    link, readable by the referee alone."""
+    descriptor = open_folder(path)
+    try:
+        os.fchmod(descriptor, 0o700)
+    finally:
+        os.close(descriptor)
 
 
 def _settings(
@@ -202,7 +235,7 @@ def _game_name(game: str) -> str:
 
 def _write_secret(path: Path) -> None:
     """A new key, created 0600 (never a moment readable by others) and synced."""
-    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    fd = create_file(path, 0o600)
     try:
         os.write(fd, secrets.token_hex(SECRET_BYTES).encode("ascii") + b"\n")
         os.fsync(fd)

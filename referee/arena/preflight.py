@@ -28,7 +28,7 @@ from typing import Literal
 import trio
 from pydantic import BaseModel
 
-from referee.arena.folder import Arena, ArenaPaths
+from referee.arena.folder import Arena, ArenaPaths, private_folder
 from referee.arena.uploads import archive_kind, lone_file_name
 from referee.course.builds import build, build_isolation, content_hash
 from referee.course.check import CheckedGame, CheckReport, run_check
@@ -43,6 +43,7 @@ from referee.course.unpack import (
 from referee.isolation import reach_check
 from referee.isolation.levels import choose
 from referee.match import POSITION
+from referee.nofollow import make_new_folder
 from referee.tournament.layouts import TOML_MANIFESTS, guess_command
 
 MB = 1 << 20
@@ -85,9 +86,11 @@ def unpack_upload(stored: Path, name: str, dest: Path, settings: BuildSettings) 
     """Unpack the upload `stored` (uploaded as `name`) into a fresh `dest`, with the course's
     protections; a lone file becomes the folder's only file. Returns the log's line.
     Blocking: run it in a worker thread."""
-    if dest.exists():
+    if dest.is_dir() and not dest.is_symlink():
         shutil.rmtree(dest)
-    dest.mkdir(parents=True)
+    # Made where no link planted on the way can lead it (referee/nofollow.py); a link or
+    # anything else left at `dest` is refused, never followed.
+    make_new_folder(dest)
     max_bytes = settings.max_unpacked_mb * MB
     kind = archive_kind(name)
     if kind is None:
@@ -284,7 +287,8 @@ async def check(arena: Arena, version_id: int, command: str) -> Checked:
 def _fresh_folder(path: Path) -> None:
     """An empty folder for the records, readable by the referee alone (they hold both bots'
     stderr: never another student's to read)."""
-    if path.exists():
+    if path.is_dir() and not path.is_symlink():
         shutil.rmtree(path)
-    path.parent.mkdir(mode=0o700, exist_ok=True)
-    path.mkdir(mode=0o700)
+    private_folder(path.parent)
+    make_new_folder(path)
+    private_folder(path)

@@ -21,7 +21,7 @@ from datetime import datetime
 import trio
 
 from referee.arena import versions
-from referee.arena.folder import Arena, ArenaPaths
+from referee.arena.folder import Arena, ArenaPaths, private_folder
 from referee.arena.preflight import RefereeFault, check, checks_root, prepare
 from referee.arena.rows import Version, VersionStatus
 from referee.arena.uploads import sweep_incoming
@@ -81,11 +81,8 @@ async def start_up(arena: Arena) -> None:
 def _private_folders(paths: ArenaPaths) -> None:
     """The uploads and the check records are the referee's alone: no bot (run without the
     sandbox, as a user of its own) may read another student's code or stderr there."""
-    paths.uploads.mkdir(exist_ok=True)
-    paths.uploads.chmod(0o700)
-    records = checks_root(paths)
-    records.mkdir(mode=0o700, exist_ok=True)
-    records.chmod(0o700)
+    private_folder(paths.uploads)
+    private_folder(checks_root(paths))
 
 
 async def check_next(arena: Arena, clock: Clock = utc_now) -> int | None:

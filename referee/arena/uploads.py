@@ -35,7 +35,7 @@ from referee.arena.config import ArenaConfig
 from referee.arena.deadline import uploads_closed
 from referee.arena.rows import Version
 from referee.arena.store import ArenaStore, stamp, transaction
-from referee.course.unpack import ARCHIVE_SUFFIXES
+from referee.tournament.layouts import ARCHIVE_SUFFIXES
 
 MAX_NAME = 255  # characters of a file name kept
 INCOMING_PREFIX = ".incoming-"
