@@ -44,6 +44,7 @@ from referee.isolation import reach_check
 from referee.isolation.levels import choose
 from referee.match import POSITION
 from referee.nofollow import make_new_folder
+from referee.tournament.bot_folders import command_problem
 from referee.tournament.layouts import TOML_MANIFESTS, guess_command
 
 MB = 1 << 20
@@ -146,6 +147,11 @@ async def prepare(arena: Arena, version_id: int, sha256: str, name: str) -> Prep
     if guess.command is None:
         log.append(f"no way to run it: {guess.note}")
         return Prepared("\n".join(log), f"The arena cannot tell how to run it: {guess.note}.")
+    # A command from the upload names only the version's own files (and its interpreter): not
+    # another version's folder beside it, as every submitted command (bot_folders.py).
+    if refusal := command_problem(guess.command, folder):
+        log.append(f"run: refused: {refusal}")
+        return Prepared("\n".join(log), f"The arena cannot run it: {refusal}.")
     digest = await trio.to_thread.run_sync(content_hash, folder)
     capabilities = capabilities_of(folder)
     log += [f"run: {guess.command}", f"content hash: {digest}"]

@@ -17,7 +17,7 @@ from referee.arena.roster import Person
 from referee.arena.rows import Role, VersionStatus
 from referee.arena.uploads import Incoming, archive_kind, lone_file_name, take_upload
 from referee.records import read_record
-from tests.arena.kit import CRASHING_BOT, GOOD_BOT, check_all, entry
+from tests.arena.kit import CRASHING_BOT, GOOD_BOT, check_all, entry, zip_of
 from tests.course.kit import PYTHON_BOT as ALAK_BOT
 
 NOW = datetime(2026, 9, 1, 12, 0, tzinfo=UTC)
@@ -88,6 +88,21 @@ def test_a_referee_failure_fails_the_version_without_blaming_the_bot(
     again = upload(ladder, alice, "bot.py", GOOD_BOT + b"#\n")
     assert check_all(ladder) == [again]  # the worker goes on
     assert entry(ladder, again).version.status is VersionStatus.ACTIVE
+
+
+def test_a_command_naming_another_versions_folder_fails_the_version(ladder: Arena) -> None:
+    alice, bob = students(ladder, "alice", "bob")
+    hers = upload(ladder, alice, "bot.py", GOOD_BOT)
+    assert check_all(ladder) == [hers]
+    # Bob's run.txt runs alice's code from her version's folder, beside his own.
+    run = f"python3 ../{hers}/bot.py\n".encode()
+    his = upload(ladder, bob, "bot.zip", zip_of({"run.txt": run, "bot.py": GOOD_BOT}))
+    assert check_all(ladder) == [his]
+    failed = entry(ladder, his).version
+    assert failed.status is VersionStatus.FAILED
+    assert failed.problem is not None
+    assert f"names `../{hers}/bot.py`, outside its own folder" in failed.problem
+    assert failed.command is None  # never run, neither in the ladder nor in the final
 
 
 def test_an_error_in_the_referee_fails_the_version_and_is_logged(
