@@ -55,7 +55,7 @@ class Reason(StrEnum):
     BAD_ENCODING = "bad-encoding"
     OUT_OF_TURN = "out-of-turn"
     # Faults that void the game (a tournament replays it).
-    REFEREE_FAULT = "referee-fault"  # a bug in the referee
+    REFEREE_ERROR = "referee-error"  # a bug in the referee (its traceback is in the run's log)
     INFRASTRUCTURE = "infrastructure"  # the machine failed us (e.g. fork: out of processes)
     REFEREE_OVERLOAD = "referee-overload"  # a timeout that coincided with referee lag
     INTERRUPTED = "interrupted"  # Ctrl-C or cancellation
@@ -64,13 +64,21 @@ class Reason(StrEnum):
     def is_bot_fault(self) -> bool:
         return self in _BOT_FAULTS
 
+    @classmethod
+    def _missing_(cls, value: object) -> Reason | None:
+        # A reason under the name older records and stores give it.
+        renamed = RENAMED_REASONS.get(value) if isinstance(value, str) else None
+        return cls(renamed) if renamed is not None else None
+
     @property
     def voids_game(self) -> bool:
         return self in _VOIDING
 
 
+# Reasons renamed since records were first written: read under their new names.
+RENAMED_REASONS = {"referee-fault": "referee-error"}
 _VOIDING = frozenset(
-    {Reason.REFEREE_FAULT, Reason.INFRASTRUCTURE, Reason.REFEREE_OVERLOAD, Reason.INTERRUPTED}
+    {Reason.REFEREE_ERROR, Reason.INFRASTRUCTURE, Reason.REFEREE_OVERLOAD, Reason.INTERRUPTED}
 )
 _BOT_FAULTS = frozenset(
     {
@@ -207,6 +215,12 @@ class Game(abc.ABC, Generic[S, M, Opt]):
     @abc.abstractmethod
     def render_text(self, state: S) -> str:
         """A plain-text picture of the position for terminals and logs."""
+
+    def render_final(self, state: S) -> str:
+        """The last position of a finished game, as its summary shows it above the verdict
+        that says how it ended: nothing about whose move it is (nobody's: the game is over).
+        By default `render_text`; the built-in games leave their mover line out."""
+        return self.render_text(state)
 
     @abc.abstractmethod
     def state_json(self, state: S) -> Mapping[str, Any]:

@@ -69,6 +69,9 @@ class LineFramer:
         """Add bytes from the stream; return the events they complete, in order."""
         if self._closed:
             return []
+        whole = not self._buffer and len(data) - 1 <= self.max_line_bytes
+        if whole and data.find(b"\n") == len(data) - 1 >= 0:
+            return [self._one_line(data)]  # the common case: one whole line, in the limit
         events: list[FramingEvent] = []
         start = 0
         base = self.fed
@@ -87,6 +90,16 @@ class LineFramer:
         if self._partial_too_long():
             events.append(self._fail(LineTooLong(self.max_line_bytes, len(self._buffer))))
         return events
+
+    def _one_line(self, data: bytes | bytearray) -> FramingEvent:
+        """`data` is one whole line within the limit and nothing else is buffered: what `feed`
+        would make of it, without the buffer."""
+        self.fed += len(data)
+        raw = bytes(data[:-2] if data.endswith(b"\r\n") else data[:-1])
+        try:
+            return Line(raw.decode("utf-8"), self.fed)
+        except UnicodeDecodeError as exc:
+            return self._fail(BadEncoding(raw, str(exc)))
 
     def feed_eof(self) -> list[FramingEvent]:
         """The stream ended: report it once, with the size of any unterminated line."""

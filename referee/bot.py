@@ -1,20 +1,23 @@
-"""One bot process: spawn it, send and receive lines under deadlines, and always clean it up.
+"""One bot process as a transport: spawn it, write lines, read its output, always clean it up.
 
-The transport only. What the lines mean is the match's business. A `BotProcess` is opened with
-`open_bot(...)`, an async context manager whose exit closes the bot's stdin, waits a short
-grace, then SIGKILLs the bot's whole process group and reaps it, whatever the exit path
-(normal end, error, Ctrl-C or cancellation).
+What the lines mean is the match's business. A `BotProcess` is opened with `open_bot(...)`, an
+async context manager whose exit closes the bot's stdin, waits a short grace, then SIGKILLs the
+bot's whole process group and reaps it, whatever the exit path (normal end, error, Ctrl-C or
+cancellation).
 
-Everything the bot does wrong becomes a `BotFault` with a `Reason` and a human sentence. A fault
-noticed while the bot was not being asked (output out of turn, closed output) is kept and
-reported through the `on_fault` callback at once, so the match can stop waiting for the other
-bot and end the game.
+Its output is read all the time and fed to an `Exchange` (referee/match/exchange.py), which says
+what each line is: the answer to what the bot was asked (`prompt`), or a line out of turn.
+Answers and faults go to the `PlayerEvents` the bot was opened with (the match) the moment they
+are read; opened without, the bot is asked one line at a time (`ask`, with a deadline), and a
+fault found while it is not asked goes to `on_fault`. Everything the bot does wrong is a
+`BotFault` with a `Reason` and a human sentence.
 
-Each bot runs confined (`referee/confinement.py`): resource limits and the chosen isolation level
-are applied by a launcher before the bot's program starts; a program that cannot be started is a
-`BotStartError` (the bot's fault), a machine that cannot start it is a `BotInfrastructureError`
-(nobody's fault: the game is void). When asked for, the bot is frozen whenever it is not on move,
-and the CPU time of each answer is measured (`last_cpu_ms`), off the path of the moves.
+Each bot runs confined (referee/isolation/confinement.py): resource limits and the chosen
+isolation level are applied by a launcher before the bot's program starts; a program that
+cannot be started is a `BotStartError` (the bot's fault), a machine that cannot start it is a
+`BotInfrastructureError` (nobody's fault: the game is void). The confinement also owns the watch
+that freezes a bot pondering while not on move and the meter of each answer's CPU time
+(`last_cpu_ms`), both off the path of the moves.
 """
 
 from __future__ import annotations
@@ -23,25 +26,18 @@ import fcntl
 import os
 import shlex
 import signal
-import struct
+import sys
 import termios
 from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import trio
 
 from protocols.base import Reason
-from protocols.framing import (
-    DEFAULT_MAX_LINE_BYTES,
-    BadEncoding,
-    EndOfInput,
-    FramingEvent,
-    Line,
-    LineFramer,
-    LineTooLong,
-)
+from protocols.framing import DEFAULT_MAX_LINE_BYTES
 from referee.isolation import (
     Confinement,
     InfrastructureFailure,
@@ -52,39 +48,17 @@ from referee.isolation import (
     proctree,
     start_confined,
 )
+from referee.isolation.cpu import CpuMeter
+from referee.isolation.ponder import DEFAULT_FREEZE_GRACE, PonderWatch
+from referee.match.exchange import Answer, BotFault, Closed, Exchange, Heard, PlayerEvents
 from referee.printable import printable
 
 READ_CHUNK = 65536
 DEFAULT_STDERR_TAIL = 16384
 DEFAULT_EXIT_GRACE = 1.0
-# Lines a bot wrote when it was not asked, kept for the record (after a game-ending move they
-# are trailing output, never judged): at most this many.
-UNASKED_KEPT = 20
-# Freezing the bot not on move: a bot that has used more than its grace of CPU time since its
-# answer (it ponders) is frozen until it is asked again; one that finishes its bookkeeping within
-# that CPU and blocks on its input is never stopped, so bots that look at the wall clock after
-# writing their move are not stopped mid-way. The grace is CPU time, not wall time, so how busy
-# the machine is changes nothing: a spinning bot is frozen once it has had its grace of CPU,
-# however long the machine took to give it that; a bot doing 20 ms of bookkeeping is not frozen,
-# however long the machine took to give it those. The watch reads the bot's CPU every
-# PONDER_POLL seconds after its answer, and stops once the bot is blocked: not runnable, and less
-# than PONDER_IDLE_CPU of CPU since the last reading.
-DEFAULT_FREEZE_GRACE = 0.05
-PONDER_POLL = 0.01
-PONDER_IDLE_CPU = 0.0005
 # After a bot closes its output, how long to wait for its exit code before reporting without it.
 EXIT_CODE_WAIT = 0.5
 FLUSH_HINT = "it was itself waiting to read its input: did you flush stdout after your move?"
-
-
-class BotFault(Exception):
-    """Something a bot did that loses it the game."""
-
-    def __init__(self, reason: Reason, detail: str, line: str | None = None) -> None:
-        super().__init__(detail)
-        self.reason = reason
-        self.detail = detail
-        self.line = line
 
 
 class BotStartError(BotFault):
@@ -139,16 +113,13 @@ class TailBuffer:
         return self._data.decode("utf-8", "backslashreplace")
 
 
-def unread_bytes(stream: object) -> int:
-    """Bytes waiting in a pipe that nobody has read yet (0 if that cannot be told)."""
-    fileno = getattr(stream, "fileno", None)
-    if fileno is None:
-        return 0
+def unread_bytes(fd: int) -> int:
+    """Bytes waiting in the pipe `fd` that nobody has read yet (0 if that cannot be told)."""
     try:
-        raw = fcntl.ioctl(fileno(), termios.FIONREAD, b"\0\0\0\0")
+        raw = fcntl.ioctl(fd, termios.FIONREAD, b"\0\0\0\0")
     except OSError:
         return 0
-    return int(struct.unpack("i", raw)[0])
+    return int.from_bytes(raw, sys.byteorder, signed=True)
 
 
 async def send_now(stream: trio.abc.SendStream, data: bytes) -> None:
@@ -182,6 +153,27 @@ def split_command(command: str) -> list[str]:
     return argv
 
 
+class OneAtATime:
+    """The events of a bot asked one line at a time (`BotProcess.ask`): the answer is kept
+    for the ask, and a fault found while nobody asks goes to `on_fault`."""
+
+    def __init__(self, on_fault: Callable[[Any], None] | None) -> None:
+        self.on_fault = on_fault
+        self.asking = False
+        self.reply: str | None = None
+        self.heard = trio.Event()
+
+    async def answered(self, player: Any, line: str) -> None:
+        self.reply = line
+        self.heard.set()
+
+    def faulted(self, player: Any) -> None:
+        if self.asking:
+            self.heard.set()
+        elif self.on_fault is not None:
+            self.on_fault(player)
+
+
 class BotProcess:
     """A running bot; use `open_bot` to get one."""
 
@@ -191,39 +183,38 @@ class BotProcess:
         name: str,
         max_line_bytes: int,
         stderr_tail_bytes: int,
-        on_fault: Callable[[BotProcess], None] | None,
+        events: PlayerEvents,
         confinement: Confinement | None = None,
     ) -> None:
         self.process = process
         self.name = name
-        self.on_fault = on_fault
+        self.events = events
         self.confinement = confinement or Confinement(None, None, freeze=False)
         if self.confinement.pid is None:
             self.confinement.attach(process.pid)
-        self._last_cpu_ms: float | None = None
-        self._cpu_due = False  # an answer came whose CPU time is not measured yet
-        # The bot's CPU seconds when its last answer was measured (at its start, before any).
-        self._cpu_mark: float | None = self.confinement.cpu_seconds()
-        self._answered = 0
+        assert self.confinement.cpu is not None and self.confinement.ponder is not None
+        self.cpu: CpuMeter = self.confinement.cpu
+        self.ponder: PonderWatch = self.confinement.ponder
         self.stderr = TailBuffer(stderr_tail_bytes)
-        self.fault: BotFault | None = None
         self.exit: BotExit | None = None
-        self._framer = LineFramer(max_line_bytes)
-        self._asked = False
-        self._asked_from = 0  # stream offset of the bot's output when it was last asked
-        self.unasked: list[str] = []
-        self.freeze_grace = DEFAULT_FREEZE_GRACE
-        self._answered_event = trio.Event()
+        self.exchange = Exchange(max_line_bytes)
         self._stderr_drained = trio.Event()
-        self._reply: str | None = None
-        self._reply_event = trio.Event()
-        self._closing = False
-        self._ask_scope: trio.CancelScope | None = None
-        self._interrupted = False
+        # Asked on every move how much of the bot's output is unread (-1: it cannot be told).
+        fileno = getattr(process.stdout, "fileno", None)
+        self._stdout_fd: int = fileno() if fileno is not None else -1
 
     @property
     def pid(self) -> int:
         return self.process.pid
+
+    @property
+    def fault(self) -> BotFault | None:
+        """What it did wrong so far, kept until the match judges it."""
+        return self.exchange.fault
+
+    @property
+    def unasked(self) -> list[str]:
+        return self.exchange.unasked
 
     @property
     def isolation_level(self) -> str:
@@ -235,10 +226,53 @@ class BotProcess:
         """Why it runs below the level asked for, if it does (the cause, named)."""
         return "; ".join(self.confinement.notes) or None
 
+    @property
+    def last_cpu_ms(self) -> float | None:
+        """The CPU time (ms) the bot used from its previous answer to its last one (from its
+        start, for its first answer), where measured (referee/isolation/cpu.py)."""
+        return self.cpu.last_ms()
+
     async def send_line(self, line: str) -> None:
-        """Write one line to the bot (for lines it does not answer: colours, `END`)."""
+        """Write one line to the bot that it does not answer (its colour)."""
         self._raise_fault()
         await self._write(line)
+
+    async def prompt(self, line: str) -> None:
+        """Write `line`, which the bot answers: from before the write its next line is its
+        answer (one racing the end of our write included), reported to its events. Written at
+        once when the pipe has room; otherwise the write waits for the bot to read, or for the
+        end of the game (its deadline passes; its input is closed).
+
+        A line the bot completed before it was asked is out of turn, however soon the ask
+        follows: what the bot had written by now is what the reader has taken from the pipe plus
+        what is still unread in it, and only a line ending after that offset can be the answer.
+        """
+        if self.exchange.fault is not None:
+            raise self.exchange.fault
+        self.cpu.settle()  # its last answer's CPU, before it can use more
+        self.exchange.ask(unread_bytes(self._stdout_fd))
+        self.ponder.thaw()
+        await self._write(line)
+
+    async def ask(self, line: str, deadline: float) -> str:
+        """`prompt(line)`, then wait for the answer, all before `deadline` (trio's clock); for
+        a bot opened without events. Raises the bot's fault, or its timeout."""
+        waiter = self.events
+        assert isinstance(waiter, OneAtATime), "a bot opened with events is asked with prompt"
+        waiter.reply, waiter.heard, waiter.asking = None, trio.Event(), True
+        try:
+            with trio.move_on_at(deadline):
+                await self.prompt(line)
+                await waiter.heard.wait()
+            if waiter.reply is not None:
+                # Answered in time. A fault right after it (a second line in the same turn)
+                # stays in `self.fault` for the caller to judge.
+                return waiter.reply
+            self._raise_fault()
+            raise self.timeout_fault()
+        finally:
+            waiter.asking = False
+            self.stop_waiting()
 
     async def notify(self, line: str, timeout: float) -> bool:
         """Best-effort write at the end of a game (final move, `END`), even to a faulted bot.
@@ -249,7 +283,7 @@ class BotProcess:
         stdin = self.process.stdin
         if stdin is None or self.process.returncode is not None:
             return False
-        self._thaw()
+        self.ponder.thaw()
         with trio.move_on_after(timeout):
             try:
                 await stdin.send_all(line.encode() + b"\n")
@@ -258,119 +292,13 @@ class BotProcess:
                 return False
         return False
 
-    async def ask(
-        self, line: str | None, deadline: float, then: Callable[[], None] | None = None
-    ) -> str | None:
-        """Write `line` (if any), then wait for the bot's one-line answer, all before `deadline`.
+    def stop_waiting(self) -> None:
+        """The answer asked for is not wanted any more: a line from now is out of turn."""
+        self.exchange.stop_waiting()
 
-        The deadline is on trio's clock (`trio.current_time()`); the bot is "asked" from before
-        the write, so an answer racing the end of our write is still taken as the answer.
-        `then` runs once the line is written, while the bot thinks: work that must not delay
-        the line (the match records the move it just forwarded there). Returns None if
-        `interrupt()` stopped the wait.
-
-        A line the bot completed before it was asked is out of turn, however soon the ask
-        follows: what the bot had written by now is what the reader has taken from the pipe plus
-        what is still unread in it, and only a line ending after that offset can be the answer.
-        """
-        self._raise_fault()
-        self._settle_cpu()
-        self._asked_from = self._framer.fed + unread_bytes(self.process.stdout)
-        self._asked = True
-        self._reply = None
-        self._reply_event = trio.Event()
-        self._interrupted = False
-        self._thaw()
-        try:
-            with trio.move_on_at(deadline) as scope:
-                self._ask_scope = scope
-                if line is not None:
-                    await self._write(line)
-                if then is not None:
-                    then()
-                await self._reply_event.wait()
-            if self._reply is not None:
-                # Answered in time. A fault right after it (a second line in the same turn) stays
-                # in `self.fault` for the caller to judge.
-                self._answered += 1
-                self._cpu_due = True
-                return self._reply
-            self._raise_fault()
-            if self._interrupted:
-                return None
-            raise self._timeout_fault()
-        finally:
-            self._asked = False
-            self._ask_scope = None
-            if self._answered and self.fault is None:
-                self._answered_event.set()  # the pondering watch decides about freezing
-
-    @property
-    def last_cpu_ms(self) -> float | None:
-        """The CPU time (ms) the bot used from its previous answer to its last one (from its
-        start, for its first answer), where measured.
-
-        Measured when first read after the answer, not when the answer arrives, so that the
-        reading stays off the path from a bot's move to its opponent (the match reads it once
-        it has forwarded the move). What a bot does after its answer therefore counts towards
-        its next one, and the answers' times add up to all the CPU the bot used; freezing
-        bounds what it can do between answers to the freeze grace.
-        """
-        self._settle_cpu()
-        return self._last_cpu_ms
-
-    def _settle_cpu(self) -> None:
-        if not self._cpu_due:
-            return
-        self._cpu_due = False
-        now = self.confinement.cpu_seconds()
-        self._last_cpu_ms = None
-        if now is not None and self._cpu_mark is not None:
-            self._last_cpu_ms = round(max(now - self._cpu_mark, 0.0) * 1000, 3)
-        self._cpu_mark = now
-
-    async def watch_pondering(self) -> None:
-        """Freeze the bot after each answer once it has used its grace of CPU time since."""
-        if self.confinement.freezer is None or not self.confinement.freezer.enabled:
-            return
-        while True:
-            await self._answered_event.wait()
-            self._answered_event = trio.Event()
-            if await self._ponders() and not self._over_or_asked():
-                self._freeze()
-
-    def _over_or_asked(self) -> bool:
-        return self._asked or self.fault is not None or self._closing
-
-    async def _ponders(self) -> bool:
-        """Watch the bot after its answer: True once it has used more than its grace of CPU,
-        False once it blocks first (or it is asked again, or the game ends)."""
-        start = self.confinement.cpu_seconds()
-        if start is None:  # its CPU cannot be read: freezing after the grace is the fair choice
-            await trio.sleep(self.freeze_grace)
-            return True
-        last = start
-        while not self._over_or_asked():
-            await trio.sleep(PONDER_POLL)
-            now = self.confinement.cpu_seconds()
-            if now is None:
-                return False  # released: the game is over
-            if now - start > self.freeze_grace:
-                return True
-            if now - last < PONDER_IDLE_CPU and not self.confinement.runnable():
-                return False  # blocked on its input: it costs nothing
-            last = now
-        return False
-
-    def _thaw(self) -> None:
-        if self.confinement.freezer is not None:
-            self.confinement.freezer.thaw()
-
-    def _freeze(self) -> None:
-        if self.confinement.freezer is not None:
-            self.confinement.freezer.freeze()
-
-    def _timeout_fault(self) -> BotFault:
+    def timeout_fault(self) -> BotFault:
+        """The fault of a bot that did not answer in time, with what its process shows: a
+        limit it ran into, or that it was itself waiting for input."""
         detail = "no complete line within the time limit"
         limit = self.confinement.limit_hit(self.stderr.text())
         if limit is not None:  # it ran into a limit and was stuck after that: say so
@@ -379,19 +307,13 @@ class BotProcess:
             detail += f"; {FLUSH_HINT}"
         return BotFault(Reason.TIMEOUT, detail)
 
-    def interrupt(self) -> None:
-        """Stop a pending `ask` (it returns None): the game ended for another reason."""
-        if self._ask_scope is not None:
-            self._interrupted = True
-            self._ask_scope.cancel()
-
     async def _write(self, line: str) -> None:
         stdin = self.process.stdin
         assert stdin is not None
         try:
             await send_now(stdin, line.encode() + b"\n")
         except (trio.BrokenResourceError, trio.ClosedResourceError):
-            await self._set_fault(await self._closed_output_fault("stopped reading its input"))
+            self.exchange.found(await self._closed_output_fault("stopped reading its input"))
             self._raise_fault()
 
     def _raise_fault(self) -> None:
@@ -399,56 +321,52 @@ class BotProcess:
             raise self.fault
 
     async def read_stdout(self) -> None:
-        """The always-running reader: frames stdout and hands each line to whoever asked."""
+        """The always-running reader: feeds stdout to the exchange and reports what it heard."""
         stdout = self.process.stdout
         assert stdout is not None
         try:
-            while not self._framer.closed:
+            while not self.exchange.ended:
                 chunk = await stdout.receive_some(READ_CHUNK)
-                events = self._framer.feed(chunk) if chunk else self._framer.feed_eof()
-                for event in events:
-                    await self._handle(event)
+                if heard := self.exchange.feed(chunk):
+                    await self._report(heard)
         except (trio.BrokenResourceError, trio.ClosedResourceError):
-            await self._handle(EndOfInput(0))
+            await self._report(self.exchange.feed_eof())
 
-    async def _handle(self, event: FramingEvent) -> None:
-        if isinstance(event, Line):
-            await self._handle_line(event)
-            return
-        if self._closing:
-            return
-        if isinstance(event, LineTooLong):
-            await self._set_fault(
-                BotFault(
-                    Reason.LINE_TOO_LONG,
-                    f"wrote a line longer than {event.limit} bytes",
-                )
-            )
-        elif isinstance(event, BadEncoding):
-            await self._set_fault(
-                BotFault(
-                    Reason.BAD_ENCODING,
-                    f"wrote bytes that are not UTF-8 ({event.error})",
-                    event.raw.decode("utf-8", "backslashreplace"),
-                )
-            )
-        else:
-            what = "closed its output"
-            if event.partial:
-                what += f" with an unterminated line of {event.partial} bytes (missing newline?)"
-            await self._set_fault(await self._closed_output_fault(what))
+    async def _report(self, heard: list[Heard]) -> None:
+        """Report what one read brought: the answer once the read's other lines are judged
+        (a second line of the same turn is then a fault the match sees with the answer)."""
+        answer: str | None = None
+        faulted = False
+        for item in heard:
+            if isinstance(item, Answer):
+                answer = item.text
+            elif isinstance(item, Closed):
+                if answer is not None:  # the answer first: explaining the exit takes a while
+                    await self._answered(answer)
+                    answer = None
+                fault = await self._closed_output_fault(item.what)
+                faulted = self.exchange.found(fault) or faulted
+            else:
+                faulted = True
+        if answer is not None:
+            await self._answered(answer)
+        elif faulted:
+            self.events.faulted(self)
 
-    async def _handle_line(self, line: Line) -> None:
-        if self._asked and self._reply is None and line.end > self._asked_from:
-            self._reply = line.text
-            self._reply_event.set()
-            return
-        # Kept even while closing: what a bot says after the game's end goes in the record.
-        if len(self.unasked) < UNASKED_KEPT:
-            self.unasked.append(line.text)
-        if not self._closing:
-            fault = BotFault(Reason.OUT_OF_TURN, "wrote a line when it was not its turn", line.text)
-            await self._set_fault(fault)
+    async def _answered(self, line: str) -> None:
+        self.cpu.answered()
+        await self.events.answered(self, line)  # judged, and its move forwarded
+        if self.fault is None:  # the move is on its way: watch what the bot does now
+            self.ponder.answered()
+
+    def _idle(self) -> bool:
+        """Not asked, nothing wrong, the game on: a bot that may be frozen if it ponders."""
+        exchange = self.exchange
+        return not exchange.asked and exchange.fault is None and not exchange.closing
+
+    async def watch_pondering(self) -> None:
+        """Freeze the bot after each answer once it has used its grace of CPU time since."""
+        await self.ponder.run(self._idle)
 
     async def _closed_output_fault(self, what: str) -> BotFault:
         # Give the process a moment to exit so the verdict can carry its exit code.
@@ -466,20 +384,11 @@ class BotProcess:
                 Reason.RESOURCE_LIMIT, f"{what}: {describe_returncode(own_code)}: {limit}"
             )
         detail = f"{what}: {describe_returncode(own_code)}"
-        if not self._answered and (said := last_words(self.stderr.text())):
+        if not self.exchange.answers and (said := last_words(self.stderr.text())):
             # It died before its first move: the cause (a missing module, a bad path) is
             # almost always in its last lines on stderr, so the verdict carries them.
             detail += f"; {STDERR_QUOTED} {said}"
         return BotFault(Reason.CRASH, detail)
-
-    async def _set_fault(self, fault: BotFault) -> None:
-        if self.fault is not None or self._closing:
-            return
-        self.fault = fault
-        if self._asked:
-            self._reply_event.set()
-        elif self.on_fault is not None:
-            self.on_fault(self)
 
     async def read_stderr(self) -> None:
         """Drain stderr continuously into a bounded tail, so the bot can never block on it."""
@@ -495,10 +404,10 @@ class BotProcess:
 
     async def shutdown(self, grace: float) -> BotExit:
         """Close stdin, wait up to `grace` for an exit, then kill everything of the bot and reap."""
-        self._closing = True
+        self.exchange.close()
         killed = False
         with trio.CancelScope(shield=True):
-            self._thaw()
+            self.ponder.thaw()
             if self.process.stdin is not None:
                 await self.process.stdin.aclose()
             if grace > 0 and self.process.returncode is None:
@@ -559,6 +468,7 @@ async def open_bot(
     max_line_bytes: int = DEFAULT_MAX_LINE_BYTES,
     stderr_tail_bytes: int = DEFAULT_STDERR_TAIL,
     exit_grace: float = DEFAULT_EXIT_GRACE,
+    events: PlayerEvents | None = None,
     on_fault: Callable[[BotProcess], None] | None = None,
     limits: Limits | None = None,
     isolation: Isolation | None = None,
@@ -568,12 +478,14 @@ async def open_bot(
 ) -> AsyncIterator[BotProcess]:
     """Start `command` as a confined bot in its own session and process group; clean up on exit.
 
+    `events` hear its answers and faults (the match); without them the bot is asked one line
+    at a time (`BotProcess.ask`) and `on_fault` hears of a fault found while it is not asked.
     `limits` default to `Limits()`, `isolation` to the basic level; `freeze` stops the bot when
     it is not being asked and still uses CPU `freeze_grace` seconds after its answer (it
     ponders); `hide` lists directories (the opponent's, the run's records) a sandboxed bot must
     not see, besides those the isolation hides from every bot of the run.
     """
-    confinement = Confinement(isolation, limits, freeze)
+    confinement = Confinement(isolation, limits, freeze, freeze_grace)
     argv = split_command(command)
     folder = check_folder((cwd or Path.cwd()).absolute())
     try:
@@ -585,8 +497,8 @@ async def open_bot(
         raise BotUnreachable(str(exc)) from None
     except InfrastructureFailure as exc:
         raise BotInfrastructureError(str(exc)) from None
-    bot = BotProcess(process, name, max_line_bytes, stderr_tail_bytes, on_fault, confinement)
-    bot.freeze_grace = freeze_grace
+    hearing = events if events is not None else OneAtATime(on_fault)
+    bot = BotProcess(process, name, max_line_bytes, stderr_tail_bytes, hearing, confinement)
     try:
         async with trio.open_nursery() as nursery:
             nursery.start_soon(bot.read_stdout)

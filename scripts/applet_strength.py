@@ -124,9 +124,14 @@ async def referee_games(
     `tally` gets [Black's wins, games finished, void games]."""
     import trio
 
-    from referee.match import Match, MatchSettings, PlayerSpec, resolve_command
+    from referee.match import driver
+    from referee.match.host import choose_host
+    from referee.match.order import GameOrder
+    from referee.match.settings import MatchSettings
+    from referee.players import PlayerSpec, resolve_command
 
     settings = MatchSettings(random_assignment=False)
+    host = choose_host(settings.isolation)
     folder.mkdir(parents=True, exist_ok=True)
     limiter = trio.CapacityLimiter(2)
     task = progress.add_task("referee", total=games)
@@ -140,9 +145,8 @@ async def referee_games(
         blue, orange = player("white", 2 * game_seed), player("black", 2 * game_seed + 1)
         path = folder / f"applet-{game_seed:06d}.jsonl"
         async with limiter:
-            record = await Match(
-                "legionnaires", blue, orange, settings=settings, record_path=path
-            ).play()
+            order = GameOrder(game="legionnaires", players=(blue, orange), settings=settings)
+            record = await driver.play(order, host, record_path=path)
         result = record.result
         if result is None or result.void:
             tally[2] += 1

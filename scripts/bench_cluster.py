@@ -330,7 +330,7 @@ def idle_share(seconds: float = 8.0) -> float:
     (the Dask client's heartbeats) and the runner's lag monitor ticking."""
     from distributed import Client
 
-    from referee.match import LagMonitor
+    from referee.match.lag import LagMonitor
 
     with tempfile.TemporaryDirectory(prefix="bench-idle-") as scratch:
         address, procs = start_cluster(1, 1, Path(scratch))

@@ -36,7 +36,7 @@ from bench_match import REPLAY_BOT, fixed_game  # scripts/ is on the path
 from bench_tournament import match_settings, own_cpu_seconds, run_tournament, write_config
 
 import referee.bot as bot_module
-from referee.match import Match
+from referee.match.driver import _Game as Game
 from referee.tournament.store import Store
 
 PLIES = 10
@@ -83,27 +83,27 @@ def install_probes() -> None:
         return await original_start(*args, **kwargs)
 
     bot_module.start_confined = stamped  # type: ignore[assignment]
-    timed(Match, "play", "game")
-    timed(Match, "_open_both", "open")
-    timed(Match, "_turn_loop", "moves")
+    timed(Game, "play", "game")
+    timed(Game, "_open_both", "open")
+    timed(Game, "_turns", "moves")
     timed_sync(Store, "start", "store")
     timed_sync(Store, "finish", "store")
-    original_send_end = Match._send_end
+    original_send_end = Game._send_end
 
-    async def send_end(self: Match) -> None:
-        await original_send_end(self)
+    async def send_end(self: Game, *args: Any) -> None:
+        await original_send_end(self, *args)
         self._end_sent_at = time.perf_counter()  # type: ignore[attr-defined]
 
-    Match._send_end = send_end  # type: ignore[method-assign]
-    original_finish = Match._finish
+    Game._send_end = send_end  # type: ignore[method-assign]
+    original_finish = Game._finish
 
-    def finish(self: Match, *args: Any, **kwargs: Any) -> Any:
+    def finish(self: Game, *args: Any, **kwargs: Any) -> Any:
         sent = getattr(self, "_end_sent_at", None)
         if sent is not None:
             timings["close"].append(time.perf_counter() - sent)
         return original_finish(self, *args, **kwargs)
 
-    Match._finish = finish  # type: ignore[method-assign]
+    Game._finish = finish  # type: ignore[method-assign]
 
 
 def ms(values: list[float]) -> str:
@@ -116,10 +116,12 @@ def main() -> None:
     parser.add_argument("--isolation", default=None, help="bot isolation level (default: auto)")
     args = parser.parse_args()
     install_probes()
-    # Under /work or the home directory rather than /tmp: a sandboxed bot has a /tmp of its own.
-    with tempfile.TemporaryDirectory(dir=Path.cwd()) as tmp:
+    # Under the system's temporary folder (a sandboxed bot has a /tmp of its own, but sees the
+    # folder its command names), open to others: bots with a user of their own must reach
+    # their files, whatever folder the script runs from.
+    with tempfile.TemporaryDirectory(prefix="bench-game-cost-") as tmp:
         workdir = Path(tmp)
-        workdir.chmod(0o755)  # bots with a user of their own must reach their files
+        workdir.chmod(0o755)
         (workdir / "moves.txt").write_text("\n".join(fixed_game(PLIES)))
         (workdir / "replay_bot.py").write_text(REPLAY_BOT)
         command = f"{sys.executable} {workdir / 'replay_bot.py'} {workdir / 'moves.txt'}"

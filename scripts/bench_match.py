@@ -2,13 +2,22 @@
 
 Prints one line of `key=value` fields that other tools can read; medians and p99 over every ply
 of every game:
-- overhead_us: from the mover's line arriving at the referee to the move having been written to
-  the opponent (framing, parsing, the rules, the write; the CPU reading and the record line come
-  after the write, off this path);
+- overhead_us: from the bytes of the mover's line being handed to the line framer (just read
+  from the pipe) to the move having been written to the opponent (framing, the exchange, the
+  rules, the clock, the write; the CPU reading and the record line come after the write, off
+  this path);
 - round_trip_us: from writing a line to a bot to its answer arriving (pipe and bot time included);
-and games_per_s, whole games per second (starting and stopping both bots included). The
-timestamps come from wrapping two methods of `BotProcess` in this script only; the referee's
-code runs unchanged.
+- relay_us: the floor, measured between the referee's games: the same two bots play the same
+  game through a bare relay (two unconfined processes, each line written to the other bot as
+  soon as trio's pipe has read it: no framing, no rules, no record), from the read returning to
+  the write done; overhead_per_relay, the ratio of the two medians; and relay_cpu_us_per_line,
+  the relay's own CPU time per line (the event loop's wake-up and the read included);
+and games_per_s, whole games per second (starting and stopping both bots included), and
+ref_cpu_us_per_ply, the referee process's own CPU time per ply from each game's first move to
+its last.
+The timestamps come from wrapping `LineFramer.feed` and `referee.bot.send_now` in this script
+only; the referee's code runs unchanged. The game runs at the default isolation level, with
+freezing and CPU accounting on (`--no-freeze`: freezing off).
 
 Usage: python scripts/bench_match.py [--games N] [--plies N]
 """
@@ -16,8 +25,11 @@ Usage: python scripts/bench_match.py [--games N] [--plies N]
 from __future__ import annotations
 
 import argparse
+import os
 import random
+import shlex
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
@@ -26,9 +38,13 @@ from typing import Any
 
 import trio
 
-from protocols import get_game
+from protocols import framing, get_game
 from referee import bot as bot_module
-from referee.match import Match, MatchSettings, PlayerSpec
+from referee.match import driver
+from referee.match.host import Host, choose_host
+from referee.match.order import GameOrder
+from referee.match.settings import MatchSettings
+from referee.players import PlayerSpec
 
 GAME = "lasker-morris"
 OPTIONS = {"no_capture_limit": 0, "repetition": 0}  # so that a fixed game can be long
@@ -67,30 +83,36 @@ def fixed_game(plies: int, seed: int = 1) -> list[str]:
 
 
 class Probe:
-    """Timestamps of lines arriving and lines written, gathered by wrapping BotProcess."""
+    """Timestamps of lines read and lines written, gathered by wrapping the framer's `feed`
+    (each Line it returns arrived when it was called) and the bot's `send_now` (the writes of
+    the colours and of every forwarded move; the final move and END go another way)."""
 
     def __init__(self) -> None:
         self.arrived: list[float] = []
         self.written: list[float] = []
-        self.asked: list[float] = []
+        self.cpu: list[float] = []  # the process's CPU time as each line arrived
 
     def install(self) -> None:
-        original_handle = bot_module.BotProcess._handle
-        original_write = bot_module.BotProcess._write
+        original_feed = framing.LineFramer.feed
+        original_send = bot_module.send_now
         probe = self
 
-        async def handle(self: Any, event: Any) -> None:
-            if isinstance(event, bot_module.Line):
-                probe.arrived.append(time.perf_counter())
-            await original_handle(self, event)
+        def feed(self: Any, data: Any) -> Any:
+            cpu = time.process_time()  # first: its system call is not the referee's
+            now = time.perf_counter()
+            events = original_feed(self, data)
+            for event in events:
+                if isinstance(event, framing.Line):
+                    probe.arrived.append(now)
+                    probe.cpu.append(cpu)
+            return events
 
-        async def write(self: Any, line: str) -> None:
-            probe.asked.append(time.perf_counter())
-            await original_write(self, line)
+        async def send_now(stream: Any, data: bytes) -> None:
+            await original_send(stream, data)
             probe.written.append(time.perf_counter())
 
-        bot_module.BotProcess._handle = handle  # type: ignore[method-assign]
-        bot_module.BotProcess._write = write  # type: ignore[method-assign]
+        framing.LineFramer.feed = feed  # type: ignore[method-assign]
+        bot_module.send_now = send_now
 
 
 def percentile(values: list[float], q: float) -> float:
@@ -98,44 +120,97 @@ def percentile(values: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
 
 
-async def run(
-    games: int, moves: list[str], workdir: Path, freeze: bool
-) -> tuple[list[float], list[float], float]:
+class Results:
+    """What the games measured, in seconds."""
+
+    def __init__(self) -> None:
+        self.overheads: list[float] = []
+        self.round_trips: list[float] = []
+        self.relays: list[float] = []
+        self.relay_cpu = 0.0  # the relay's CPU from each game's first line to its last
+        self.relay_lines = 0
+        self.cpu = 0.0  # the referee's CPU from each game's first line to its last
+        self.plies = 0
+        self.games = 0
+        self.seconds = 0.0  # the referee's games, start to end
+
+
+async def referee_game(
+    order: GameOrder, host: Host, record: Path, probe: Probe, results: Results
+) -> None:
+    probe.arrived.clear()
+    probe.written.clear()
+    probe.cpu.clear()
+    start = time.perf_counter()
+    played = await driver.play(order, host, record_path=record)
+    results.seconds += time.perf_counter() - start
+    assert played.result is not None and len(played.plies) > 1, played.result
+    results.games += 1
+    results.plies += len(played.plies)
+    results.cpu += probe.cpu[-1] - probe.cpu[0]
+    # Writes: "orange", "blue", then one forwarded move per ply except the last.
+    # Line i (0-based) arrives; the forward of that move is write i + 2.
+    forwards = probe.written[2:]
+    for i, arrived in enumerate(probe.arrived[: len(forwards)]):
+        results.overheads.append(forwards[i] - arrived)
+    # Line i answers write i + 1; the first answer of each bot includes its start-up.
+    for i in range(2, len(probe.arrived)):
+        results.round_trips.append(probe.arrived[i] - probe.written[i + 1])
+
+
+async def relay_game(command: str, workdir: Path, plies: int, results: Results) -> None:
+    """The same game between the same bots through a bare relay: each line written to the
+    other bot as soon as it is read, nothing else."""
+    argv = shlex.split(command)
+    pipes = {"stdin": subprocess.PIPE, "stdout": subprocess.PIPE, "cwd": workdir}
+    blue = await trio.lowlevel.open_process(argv, **pipes)  # type: ignore[call-overload]
+    orange = await trio.lowlevel.open_process(argv, **pipes)  # type: ignore[call-overload]
+    await orange.stdin.send_all(b"orange\n")
+    await blue.stdin.send_all(b"blue\n")
+    mover, other = blue, orange
+    cpu = 0.0
+    for ply in range(plies):
+        line = await mover.stdout.receive_some(65536)
+        if ply == 0:
+            cpu = time.process_time()
+        arrived = time.perf_counter()
+        if ply < plies - 1:
+            os.write(other.stdin.fileno(), line)
+            results.relays.append(time.perf_counter() - arrived)
+        mover, other = other, mover
+    results.relay_cpu += time.process_time() - cpu
+    results.relay_lines += plies - 1
+    for process in (blue, orange):
+        await process.stdin.send_all(b"END\n")
+        await process.wait()
+
+
+async def run(games: int, moves: list[str], workdir: Path, freeze: bool) -> Results:
     moves_file = workdir / "moves.txt"
     moves_file.write_text("\n".join(moves))
     bot_file = workdir / "replay_bot.py"
     bot_file.write_text(REPLAY_BOT)
+    for made in (moves_file, bot_file):
+        made.chmod(0o644)  # a bot running as a user of its own reads them
     command = f"{sys.executable} {bot_file} {moves_file}"
     settings = MatchSettings(random_assignment=False, exit_grace=1.0, freeze=freeze)
+    host = choose_host(settings.isolation)  # once, as a run does
     probe = Probe()
     probe.install()
-    overheads: list[float] = []
-    round_trips: list[float] = []
-    start = time.perf_counter()
+    results = Results()
     for number in range(games):
-        probe.arrived.clear()
-        probe.written.clear()
-        probe.asked.clear()
-        match = Match(
-            GAME,
-            PlayerSpec(name="a", command=command),
-            PlayerSpec(name="b", command=command),
+        order = GameOrder(
+            game=GAME,
             options=OPTIONS,
+            players=(
+                PlayerSpec(name="a", command=command, cwd=workdir),
+                PlayerSpec(name="b", command=command, cwd=workdir),
+            ),
             settings=settings,
-            record_path=workdir / f"game{number}.jsonl",
         )
-        record = await match.play()
-        assert record.result is not None and len(record.plies) == len(moves), record.result
-        # Writes: "orange", "blue", then one forwarded move per ply except the last, then END.
-        # Line i (0-based) arrives; the forward of that move is write i + 2.
-        forwards = probe.written[2:]
-        for i, arrived in enumerate(probe.arrived[: len(forwards)]):
-            overheads.append(forwards[i] - arrived)
-        # Line i answers write i + 1; the first answer of each bot includes its start-up.
-        for i in range(2, len(probe.arrived)):
-            round_trips.append(probe.arrived[i] - probe.written[i + 1])
-    elapsed = time.perf_counter() - start
-    return overheads, round_trips, games / elapsed
+        await referee_game(order, host, workdir / f"game{number}.jsonl", probe, results)
+        await relay_game(command, workdir, len(moves), results)
+    return results
 
 
 def main() -> None:
@@ -147,21 +222,30 @@ def main() -> None:
     )
     args = parser.parse_args()
     moves = fixed_game(args.plies)
-    with tempfile.TemporaryDirectory() as tmp:
-        overheads, round_trips, rate = trio.run(
-            run, args.games, moves, Path(tmp), not args.no_freeze
-        )
+    # Under the system's temporary folder, whatever folder the script runs from, and open to
+    # others: as root, each bot runs as a user of its own, which must enter its folder
+    # (mkdtemp makes it 0700). It runs in that folder, not in ours, which may be private.
+    with tempfile.TemporaryDirectory(prefix="bench-match-") as tmp:
+        workdir = Path(tmp)
+        workdir.chmod(0o755)
+        results = trio.run(run, args.games, moves, workdir, not args.no_freeze)
     us = 1e6
+    overhead, relay = statistics.median(results.overheads), statistics.median(results.relays)
     fields = {
         "game": GAME,
         "plies": len(moves),
         "games": args.games,
         "freezing": "off" if args.no_freeze else "on",
-        "overhead_us_p50": f"{statistics.median(overheads) * us:.1f}",
-        "overhead_us_p99": f"{percentile(overheads, 0.99) * us:.1f}",
-        "round_trip_us_p50": f"{statistics.median(round_trips) * us:.1f}",
-        "round_trip_us_p99": f"{percentile(round_trips, 0.99) * us:.1f}",
-        "games_per_s": f"{rate:.2f}",
+        "overhead_us_p50": f"{overhead * us:.1f}",
+        "overhead_us_p99": f"{percentile(results.overheads, 0.99) * us:.1f}",
+        "round_trip_us_p50": f"{statistics.median(results.round_trips) * us:.1f}",
+        "round_trip_us_p99": f"{percentile(results.round_trips, 0.99) * us:.1f}",
+        "relay_us_p50": f"{relay * us:.1f}",
+        "relay_us_p99": f"{percentile(results.relays, 0.99) * us:.1f}",
+        "overhead_per_relay": f"{overhead / relay:.2f}",
+        "relay_cpu_us_per_line": f"{results.relay_cpu / results.relay_lines * us:.1f}",
+        "games_per_s": f"{results.games / results.seconds:.2f}",
+        "ref_cpu_us_per_ply": f"{results.cpu / results.plies * us:.1f}",
     }
     print("bench_match " + " ".join(f"{key}={value}" for key, value in fields.items()))
 

@@ -1,7 +1,8 @@
 """Strength of the built-in bots: matches through the real referee, scores with 95% intervals.
 
-Every game is a real `Match`: two bot processes (`builtin:NAME ...`, i.e. `python -m bots`)
-speaking the normal protocol under the referee's clock. Colours alternate between games; each
+Every game is played by the real referee (`referee.match.driver.play`): two bot processes
+(`builtin:NAME ...`, i.e. `python -m bots`) speaking the normal protocol under the referee's
+clock. Colours alternate between games; each
 game gets its own bot seeds. The table gives, for the first bot of each pairing, wins, draws and
 losses, the score (draws count half) with a 95% Wilson interval, every bot fault (time-outs,
 illegal moves, crashes) by side, and each side's slowest move. Voided games are counted apart
@@ -41,7 +42,11 @@ from bots.evaluation import model_for
 from bots.search.engine import Search
 from protocols import game_names, get_game
 from protocols.base import Side
-from referee.match import Match, MatchSettings, PlayerSpec, resolve_command
+from referee.match import driver
+from referee.match.host import Host, choose_host
+from referee.match.order import GameOrder
+from referee.match.settings import MatchSettings
+from referee.players import PlayerSpec, resolve_command
 from referee.records import GameRecord
 
 Z95 = 1.959963984540054
@@ -134,7 +139,12 @@ def _with_seed(command: str, seed: int) -> str:
 
 
 async def play_one(
-    pairing: Pairing, index: int, settings: MatchSettings, records: Path | None, number: int
+    pairing: Pairing,
+    index: int,
+    settings: MatchSettings,
+    host: Host,
+    records: Path | None,
+    number: int,
 ) -> tuple[GameRecord, Side]:
     """Game `index` of a pairing: A is blue in even games, orange in odd ones."""
     a = PlayerSpec(
@@ -148,8 +158,8 @@ async def play_one(
     if records is not None:
         records.mkdir(parents=True, exist_ok=True)
         path = records / f"pairing{number:02d}-{pairing.game}-{index:03d}.jsonl"
-    match = Match(pairing.game, blue, orange, settings=settings, record_path=path)
-    record = await match.play()
+    order = GameOrder(game=pairing.game, players=(blue, orange), settings=settings)
+    record = await driver.play(order, host, record_path=path)
     return record, Side.BLUE if index % 2 == 0 else Side.ORANGE
 
 
@@ -163,12 +173,13 @@ async def run_suite(
     console: Console,
 ) -> None:
     limiter = trio.CapacityLimiter(concurrency)
+    host = choose_host(settings.isolation)  # once, for every game
     with Progress(console=console, transient=True) as progress:
         task = progress.add_task("games", total=games * len(pairings))
 
         async def one(number: int, pairing: Pairing, index: int) -> None:
             async with limiter:
-                record, a_side = await play_one(pairing, index, settings, records, number)
+                record, a_side = await play_one(pairing, index, settings, host, records, number)
             tallies[pairing].add(record, a_side)
             progress.advance(task)
 

@@ -1,7 +1,8 @@
 """Fixtures of every test: a temporary folder that bots may read; the built-in bots'
 solved-table cache in a temporary directory, so a test neither reads the cache of the person
-running it nor leaves tables in it; and a real headless Chromium driven by playwright (the
-machine's own browser, /usr/bin/chromium) for the tests of web pages."""
+running it nor leaves tables in it; a real headless Chromium driven by playwright (the
+machine's own browser, /usr/bin/chromium) for the tests of web pages; and a test that voided a
+game by a referee error it did not ask for fails (tests/referee_errors.py)."""
 
 from __future__ import annotations
 
@@ -17,6 +18,8 @@ from typing import Any
 import pytest
 
 from referee.isolation import native
+from tests import referee_errors
+from tests.referee_errors import no_referee_error  # noqa: F401 (an autouse fixture of every test)
 
 CHROMIUM = os.environ.get("REFEREE_TEST_CHROMIUM", "/usr/bin/chromium")
 CHROMIUM_ARGS = [
@@ -38,9 +41,15 @@ def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
 def pytest_configure(config: pytest.Config) -> None:
     """A suite started with SIGINT ignored (in the background of a script, or under nohup)
     would hand that to every process it starts, and the tests of Ctrl-C would find a referee
-    that cannot be interrupted: each test process takes Ctrl-C as a terminal gives it."""
+    that cannot be interrupted: each test process takes Ctrl-C as a terminal gives it. Every
+    test process keeps a log of the referee errors of its tests (tests/referee_errors.py)."""
     if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
         signal.signal(signal.SIGINT, signal.default_int_handler)
+    referee_errors.configure(config)
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    referee_errors.unconfigure(config)
 
 
 @pytest.hookimpl(tryfirst=True)

@@ -12,7 +12,7 @@ import pytest
 from protocols import builtin_names, get_game, parts
 from protocols.base import Reason, Side
 from referee.bot import DEFAULT_STDERR_TAIL
-from referee.match import MatchSettings
+from referee.match.settings import MatchSettings
 from referee.records import Result, utc_now
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -591,14 +591,16 @@ class BaljeuAlak(Game[AlakState, Move, "AlakOptions"]):
         return Touched(to=(LETTERS[move.point],), removed=tuple(_letters(captured)))
 
     def render_text(self, state: AlakState) -> str:
-        size = state.rules.size
-        stones = " ".join(pbm_line(state))
-        letters = " ".join(LETTERS[:size])
         mark = {Side.BLUE: "X", Side.ORANGE: "O"}[state.to_move]
         status = f"{state.to_move} ({mark}) to move, ply {state.ply}"
         if state.banned:
             status += "; banned: " + " ".join(_letters(state.banned))
-        return f"{stones}\n{letters}\n{status}"
+        return f"{self.render_final(state)}\n{status}"
+
+    def render_final(self, state: AlakState) -> str:
+        stones = " ".join(pbm_line(state))
+        letters = " ".join(LETTERS[: state.rules.size])
+        return f"{stones}\n{letters}"
 
     def state_json(self, state: AlakState) -> Mapping[str, Any]:
         line = pbm_line(state)
@@ -677,6 +679,11 @@ class Alak(Game[AnyAlakState, Move, "AlakOptions"]):
             return TRADITIONAL.render_text(state)
         return BALJEU.render_text(state)
 
+    def render_final(self, state: AnyAlakState) -> str:
+        if isinstance(state, TraditionalState):
+            return TRADITIONAL.render_final(state)
+        return BALJEU.render_final(state)
+
     def state_json(self, state: AnyAlakState) -> Mapping[str, Any]:
         if isinstance(state, TraditionalState):
             return TRADITIONAL.state_json(state)
@@ -735,7 +742,12 @@ class TraditionalAlak(Game[TraditionalState, Move, "AlakOptions"]):
         return Touched(to=(LETTERS[move.point],), removed=tuple(_letters(captured)))
 
     def render_text(self, state: TraditionalState) -> str:
-        board = BALJEU.render_text(_as_baljeu(state))
+        return self._render(state, BALJEU.render_text(_as_baljeu(state)))
+
+    def render_final(self, state: TraditionalState) -> str:
+        return self._render(state, BALJEU.render_final(_as_baljeu(state)))
+
+    def _render(self, state: TraditionalState, board: str) -> str:
         blue, orange = traditional_score(state)
         passer = "orange" if state.to_move is _BLUE else "blue"
         passed = f" ({passer} passed)" if state.passes else ""

@@ -344,6 +344,9 @@ class LGame(Game[LGameState, Move, "LGameOptions"]):
         return Touched(from_=tuple(left), to=tuple(arrived))
 
     def render_text(self, state: LGameState) -> str:
+        return f"{self.render_final(state)}\n{state.to_move.value} to move, ply {state.ply}"
+
+    def render_final(self, state: LGameState) -> str:
         marks = ["."] * SQUARES
         for s in CELLS[state.blue]:
             marks[s] = "B"
@@ -354,7 +357,6 @@ class LGame(Game[LGameState, Move, "LGameOptions"]):
         rows = ["   " + " ".join(str(x) for x in range(1, SIZE + 1))]
         for y in range(SIZE):
             rows.append(f"{y + 1}  " + " ".join(marks[y * SIZE : (y + 1) * SIZE]))
-        rows.append(f"{state.to_move.value} to move, ply {state.ply}")
         return "\n".join(rows)
 
     def state_json(self, state: LGameState) -> Mapping[str, Any]:

@@ -95,6 +95,7 @@ BIT: Mapping[str, int] = {name: 1 << i for i, name in enumerate(POINTS)}
 FULL = (1 << len(POINTS)) - 1
 _SOURCE_BIT = {**BIT, "h1": 0, "h2": 0}  # a placement vacates nothing
 _ADJ_MASK: Mapping[str, int] = {p: sum(BIT[q] for q in ADJACENT[p]) for p in POINTS}
+_ADJ_BY_BIT: tuple[int, ...] = tuple(_ADJ_MASK[p] for p in POINTS)  # by bit index
 _MILL_MASKS: tuple[int, ...] = tuple(BIT[a] | BIT[b] | BIT[c] for a, b, c in MILLS)
 # For each point: the masks of the two other points of each of the two mills through it.
 _MILL_RESTS: Mapping[str, tuple[int, int]] = {
@@ -190,11 +191,23 @@ def _removable(opponent: int) -> list[str]:
     return _names(outside or opponent)
 
 
+# For each point: the two mills through it, in `MILLS` order, as (the mask of their other two
+# points, the mill as 'd1 d2 d3').
+_MILLS_THROUGH: Mapping[str, tuple[tuple[int, str], ...]] = {
+    p: tuple(
+        (m & ~BIT[p], " ".join(mill))
+        for mill, m in zip(MILLS, _MILL_MASKS, strict=True)
+        if m & BIT[p]
+    )
+    for p in POINTS
+}
+
+
 def _completed_mill(own_without_source: int, target: str) -> str:
     """The first mill `target` completes, as 'd1 d2 d3' (for messages)."""
-    for mill in MILLS:
-        if target in mill and all(p == target or own_without_source & BIT[p] for p in mill):
-            return " ".join(mill)
+    for rest, mill in _MILLS_THROUGH[target]:
+        if own_without_source & rest == rest:
+            return mill
     return ""
 
 
@@ -312,7 +325,12 @@ class LaskerMorris(Game[LaskerMorrisState, Move, "LaskerMorrisOptions"]):
         empty = FULL & ~(own | opp)
         if _hand(state, state.to_move) or own.bit_count() <= FLYING_MAX:
             return bool(empty)
-        return any(own & b and _ADJ_MASK[p] & empty for p, b in _POINT_BITS)
+        while own:  # each stone, lowest bit first: one with an empty neighbour can move
+            stone = own & -own
+            if _ADJ_BY_BIT[stone.bit_length() - 1] & empty:
+                return True
+            own ^= stone
+        return False
 
     def apply(self, state: LaskerMorrisState, move: Move) -> LaskerMorrisState:
         source, target, remove = move
@@ -390,10 +408,15 @@ class LaskerMorris(Game[LaskerMorrisState, Move, "LaskerMorrisOptions"]):
 
     def parse_move(self, state: LaskerMorrisState, line: str) -> Move:
         move = _parse_tokens(line)
-        ended = self.outcome(state)
+        # Whether the game is over is asked only where it can be: the rule endings always (they
+        # are cheap), a side without a move only when this move is illegal (a legal move says
+        # there is one). The referee parses every move a bot sends.
+        ended = self._rule_outcome(state)
+        reason = "" if ended is not None else _illegal_reason(state, move)
+        if reason and ended is None:
+            ended = self.outcome(state)
         if ended is not None:
             raise IllegalMove(f"the game is over: {ended.detail}")
-        reason = _illegal_reason(state, move)
         if reason:
             raise IllegalMove(reason)
         return move
@@ -411,13 +434,18 @@ class LaskerMorris(Game[LaskerMorrisState, Move, "LaskerMorrisOptions"]):
         )
 
     def render_text(self, state: LaskerMorrisState) -> str:
+        return self._render(state, f"to move: {state.to_move}   ply {state.ply}   ")
+
+    def render_final(self, state: LaskerMorrisState) -> str:
+        return self._render(state, "")
+
+    def _render(self, state: LaskerMorrisState, mover: str) -> str:
         cells = {p: "." for p in POINTS}
         cells.update({p: "B" for p in stones(state, Side.BLUE)})
         cells.update({p: "O" for p in stones(state, Side.ORANGE)})
         board = _TEMPLATE.format(**cells)
         status = (
-            f"to move: {state.to_move}   ply {state.ply}   "
-            f"in hand: blue {state.blue_hand} (h1), orange {state.orange_hand} (h2)   "
+            f"{mover}in hand: blue {state.blue_hand} (h1), orange {state.orange_hand} (h2)   "
             f"plies without removal: {state.plies_without_removal}"
         )
         return f"{board}\nB = blue, O = orange\n{status}"
@@ -476,6 +504,10 @@ def _mask_of(points: Iterable[str], side: Side) -> int:
 
 _SYNTAX = "a move is '<source> <target> <remove>', e.g. 'h1 d1 r0', 'd1 d2 e3' or 'a1 g7 r0'"
 _GRID_SQUARES = frozenset(f"{f}{r}" for f in "abcdefg" for r in "1234567")
+# What each token may be, made once: the referee parses every move a bot sends.
+_SOURCE_TOKENS = frozenset(BIT) | _HAND_OWNER.keys()
+_TARGET_TOKENS = frozenset(BIT)
+_REMOVE_TOKENS = frozenset(BIT) | {NO_REMOVAL}
 
 
 def _parse_tokens(line: str) -> Move:
@@ -486,9 +518,11 @@ def _parse_tokens(line: str) -> Move:
     if len(tokens) != 3:
         raise BadSyntax(f"expected 3 tokens, got {len(tokens)} in {line.strip()!r}: {_SYNTAX}")
     source, target, remove = tokens
-    _check_token("source", source, frozenset(BIT) | _HAND_OWNER.keys(), "h1, h2 or a point")
-    _check_token("target", target, frozenset(BIT), "a point")
-    _check_token("remove", remove, frozenset(BIT) | {NO_REMOVAL}, "r0 or a point")
+    if source in _SOURCE_TOKENS and target in _TARGET_TOKENS and remove in _REMOVE_TOKENS:
+        return Move(source, target, remove)  # every token in place: nothing to say
+    _check_token("source", source, _SOURCE_TOKENS, "h1, h2 or a point")
+    _check_token("target", target, _TARGET_TOKENS, "a point")
+    _check_token("remove", remove, _REMOVE_TOKENS, "r0 or a point")
     return Move(source, target, remove)
 
 

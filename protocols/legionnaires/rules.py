@@ -268,6 +268,9 @@ class Legionnaires(Game[LegionnairesState, Move, "LegionnairesOptions"]):
         return Touched(from_=(move.frm,), to=(move.to,), removed=(move.to,))
 
     def render_text(self, state: LegionnairesState) -> str:
+        return f"{self.render_final(state)}; {state.to_move} to move (ply {state.ply})"
+
+    def render_final(self, state: LegionnairesState) -> str:
         board = state.board
         files = " ".join(chr(97 + x) for x in range(board.width))
         lines = [f"    {files}"]
@@ -275,7 +278,7 @@ class Legionnaires(Game[LegionnairesState, Move, "LegionnairesOptions"]):
             cells = [_cell(state, y * board.width + x) for x in range(board.width)]
             lines.append(f"{y + 1:>2}  {' '.join(cells)}  {y + 1}")
         lines.append(f"    {files}")
-        lines.append(f"B = blue, O = orange; {state.to_move} to move (ply {state.ply})")
+        lines.append("B = blue, O = orange")
         return "\n".join(lines)
 
     def state_json(self, state: LegionnairesState) -> Mapping[str, Any]:

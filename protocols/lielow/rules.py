@@ -364,13 +364,19 @@ class Lielow(Game[LielowState, Move, "LielowOptions"]):
         return Touched(from_=(SQUARE_NAMES[src],), to=(SQUARE_NAMES[dst],), removed=captured)
 
     def render_text(self, state: LielowState) -> str:
+        return self._render(state, f"{state.to_move} to move, ply {state.ply}; ")
+
+    def render_final(self, state: LielowState) -> str:
+        return self._render(state, "")
+
+    def _render(self, state: LielowState, mover: str) -> str:
         files = ("    " + "".join(f"  {f} " for f in FILES)).rstrip()
         lines = [files]
         for rank in range(SIZE - 1, -1, -1):
             cells = "".join(self._cell(state, rank * SIZE + f) for f in range(SIZE))
             lines.append(f" {rank + 1}  {cells}  {rank + 1}")
         lines.append(files)
-        lines.append(f"{state.to_move} to move, ply {state.ply}; * marks a king")
+        lines.append(f"{mover}* marks a king")
         return "\n".join(lines)
 
     @staticmethod

@@ -123,9 +123,12 @@ class TicTacToe(Game[TicTacToeState, int, "TicTacToeOptions"]):
         return [state.cells[3 * r : 3 * r + 3] for r in reversed(range(len(ROWS)))]
 
     def render_text(self, state: TicTacToeState) -> str:
+        mover = f"{state.to_move} ({_MARK[state.to_move]}) to move, ply {state.ply}"
+        return f"{self.render_final(state)}\n{mover}"
+
+    def render_final(self, state: TicTacToeState) -> str:
         lines = [f"{r} " + " ".join(row) for r, row in zip("321", self.rows(state), strict=True)]
         lines.append("  " + " ".join(COLUMNS))
-        lines.append(f"{state.to_move} ({_MARK[state.to_move]}) to move, ply {state.ply}")
         return "\n".join(lines)
 
     def state_json(self, state: TicTacToeState) -> Mapping[str, Any]:

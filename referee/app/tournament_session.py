@@ -11,7 +11,7 @@ from __future__ import annotations
 import sys
 from collections.abc import Awaitable, Callable, Sequence
 from contextlib import AsyncExitStack
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import partial
 from typing import TYPE_CHECKING, Protocol
 
@@ -21,23 +21,18 @@ from rich.console import Console
 from referee import EXIT_INTERRUPTED, EXIT_OK, EXIT_VOID
 from referee.bot import unwrap_single
 from referee.course.collect import course_places
-from referee.isolation import (
-    Isolation,
-    IsolationUnavailable,
-    check_bot_users,
-    choose,
-    describe,
-)
-from referee.match import unreachable_player
+from referee.isolation import Isolation, IsolationUnavailable, check_bot_users, describe
+from referee.match.host import Host
 from referee.nofollow import PlantedLink
+from referee.players import unreachable_player
 from referee.printable import printable
-from referee.tournament.bot_folders import contain_run, layout_refusal
+from referee.tournament.bot_folders import layout_refusal
 from referee.tournament.config import LoadedConfig
 from referee.tournament.events import Event, TournamentFinished
 from referee.tournament.opening_plan import OpeningPlan
 from referee.tournament.preflight import StartCheck, check_bots
 from referee.tournament.resume import open_tournament, store_problem
-from referee.tournament.runner import PlayGame, Runner, RunState, play_match
+from referee.tournament.runner import PlayGame, Runner, RunState, play_match, tournament_host
 from referee.tournament.store import STORE_NAME, GameRow, GameState, Store, StoreError
 from referee.views.tournament_live import LiveDisplay
 
@@ -107,18 +102,19 @@ def play_tournament(
     if refusal := layout_refusal(players):
         err.print(f"referee: {loaded.path}: {refusal}", markup=False, highlight=False)
         return None
-    isolation: Isolation | None = None
+    host: Host | None = None
     if address is None:
         try:
-            # No bot of the tournament may see its folder (the store, the records), its config,
-            # a course's own folders, any other player's files, nor other runs' output.
+            # Chosen once, here, for every game of the run; no bot of the tournament may see
+            # its folder (the store, the records, the config), any other player's files, nor
+            # other runs' stores and records.
+            host = tournament_host(loaded)
+            # Nor its config, nor a course's own folders (a collected tournament's).
             course = course_places(loaded.path) if loaded.collected else []
-            chosen = choose(loaded.config.match_settings().isolation)
-            chosen = chosen.hiding(loaded.directory, loaded.path, *course)
-            isolation = contain_run(chosen, players)
+            host = replace(host, isolation=host.isolation.hiding(loaded.path, *course))
             # Two bots a game, each with a user of its own, as many games at once as it plays.
             games_at_once = concurrency or loaded.config.effective_concurrency()
-            check_bot_users(isolation, 2 * games_at_once)
+            check_bot_users(host.isolation, 2 * games_at_once)
         except IsolationUnavailable as exc:
             err.print(f"referee: {loaded.path}: [match.isolation]: {exc}", markup=False)
             return None
@@ -129,6 +125,7 @@ def play_tournament(
     except StoreError as exc:
         err.print(f"referee: {store_problem(exc, loaded)}", markup=False, highlight=False)
         return None
+    isolation = host.isolation if host is not None else None
     if isolation is not None:
         waiting = [loaded.player_spec(name, 0) for name in _waiting(loaded, store.games())]
         if refused := unreachable_player(waiting, isolation):  # the path and the fix
@@ -158,12 +155,13 @@ def play_tournament(
     async def play_in(
         stack: AsyncExitStack, nursery: trio.Nursery, hub: LiveHub | None
     ) -> TournamentFinished | None:
-        play: PlayGame = play_match
-        if isolation is not None:  # chosen once, here, for every game of the run
-            play = partial(play_match, isolation=isolation)
         limit = concurrency
         remote: RemoteCheck | None = None
-        if address is not None:
+        play: PlayGame
+        if host is not None:
+            play = partial(play_match, host=host)
+        else:
+            assert address is not None  # no host: the games are played on a cluster
             # Deferred: the cluster package (asyncio, bot packing) loads only for runs on one.
             from referee.cluster.start import enter_cluster
 

@@ -21,7 +21,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 from protocols import UnknownGame, canonical_name
 from referee.arena.final_file import check_final_file
 from referee.course.scheme import BuildSettings, CheckSettings, CourseError, load_scheme
-from referee.match import MatchSettings, TimeSettings
+from referee.match.settings import MatchSettings, TimeSettings
 from referee.tournament.config import Loc, describe_problems, validation_message
 from referee.tournament.config_file import check_game, check_match_table
 from referee.tournament.toml_lines import align_comments

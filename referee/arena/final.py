@@ -41,14 +41,15 @@ from referee.arena.folder import Arena
 from referee.arena.preflight import version_folder
 from referee.bot_content import bot_content_hash
 from referee.course.scheme import BASELINE_PREFIX, CourseError, load_scheme
-from referee.isolation import Isolation, IsolationUnavailable, choose, describe
-from referee.match import POSITION
+from referee.isolation import IsolationUnavailable, describe
+from referee.match.host import Host
 from referee.nofollow import write_file
-from referee.tournament.bot_folders import contain_run, layout_refusal
+from referee.players import POSITION
+from referee.tournament.bot_folders import layout_refusal
 from referee.tournament.config import ConfigError, LoadedConfig
 from referee.tournament.events import Event, GameFinished, TournamentFinished
 from referee.tournament.resume import open_tournament, store_problem
-from referee.tournament.runner import Runner, play_match
+from referee.tournament.runner import Runner, play_match, tournament_host
 from referee.tournament.store import Store, StoreError
 
 FINAL_DIR = "final"
@@ -220,31 +221,31 @@ async def play_final(
     """Play (or resume) the final in this trio loop, as `tournament run` plays a tournament on
     this machine: the isolation chosen once, the store checked against the config, the
     runner. Cancelled, its games in progress go back to be played again."""
-    isolation, store = await trio.to_thread.run_sync(_ready, loaded)
-    log.info("the final: %s", describe(isolation))
+    host, store = await trio.to_thread.run_sync(_ready, loaded)
+    log.info("the final: %s", describe(host.isolation))
     try:
-        runner = Runner(loaded, store, emit=emit, play=partial(play_match, isolation=isolation))
+        runner = Runner(loaded, store, emit=emit, play=partial(play_match, host=host))
         return await runner.run(handle_signals=False)
     finally:
         store.close()
 
 
-def _ready(loaded: LoadedConfig) -> tuple[Isolation, Store]:
-    """The final's isolation and its store opened (off the event loop: both read the disk,
-    and choosing the isolation may try the machine's programs)."""
+def _ready(loaded: LoadedConfig) -> tuple[Host, Store]:
+    """The final's host (as a tournament's, `tournament_host`) and its store opened (off the
+    event loop: both read the disk, and choosing the isolation may try the machine's
+    programs)."""
     players = [loaded.player_spec(name, loaded.config.seed) for name in loaded.config.player_names]
     if refusal := layout_refusal(players):
         raise FinalError(f"{loaded.path}: {refusal}")
     try:
-        chosen = choose(loaded.config.match_settings().isolation).hiding(loaded.directory)
-        isolation = contain_run(chosen, players)
+        host = tournament_host(loaded)
     except IsolationUnavailable as exc:
         raise FinalError(f"{loaded.path}: [match.isolation]: {exc}") from None
     try:
         store, _ = open_tournament(loaded)
     except StoreError as exc:
         raise FinalError(store_problem(exc, loaded)) from None
-    return isolation, store
+    return host, store
 
 
 def log_event(event: Event) -> None:

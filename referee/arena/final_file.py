@@ -35,7 +35,7 @@ from pydantic import ValidationError
 from protocols import UnknownGame, canonical_name
 from referee.cluster.address import parse_address
 from referee.course.scheme import BASELINE_PREFIX
-from referee.match import BUILTIN_PREFIX
+from referee.players import BUILTIN_PREFIX
 from referee.printable import printable
 from referee.tournament.config import (
     ADDRESS_CHECK,

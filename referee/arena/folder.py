@@ -40,6 +40,7 @@ from referee.arena.config import (
 from referee.arena.final_file import template_text
 from referee.arena.store import STORE_NAME, ArenaStore, create_store, open_store
 from referee.course.scheme import SCHEME_TEXT, Course, CourseError
+from referee.match.host import Host, choose_host
 from referee.nofollow import (
     PlantedLink,
     create_file,
@@ -107,6 +108,15 @@ class Arena:
     config: ArenaConfig
     store: ArenaStore
     secret: bytes
+    # Where the versions' checks are played: chosen once, at the first check (`check_host`).
+    checks_host: Host | None = None
+
+    def check_host(self) -> Host:
+        """The host of every check game of this server, chosen at its first check (raises
+        `IsolationUnavailable` while the machine cannot give the level arena.toml asks for)."""
+        if self.checks_host is None:
+            self.checks_host = choose_host(self.config.match_settings().isolation)
+        return self.checks_host
 
     def path(self, configured: Path) -> Path:
         """A path from arena.toml (relative ones are from the arena's folder)."""

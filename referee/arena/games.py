@@ -1,16 +1,18 @@
 """Play one game of the ladder and commit its result.
 
-A game taken from the store (`ladder_store.take_next`: running) becomes an order: the game, its
+A game taken from the store (`ladder_store.take_next`: running) becomes a task: the game, its
 options and settings, its seed and opening, and each version as a seat (its command, the
-protocol extensions it declared) with its folder DIR/versions/ID and content hash. The order is
-played by a `PlayOrder`: here by the referee's own match (`play_match`, the one call of it), or
-on the Dask cluster (`remote.py`). The record is written to DIR/games/ID.jsonl as the game goes
-(on a cluster, when the worker returns it), and the result is committed once the record is on
-disk (`ladder_store.finish`): `done`, or `void` with its replay queued.
+protocol extensions it declared) with its folder DIR/versions/ID and content hash. The task is
+played by a `PlayOrder`: here as the match's `GameOrder`, handed to its one play function on
+the host the server chose once (`play_match`), or on the Dask cluster (`remote.py`). The
+record is written to DIR/games/ID.jsonl as the game goes (on a cluster, when the worker returns
+it), and the result is committed once the record is on disk (`ladder_store.finish`): `done`, or
+`void` with its replay queued.
 
-A referee fault never blames a bot: inside the match it voids the game (the match logs its
-traceback), and a failure of ours around the match voids it too, its traceback logged here;
-both reach DIR/arena.log and stderr through the server's log.
+A referee error never blames a bot: inside the match it voids the game as `referee-error` (the
+match writes its traceback to stderr and to DIR/arena.log, the host's log), and a failure of
+ours around the match voids it too, its traceback logged here, to the same places through the
+server's log.
 """
 
 from __future__ import annotations
@@ -31,9 +33,13 @@ from referee.arena.folder import ArenaPaths
 from referee.arena.ladder_store import finish, record_name
 from referee.arena.rows import Game
 from referee.arena.store import ArenaStore
-from referee.cluster.orders import GameOrder, Seat
-from referee.isolation import Isolation
-from referee.match import LagMonitor, Listener, Match, MatchSettings
+from referee.cluster.orders import GameTask, Seat
+from referee.match import driver
+from referee.match.host import Host
+from referee.match.lag import LagMonitor
+from referee.match.order import GameOrder
+from referee.match.recorder import Listener
+from referee.match.settings import MatchSettings
 from referee.records import GameRecord, Header, Ply, Result, utc_now
 
 log = logging.getLogger("referee.arena")
@@ -82,9 +88,9 @@ def contestants(db: sqlite3.Connection, root: Path, ids: Sequence[int]) -> dict[
     }
 
 
-def game_order(config: ArenaConfig, game: Game, blue: Contestant, orange: Contestant) -> GameOrder:
-    """The order for `game`: what any machine needs to play it exactly as scheduled."""
-    return GameOrder(
+def game_task(config: ArenaConfig, game: Game, blue: Contestant, orange: Contestant) -> GameTask:
+    """The task of `game`: what any machine needs to play it exactly as scheduled."""
+    return GameTask(
         key=f"arena-{game.id}",
         number=game.id,
         game=config.game,
@@ -98,12 +104,12 @@ def game_order(config: ArenaConfig, game: Game, blue: Contestant, orange: Contes
 
 
 class PlayOrder(Protocol):
-    """Plays an order between two contestants (blue, orange), its record written to `record`
-    as the game goes; `decided` is called once the result is known."""
+    """Plays a game's task between two contestants (blue, orange), its record written to
+    `record` as the game goes; `decided` is called once the result is known."""
 
     def __call__(
         self,
-        order: GameOrder,
+        task: GameTask,
         players: tuple[Contestant, Contestant],
         record: Path,
         listener: Listener,
@@ -112,38 +118,34 @@ class PlayOrder(Protocol):
 
 
 async def play_match(
-    order: GameOrder,
+    task: GameTask,
     players: tuple[Contestant, Contestant],
     record: Path,
     listener: Listener,
     decided: Callable[[], None],
     *,
-    isolation: Isolation,
+    host: Host,
     lag: LagMonitor,
 ) -> GameRecord:
-    """The one call of the referee's match (the app's game use case, once there is one): the
-    order played here, each bot in its version's folder, under the isolation chosen once."""
+    """The task played here, on the server's `host` (chosen once), each bot in its version's
+    folder: its `GameOrder` handed to the one play function (`driver.play`)."""
     blue, orange = (
-        order.player_spec(seat, player.folder).model_copy(
+        task.player_spec(seat, player.folder).model_copy(
             update={"content_hash": player.content_hash}
         )
-        for seat, player in zip((order.blue, order.orange), players, strict=True)
+        for seat, player in zip((task.blue, task.orange), players, strict=True)
     )
-    match = Match(
-        order.game,
-        blue,
-        orange,
-        options=order.options,
-        settings=MatchSettings.model_validate(order.settings),
-        seed=order.seed,
-        record_path=record,
-        listener=listener,
-        lag_monitor=lag,
-        on_decided=decided,
-        isolation=isolation,
-        opening=order.opening,
+    order = GameOrder(
+        game=task.game,
+        options=task.options,
+        players=(blue, orange),  # player 1 is blue: the settings never draw the colours
+        settings=MatchSettings.model_validate(task.settings),
+        seed=task.seed,
+        opening=tuple(task.opening),
     )
-    return await match.play()
+    return await driver.play(
+        order, host, record_path=record, listener=listener, lag_monitor=lag, on_decided=decided
+    )
 
 
 @dataclass(frozen=True)
@@ -178,22 +180,22 @@ async def play_game(
     try:
         found = await store.read(contestants, root, (game.blue, game.orange))
         blue, orange = found[game.blue], found[game.orange]
-        order = game_order(config, game, blue, orange)
-        record = await play(order, (blue, orange), path, listener, decided)
+        task = game_task(config, game, blue, orange)
+        record = await play(task, (blue, orange), path, listener, decided)
         assert record.result is not None
         result = record.result
     except Exception as exc:  # a bug of ours around the match: void, never blame a bot
-        log.exception("game %d: a referee fault outside the match voids it", game.id)
+        log.exception("game %d: a referee error outside the match voids it", game.id)
         result = Result(
             winner=None,
-            reason=Reason.REFEREE_FAULT,
+            reason=Reason.REFEREE_ERROR,
             detail=f"{type(exc).__name__}: {exc}",
             plies=plies,
             void=True,
             finished_at=utc_now(),
         )
-    if result.reason is Reason.REFEREE_FAULT:
-        log.error("game %d: a referee fault voids it: %s", game.id, result.detail)
+    if result.reason is Reason.REFEREE_ERROR:
+        log.error("game %d: a referee error voids it: %s", game.id, result.detail)
     replay = await store.write(finish, root, clock(), game, result)
     if replay is not None:
         log.info("game %d is void (%s): played again as game %d", game.id, result.why, replay.id)

@@ -51,8 +51,9 @@ from referee.arena.ratings import fit, fit_key, rating_data, store_ratings
 from referee.arena.rows import Game
 from referee.arena.scheduler import next_meetings
 from referee.cluster.address import ClusterAddress, parse_address
-from referee.isolation import Isolation, IsolationUnavailable, choose, describe
-from referee.match import LagMonitor
+from referee.isolation import IsolationUnavailable, describe
+from referee.match.host import Host, choose_host
+from referee.match.lag import LagMonitor
 from referee.records import utc_now
 from referee.web.live import LiveHub
 
@@ -65,15 +66,15 @@ MISSING_EXTRA = "the cluster needs Dask: pip install 'referee[cluster]' here and
 
 @dataclass(frozen=True)
 class LadderSetup:
-    """Where the ladder's games are played: here under `isolation`, or on `cluster`."""
+    """Where the ladder's games are played: here on `host`, or on `cluster`."""
 
-    isolation: Isolation | None = None
+    host: Host | None = None
     cluster: ClusterAddress | None = None
 
 
 def ladder_setup(arena: Arena, cluster: str | None = None) -> LadderSetup:
-    """The isolation of every game played here, chosen once for the server (`ArenaError`
-    when the machine cannot give the level arena.toml asks for), or the cluster's address."""
+    """The host of every game played here, chosen once for the server (`ArenaError` when the
+    machine cannot give the level arena.toml asks for), or the cluster's address."""
     if cluster is not None:
         try:
             address = parse_address(cluster)
@@ -82,13 +83,15 @@ def ladder_setup(arena: Arena, cluster: str | None = None) -> LadderSetup:
         if importlib.util.find_spec("distributed") is None:
             raise ArenaError(MISSING_EXTRA)
         return LadderSetup(cluster=address)
+    # No bot sees the arena's folder: the store, the uploads, the records, the other versions
+    # (the sandbox binds its own version's folder back over it). A referee error's traceback
+    # goes to the arena's log.
+    settings = arena.config.match_settings().isolation
     try:
-        chosen = choose(arena.config.match_settings().isolation)
+        host = choose_host(settings, arena.paths.root, log=arena.paths.log)
     except IsolationUnavailable as exc:
         raise ArenaError(f"{arena.paths.config}: [match.isolation]: {exc}") from None
-    # No bot sees the arena's folder: the store, the uploads, the records, the other versions
-    # (the sandbox binds its own version's folder back over it).
-    return LadderSetup(isolation=chosen.hiding(arena.paths.root))
+    return LadderSetup(host=host)
 
 
 def concurrency_of(arena: Arena, slots: int | None = None) -> int:
@@ -233,18 +236,18 @@ class Ladder:
 async def open_play(arena: Arena, setup: LadderSetup) -> AsyncIterator[tuple[PlayOrder, int]]:
     """How the ladder plays its games, and how many at once, for as long as it runs."""
     if setup.cluster is None:
-        assert setup.isolation is not None
-        log.info("%s", describe(setup.isolation))
+        assert setup.host is not None
+        log.info("%s", describe(setup.host.isolation))
         lag = LagMonitor()
         async with trio.open_nursery() as nursery:
             nursery.start_soon(lag.run)
-            yield partial(play_match, isolation=setup.isolation, lag=lag), concurrency_of(arena)
+            yield partial(play_match, host=setup.host, lag=lag), concurrency_of(arena)
             nursery.cancel_scope.cancel()
         return
     # Deferred: the cluster (Dask's client) loads only for a server that plays on one.
     from referee.arena.remote import open_remote
 
-    async with open_remote(setup.cluster) as remote:
+    async with open_remote(setup.cluster, arena.paths.log) as remote:
         log.info("playing on the cluster %s: %d game slots", setup.cluster, remote.slots())
         yield remote, concurrency_of(arena, remote.slots())
 

@@ -3,11 +3,11 @@ games, a pending game taken to be played, a played game's result committed, and 
 stopped server left running voided and queued again.
 
 A game moves `pending -> running -> done | void`, one row per attempt: a void game (a referee
-fault, the machine failing, referee overload, the server stopping) is never played again
+error, the machine failing, referee overload, the server stopping) is never played again
 itself; a fresh pending game takes its place in the same transaction (`replaces` names the
 void one; same versions, colours, seed and opening). A result counts only from `done`, so a
 game can never count twice. Replays have limits: `MAX_REPLAYS` void attempts of one game, and a
-referee fault only once (a bug that voids a game tends to void its replay too); a game the
+referee error only once (a bug that voids a game tends to void its replay too); a game the
 server stopped is always played again.
 
 Seeds come from the store alone: a game's seed from its id (`game_seed`), the opening of a
@@ -24,20 +24,20 @@ from dataclasses import replace
 from datetime import datetime, timedelta
 from pathlib import Path
 
-from protocols.base import Reason
+from protocols.base import RENAMED_REASONS, Reason
 from referee.arena.config import ArenaConfig
 from referee.arena.deadline import PINNED
 from referee.arena.rows import Game, GameKind, GameState
 from referee.arena.scheduler import Entrant, Meeting, Pair, Snapshot, pair
 from referee.arena.store import get_state, parse_stamp, snapshot, stamp, transaction
-from referee.match import POSITION, is_builtin
 from referee.openings import OpeningError, opening_for_pair
+from referee.players import POSITION, is_builtin
 from referee.records import Result, final_chain
 from referee.tournament.store import sync_file
 
 RECORDS = "games"
 MAX_REPLAYS = 3  # void attempts of one game (the server stopping aside) before it is left void
-FAULT_REPLAYS = 1  # of them, referee faults
+FAULT_REPLAYS = 1  # of them, referee errors
 TIMED_GAMES = 50  # the latest games whose mean length tells the scheduler how long games take
 HOUR = timedelta(hours=1)
 STOPPED = "the server stopped while the game was being played"
@@ -258,7 +258,8 @@ def _may_replay(db: sqlite3.Connection, game: Game, reason: Reason) -> bool:
     if reason is Reason.INTERRUPTED:
         return True
     reasons = [reason.value, *_earlier_voids(db, game)]
-    faults = reasons.count(Reason.REFEREE_FAULT.value)
+    # A referee error, or a referee fault as the stores of older referees name it.
+    faults = sum(RENAMED_REASONS.get(r, r) == Reason.REFEREE_ERROR.value for r in reasons)
     voids = len([r for r in reasons if r != Reason.INTERRUPTED.value])
     return faults <= FAULT_REPLAYS and voids <= MAX_REPLAYS
 

@@ -13,7 +13,7 @@ import logging
 from pathlib import Path
 
 from referee.arena.disclosure import public_line
-from referee.match import Listener
+from referee.match.recorder import Listener
 from referee.records import Header, Ply, Result
 from referee.web.live import LiveHub
 

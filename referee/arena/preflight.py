@@ -41,9 +41,8 @@ from referee.course.unpack import (
     unpack_zip,
 )
 from referee.isolation import reach_check
-from referee.isolation.levels import choose
-from referee.match import POSITION
 from referee.nofollow import make_new_folder
+from referee.players import POSITION
 from referee.tournament.bot_folders import command_problem
 from referee.tournament.layouts import TOML_MANIFESTS, guess_command
 
@@ -256,8 +255,8 @@ async def check(arena: Arena, version_id: int, command: str) -> Checked:
     config = arena.config
     folder = version_folder(arena.paths, version_id)
     settings = config.match_settings()
-    isolation = choose(settings.isolation)
-    if refused := reach_check(command, folder, isolation):
+    host = arena.check_host()
+    if refused := reach_check(command, folder, host.isolation):
         raise RefereeFault(f"the bots' users cannot reach the version's folder: {refused}")
     records = check_folder(arena.paths, version_id)
     for _ in range(CHECK_ATTEMPTS):
@@ -271,7 +270,7 @@ async def check(arena: Arena, version_id: int, command: str) -> Checked:
             opponent=config.check.opponent,
             seed=version_id,
             cwd=folder,
-            isolation=isolation,
+            host=host,
             options=config.game_options,
         )
         spoilt = [g for g in report.games if _spoilt(g)]

@@ -21,9 +21,10 @@ from referee.arena.folder import ArenaError
 from referee.arena.games import Contestant
 from referee.cluster.address import ClusterAddress
 from referee.cluster.client import ClusterError, ClusterSession, connect
-from referee.cluster.orders import GameOrder
+from referee.cluster.orders import GameTask
 from referee.cluster.shipping import pack_folder
-from referee.match import Listener, MatchSettings
+from referee.match.recorder import Listener
+from referee.match.settings import MatchSettings
 from referee.records import GameRecord, Header, PlayerInfo, TimeControl, utc_now
 from referee.tournament.config import ClusterSettings
 
@@ -33,6 +34,7 @@ class RemotePlay:
     """A `PlayOrder` on the cluster: versions packed on first use, then played there."""
 
     session: ClusterSession
+    log: Path  # where a referee error on a worker is reported: the arena's log
     digests: dict[int, str] = field(default_factory=dict)  # version id -> its pack's hash
     _packing: trio.Lock = field(default_factory=trio.Lock)
 
@@ -49,25 +51,31 @@ class RemotePlay:
 
     async def __call__(
         self,
-        order: GameOrder,
+        task: GameTask,
         players: tuple[Contestant, Contestant],
         record: Path,
         listener: Listener,
         decided: Callable[[], None],
     ) -> GameRecord:
         blue, orange = players
-        shipped = order.model_copy(
+        shipped = task.model_copy(
             update={
-                "blue": order.blue.model_copy(update={"digest": await self._digest(blue)}),
-                "orange": order.orange.model_copy(update={"digest": await self._digest(orange)}),
+                "blue": task.blue.model_copy(update={"digest": await self._digest(blue)}),
+                "orange": task.orange.model_copy(update={"digest": await self._digest(orange)}),
             }
         )
-        return await self.session.play_order(
-            shipped, record, listener, decided, header=lambda: order_header(order, players)
+        return await self.session.play_task(
+            shipped,
+            record,
+            listener,
+            decided,
+            header=lambda: order_header(task, players),
+            where=f"arena game {task.number}",
+            log=self.log,
         )
 
 
-def order_header(order: GameOrder, players: tuple[Contestant, Contestant]) -> Header:
+def order_header(order: GameTask, players: tuple[Contestant, Contestant]) -> Header:
     """A record's header for an order whose worker never sent one (the game is void)."""
     options = get_game(order.game).parse_options(order.options)
     return Header(
@@ -85,7 +93,7 @@ def order_header(order: GameOrder, players: tuple[Contestant, Contestant]) -> He
 
 
 @asynccontextmanager
-async def open_remote(address: ClusterAddress) -> AsyncIterator[RemotePlay]:
+async def open_remote(address: ClusterAddress, log: Path) -> AsyncIterator[RemotePlay]:
     """The cluster at `address`, connected for as long as the ladder runs (`ArenaError` when
     it cannot be reached)."""
     async with AsyncExitStack() as stack:
@@ -94,4 +102,4 @@ async def open_remote(address: ClusterAddress) -> AsyncIterator[RemotePlay]:
             session = await stack.enter_async_context(connect(address, settings))
         except (ClusterError, OSError, TimeoutError) as exc:
             raise ArenaError(f"the cluster {address}: {exc}") from None
-        yield RemotePlay(session)
+        yield RemotePlay(session, log)

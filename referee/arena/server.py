@@ -26,8 +26,8 @@ from referee.arena.web.site import Site
 from referee.web.listen import http_config, serve
 
 log = logging.getLogger("referee.arena")
-# Where the server's log comes from: the arena, its matches (a referee fault's traceback) and
-# the web server.
+# Where the server's log comes from: the arena, its matches and the web server (a referee
+# error's traceback the match writes to the log itself: `ladder_setup`'s host).
 LOGGERS = ("referee.arena", "referee.match", "hypercorn.error")
 
 
@@ -55,7 +55,7 @@ async def start_background(
 
 def log_to_file(arena: Arena) -> list[logging.Handler]:
     """The arena's log (errors with their tracebacks, and the web server's) in DIR/arena.log;
-    errors (a referee fault's traceback) on stderr too."""
+    errors (a referee error's traceback) on stderr too."""
     handler = logging.FileHandler(arena.paths.log, encoding="utf-8")
     errors = logging.StreamHandler(sys.stderr)
     errors.setLevel(logging.ERROR)

@@ -32,10 +32,13 @@ from protocols import get_game
 from protocols.base import Reason, Side
 from referee.cluster.address import ClusterAddress
 from referee.cluster.live import GameLines, LineRouter
-from referee.cluster.orders import KEY_PREFIX, CheckOrder, GameOrder, Seat, WorkerReturn, game_order
+from referee.cluster.orders import KEY_PREFIX, CheckTask, GameTask, Seat, WorkerReturn, game_task
 from referee.cluster.shipping import Pack, PackError, cached_digests, pack_folder, store_pack
 from referee.cluster.worker_task import LINES_TOPIC, run_checks, run_game
-from referee.match import LagMonitor, Listener
+from referee.match.errors import report_referee_error
+from referee.match.host import run_log
+from referee.match.lag import LagMonitor
+from referee.match.recorder import Listener
 from referee.records import (
     GameRecord,
     Header,
@@ -133,32 +136,45 @@ class ClusterSession:
         decided: Callable[[], None] = lambda: None,
     ) -> GameRecord:
         """A `PlayGame` for the runner: the game played on a worker, its record written here."""
-        order = game_order(loaded, game, "", self.seats)
-        return await self.play_order(
-            order, record, listener, decided, header=lambda: _header(loaded, game)
+        task = game_task(loaded, game, "", self.seats)
+        return await self.play_task(
+            task,
+            record,
+            listener,
+            decided,
+            header=lambda: _header(loaded, game),
+            where=f"game {game.number} of {loaded.config.name}",
+            log=run_log(loaded.directory),
         )
 
-    async def play_order(
+    async def play_task(
         self,
-        order: GameOrder,
+        task: GameTask,
         record: Path,
         listener: Listener,
         decided: Callable[[], None],
         header: Callable[[], Header],
+        *,
+        where: str,
+        log: Path,
     ) -> GameRecord:
-        """Play `order` (its key is made here, one per try) on a worker and write its record
+        """Play `task` (its key is made here, one per try) on a worker and write its record
         to `record`; a game that came back without one is void, its record begun by `header`
-        unless the worker's own header line arrived."""
+        unless the worker's own header line arrived. A bug of ours on the worker is reported
+        as the game `where` is, its traceback in `log`."""
         lines: GameLines | None = None
         problem: tuple[Reason, str] | None = None
         for _ in range(MAX_SHIPPING_ROUNDS):
-            key = f"{KEY_PREFIX}-{order.number}-{uuid.uuid4().hex[:16]}"
-            order = order.model_copy(update={"key": key})
+            key = f"{KEY_PREFIX}-{task.number}-{uuid.uuid4().hex[:16]}"
+            order = task.model_copy(update={"key": key})
             lines = self.router.open(key, listener)
             try:
                 returned = await self._run(run_game, order.model_dump(mode="json"), key)
             except (Exception, asyncio.CancelledError) as exc:  # a worker or the network failed
                 problem = lost_game(exc)
+                if problem[0] is Reason.REFEREE_ERROR:  # a bug of ours on the worker: loud
+                    detail = report_referee_error(exc, f"{where}, on a worker", log)
+                    problem = (problem[0], f"on the worker: {detail}")
                 await self._reconnected()
                 break
             finally:
@@ -193,7 +209,7 @@ class ClusterSession:
         """The pre-flight check (`preflight.py`) of the bots `names`, run on a worker, as in
         a game from `opening`."""
         config = loaded.config
-        order = CheckOrder(
+        order = CheckTask(
             game=config.game,
             options=config.game_options,
             settings=config.match_settings().model_dump(mode="json"),
@@ -256,7 +272,7 @@ def lost_game(exc: BaseException) -> tuple[Reason, str]:
         return Reason.INFRASTRUCTURE, f"the worker playing it died or was lost{where}: {exc}"
     if name in {"CancelledError", "FutureCancelledError"} or isinstance(exc, OSError):
         return Reason.INFRASTRUCTURE, f"the cluster lost the game ({name}: {exc})"
-    return Reason.REFEREE_FAULT, f"on the worker: {name}: {exc}"
+    return Reason.REFEREE_ERROR, f"on the worker: {name}: {exc}"
 
 
 def _commit(path: Path, data: bytes, lines: GameLines, listener: Listener) -> GameRecord:

@@ -17,7 +17,7 @@ from typing import Any
 import trio
 from pydantic import TypeAdapter, ValidationError
 
-from referee.match import Listener
+from referee.match.recorder import Listener
 from referee.records import Header, Ply, RecordLine, Result
 
 _LINE: TypeAdapter[Header | Ply | Result] = TypeAdapter(RecordLine)

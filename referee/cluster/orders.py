@@ -15,8 +15,8 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict
 
 from protocols import get_game
-from referee.match import BUILTIN_PREFIX, PlayerSpec, resolve_command
-from referee.tournament.config import SEED_PLACEHOLDER, LoadedConfig
+from referee.players import BUILTIN_PREFIX, PlayerSpec
+from referee.tournament.config import LoadedConfig
 from referee.tournament.schedule import ScheduledGame
 
 # Cluster tasks' keys start with it: the worker's live lines name their game by its key.
@@ -42,8 +42,8 @@ class Seat(_Model):
         return self.command.strip().startswith(BUILTIN_PREFIX)
 
 
-class GameOrder(_Model):
-    """One game for a worker to play."""
+class GameTask(_Model):
+    """One game for a worker to play (it makes the game's `GameOrder` of it there)."""
 
     key: str
     number: int
@@ -61,15 +61,13 @@ class GameOrder(_Model):
     def player_spec(self, seat: Seat, cwd: Path) -> PlayerSpec:
         """How to start `seat` on this machine, in `cwd` (as `LoadedConfig.player_spec`)."""
         options = get_game(self.game).parse_options(self.options)
-        command = resolve_command(seat.command, self.game, options)
-        command = command.replace(SEED_PLACEHOLDER, str(self.seed))
-        return PlayerSpec.model_validate(
-            {"name": seat.name, "command": command, "cwd": cwd, "limits": seat.limits,
-             "capabilities": seat.capabilities}
+        return PlayerSpec.for_game(
+            seat.name, seat.command, self.game, options, self.seed,
+            cwd=cwd, limits=seat.limits, capabilities=seat.capabilities,
         )  # fmt: skip
 
 
-class CheckOrder(_Model):
+class CheckTask(_Model):
     """Start each of these bots once on a worker, as the pre-flight check does locally."""
 
     game: str
@@ -83,30 +81,30 @@ class CheckOrder(_Model):
         return sorted({s.digest for s in self.seats if s.digest is not None})
 
     def player_spec(self, seat: Seat, cwd: Path) -> PlayerSpec:
-        order = GameOrder(key="", number=0, game=self.game, options=self.options,
-                          settings=self.settings, seed=0, blue=seat, orange=seat)  # fmt: skip
-        return order.player_spec(seat, cwd)
+        task = GameTask(key="", number=0, game=self.game, options=self.options,
+                        settings=self.settings, seed=0, blue=seat, orange=seat)  # fmt: skip
+        return task.player_spec(seat, cwd)
 
 
 class WorkerReturn(_Model):
-    """What a worker sends back: the record's bytes exactly as its match wrote them, or the
+    """What a worker sends back: the record's bytes exactly as its game wrote them, or the
     packs it lacks (the coordinator sends them and asks again; no game was started)."""
 
     worker: str
     record: bytes | None = None
     missing: list[str] = []
-    checks: list[dict[str, Any]] = []  # a CheckOrder's: each bot's `StartCheck`, as a dict
+    checks: list[dict[str, Any]] = []  # a CheckTask's: each bot's `StartCheck`, as a dict
 
 
-def game_order(
+def game_task(
     loaded: LoadedConfig,
     game: ScheduledGame,
     key: str,
     seats: dict[str, Seat],
-) -> GameOrder:
-    """The order for one scheduled game, its colours and seed exactly the schedule's."""
+) -> GameTask:
+    """The task of one scheduled game, its colours and seed exactly the schedule's."""
     config = loaded.config
-    return GameOrder(
+    return GameTask(
         key=key,
         number=game.number,
         game=config.game,

@@ -1,9 +1,10 @@
-"""The function a Dask worker runs for one game: a `Match` in a trio loop of its own, its record
-written to a local file and returned whole, each line also published to the coordinator as it is
-written (live.py).
+"""The function a Dask worker runs for one game: the game's order played in a trio loop of its
+own, its record written to a local file and returned whole, each line also published to the
+coordinator as it is written (live.py).
 
-The match is the one a local tournament plays, under the same isolation and limits, and its
-timeouts are judged on this machine's clock; a lag monitor in the game's own loop voids a timeout
+The game is played as a local tournament plays it (the same `GameOrder`, isolation and limits;
+the isolation level chosen once per worker process), and its timeouts are judged on this
+machine's clock; a lag monitor in the game's own loop voids a timeout
 that this worker, overloaded, caused (as locally). Whatever happens to the game, the worker
 returns a complete record: a fault of the machine is a void result inside it, never an exception
 that Dask would retry. A game whose task Dask no longer wants (Ctrl-C on the coordinator, or a
@@ -22,10 +23,15 @@ from typing import Any
 import trio
 
 from protocols.base import Side
-from referee.cluster.orders import CheckOrder, GameOrder, Seat, WorkerReturn
+from referee.cluster.orders import CheckTask, GameTask, Seat, WorkerReturn
 from referee.cluster.shipping import cached_digests, empty_folder, remove_folder, unpack
-from referee.isolation import IsolationUnavailable, choose
-from referee.match import LagMonitor, Match, MatchSettings
+from referee.isolation import IsolationSettings, IsolationUnavailable
+from referee.match import driver
+from referee.match.host import Host, choose_host
+from referee.match.lag import LagMonitor
+from referee.match.order import GameOrder
+from referee.match.recorder import void_game
+from referee.match.settings import MatchSettings
 from referee.records import Header, Ply, RecordWriter, Result
 from referee.tournament.preflight import StartCheck, check_bots
 
@@ -48,7 +54,7 @@ def run_game(order_json: dict[str, Any]) -> dict[str, Any]:
     def publish(message: dict[str, Any]) -> None:
         worker.log_event(LINES_TOPIC, message)
 
-    order = GameOrder.model_validate(order_json)
+    order = GameTask.model_validate(order_json)
 
     def wanted() -> bool:
         task = worker.state.tasks.get(order.key)
@@ -57,19 +63,39 @@ def run_game(order_json: dict[str, Any]) -> dict[str, Any]:
     return play_order(order, worker.address, publish, wanted).model_dump(mode="python")
 
 
+_hosts: dict[str, Host] = {}  # this worker process's, by the isolation settings that chose it
+
+
+def worker_host(settings: IsolationSettings) -> Host:
+    """The host of this worker process for `settings`: the level chosen on its first game
+    (or check), then kept. Raises `IsolationUnavailable`."""
+    key = settings.model_dump_json()
+    if key not in _hosts:
+        _hosts[key] = choose_host(settings)
+    return _hosts[key]
+
+
 def play_order(
-    order: GameOrder, worker: str, publish: Publish, wanted: Wanted = lambda: True
+    task: GameTask, worker: str, publish: Publish, wanted: Wanted = lambda: True
 ) -> WorkerReturn:
-    """Play `order` here; the packs it needs that are not in this machine's cache instead."""
+    """Play `task` here; the packs it needs that are not in this machine's cache instead."""
     held = set(cached_digests())
-    missing = [digest for digest in order.digests() if digest not in held]
+    missing = [digest for digest in task.digests() if digest not in held]
     if missing:
         return WorkerReturn(worker=worker, missing=missing)
     folders: list[Path] = []
     try:
-        blue = order.player_spec(order.blue, _folder(order.blue, folders))
-        orange = order.player_spec(order.orange, _folder(order.orange, folders))
-        record = trio.run(_play, order, blue, orange, publish, wanted)
+        blue = task.player_spec(task.blue, _folder(task.blue, folders))
+        orange = task.player_spec(task.orange, _folder(task.orange, folders))
+        order = GameOrder(
+            game=task.game,
+            options=task.options,
+            players=(blue, orange),
+            settings=MatchSettings.model_validate(task.settings),
+            seed=task.seed,
+            opening=tuple(task.opening),
+        )
+        record = trio.run(_play, task, order, publish, wanted)
     finally:
         for folder in folders:
             remove_folder(folder)
@@ -81,11 +107,11 @@ def run_checks(order_json: dict[str, Any]) -> dict[str, Any]:
     # Deferred: only ever called on a Dask worker, where the `cluster` extra is installed.
     from distributed import get_worker
 
-    order = CheckOrder.model_validate(order_json)
+    order = CheckTask.model_validate(order_json)
     return check_order(order, get_worker().address).model_dump(mode="python")
 
 
-def check_order(order: CheckOrder, worker: str) -> WorkerReturn:
+def check_order(order: CheckTask, worker: str) -> WorkerReturn:
     """`preflight.check_bots` here, each bot in its folder as in a game."""
     held = set(cached_digests())
     missing = [digest for digest in order.digests() if digest not in held]
@@ -93,7 +119,7 @@ def check_order(order: CheckOrder, worker: str) -> WorkerReturn:
         return WorkerReturn(worker=worker, missing=missing)
     settings = MatchSettings.model_validate(order.settings)
     try:
-        isolation = choose(settings.isolation)
+        isolation = worker_host(settings.isolation).isolation
     except IsolationUnavailable as exc:
         checks = [StartCheck(s.name, f"{worker}: {exc}", machine_failed=True) for s in order.seats]
         return WorkerReturn(worker=worker, checks=[asdict(c) for c in checks])
@@ -116,10 +142,8 @@ def _folder(seat: Seat, made: list[Path]) -> Path:
     return folder
 
 
-async def _play(
-    order: GameOrder, blue: Any, orange: Any, publish: Publish, wanted: Wanted
-) -> bytes:
-    digests = {Side.BLUE: order.blue.digest, Side.ORANGE: order.orange.digest}
+async def _play(task: GameTask, order: GameOrder, publish: Publish, wanted: Wanted) -> bytes:
+    digests = {Side.BLUE: task.blue.digest, Side.ORANGE: task.orange.digest}
     with tempfile.TemporaryDirectory(prefix="referee-record-") as scratch:
         path = Path(scratch) / "record.jsonl"
         writer = RecordWriter(path)
@@ -130,26 +154,21 @@ async def _play(
             if isinstance(line, Header):
                 line = _with_digests(line, digests)
             writer.write(line)
-            publish({"key": order.key, "index": sent, "line": line.model_dump(mode="json")})
+            publish({"key": task.key, "index": sent, "line": line.model_dump(mode="json")})
             sent += 1
 
         lag = LagMonitor()
         try:
+            host = worker_host(order.settings.isolation)
+        except IsolationUnavailable as exc:  # this machine cannot play it: void, not lost
+            void_game(order, str(exc), listener=listener)
+            writer.close()
+            return path.read_bytes()
+        try:
             async with trio.open_nursery() as nursery:
                 nursery.start_soon(lag.run)
                 nursery.start_soon(_stop_when_unwanted, wanted, nursery.cancel_scope)
-                match = Match(
-                    order.game,
-                    blue,
-                    orange,
-                    options=order.options,
-                    settings=MatchSettings.model_validate(order.settings),
-                    seed=order.seed,
-                    listener=listener,
-                    lag_monitor=lag,
-                    opening=order.opening,
-                )
-                await match.play()
+                await driver.play(order, host, listener=listener, lag_monitor=lag)
                 nursery.cancel_scope.cancel()
         finally:
             writer.close()

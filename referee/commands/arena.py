@@ -306,8 +306,8 @@ def run_serve(args: argparse.Namespace, out: Console, err: Console) -> int:
         # Where the games are played, chosen before anything starts: a machine that cannot
         # give the isolation arena.toml asks for stops here, saying why.
         ladder = ladder_setup(arena, args.cluster)
-        if ladder.isolation is not None:
-            err.print(describe_isolation(ladder.isolation), markup=False, highlight=False)
+        if ladder.host is not None:
+            err.print(describe_isolation(ladder.host.isolation), markup=False, highlight=False)
         failed: list[str] = []
         with serving_lock(arena):
             try:

@@ -37,14 +37,11 @@ from referee.course.check import (
     spread,
 )
 from referee.course.check_limits import course_limits
-from referee.isolation.levels import (
-    Isolation,
-    IsolationUnavailable,
-    choose,
-    describe,
-)
-from referee.match import MatchSettings, as_builtin, builtin_refusal, unreachable_player
+from referee.isolation.levels import IsolationUnavailable, describe
+from referee.match.host import Host, choose_host
+from referee.match.settings import MatchSettings
 from referee.nofollow import PlantedLink, make_folder
+from referee.players import as_builtin, builtin_refusal, unreachable_player
 from referee.records import describe_validation_error
 from referee.views.console import wrapped
 from referee.views.plain import plain
@@ -107,7 +104,7 @@ def run_check_command(args: argparse.Namespace, out: Console, err: Console) -> i
             raise ValueError(f"--opponent: {refusal}")
         limits = course_limits(game, command_line_folder())
         settings = with_flags(limits.settings, args)
-        isolation = choose(settings.isolation)
+        host = choose_host(settings.isolation)
     except ValidationError as exc:  # the flags' types checked the times: the rest, in its words
         err.print(describe_validation_error(exc, "referee check: invalid setting"), markup=False)
         return EXIT_USAGE
@@ -116,6 +113,7 @@ def run_check_command(args: argparse.Namespace, out: Console, err: Console) -> i
         return EXIT_USAGE
     if limits.note is not None:
         err.print(f"note: {limits.note}", markup=False, highlight=False)
+    isolation = host.isolation
     # Both bots, the built-in opponent too (the referee's own Python), must be reachable by
     # their users here: else no game could be played, and none is.
     players = check_players(game, args.command, args.opponent, args.seed, command_line_folder())
@@ -135,7 +133,7 @@ def run_check_command(args: argparse.Namespace, out: Console, err: Console) -> i
     out.print(Text("referee check", style="bold underline"))
     out.print(heading(args.command, game, args.games, isolation.name, settings, limits.source))
     try:
-        report = play_with_progress(args, game, settings, isolation, record_dir, err)
+        report = play_with_progress(args, game, settings, host, record_dir, err)
     except KeyboardInterrupt:
         err.print(f"[red]interrupted; finished games are in {record_dir}[/red]")
         return EXIT_INTERRUPTED
@@ -156,7 +154,7 @@ def play_with_progress(
     args: argparse.Namespace,
     game: str,
     settings: MatchSettings,
-    isolation: Isolation,
+    host: Host,
     record_dir: Path,
     err: Console,
 ) -> CheckReport:
@@ -180,7 +178,7 @@ def play_with_progress(
                 seed=args.seed,
                 on_game=advance,
                 cwd=command_line_folder(),
-                isolation=isolation,
+                host=host,
             )
         )
 

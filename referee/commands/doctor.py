@@ -18,7 +18,7 @@ import trio
 from rich.console import Console
 from rich.table import Table
 
-from referee.bot import BotFault, BotInfrastructureError, open_bot
+from referee.bot import BotInfrastructureError, open_bot
 from referee.commands import EXIT_OK
 from referee.isolation import landlock, syscall_filter
 from referee.isolation.levels import (
@@ -32,7 +32,8 @@ from referee.isolation.levels import (
     detect,
 )
 from referee.isolation.limits import Limits
-from referee.match import BUILTIN_CWD
+from referee.match.exchange import BotFault
+from referee.players import BUILTIN_CWD
 
 EXIT_TRIAL_FAILED = 1
 WHAT_IT_GIVES = {

@@ -39,9 +39,10 @@ from referee.arguments import (
     seconds_above_zero,
 )
 from referee.isolation import IsolationSettings, IsolationUnavailable, choose
-from referee.match import BUILTIN_PREFIX, TimeSettings, builtin_refusal
+from referee.match.settings import TimeSettings
 from referee.nofollow import PlantedLink
 from referee.openings import OpeningError, load_book
+from referee.players import BUILTIN_PREFIX, builtin_refusal
 from referee.printable import printable
 from referee.records import describe_validation_error, validation_text
 from referee.stats.head_to_head import Tally, summary_fields, summary_lines

@@ -33,25 +33,28 @@ from referee.bot import unwrap_single
 from referee.commands import EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE, EXIT_VOID
 from referee.isolation import (
     IsolationSettings,
-    choose,
     describe,
     ran_as_root_warning,
 )
-from referee.match import (
+from referee.match import driver
+from referee.match.host import Host, choose_host, run_log
+from referee.match.order import GameOrder
+from referee.match.recorder import Listener
+from referee.match.settings import MatchSettings
+from referee.nofollow import PlantedLink, check_file
+from referee.openings import OpeningError, canonical_opening
+from referee.players import (
     POSITION,
-    Listener,
-    Match,
-    MatchSettings,
     OpeningRefused,
     PlayerSpec,
     builtin_refusal,
+    refuse_undeclared,
     resolve_command,
     unreachable_player,
 )
-from referee.nofollow import PlantedLink, check_file
-from referee.openings import OpeningError, canonical_opening
 from referee.records import GameRecord, Header, Ply, Result, describe_validation_error
 from referee.tournament.bot_folders import contain_run
+from referee.verify import verify_record
 from referee.web import DEFAULT_HOST, check_address
 
 if TYPE_CHECKING:
@@ -231,7 +234,7 @@ def run_play(args: argparse.Namespace, out: Console, err: Console) -> int:
             clock_increment=args.clock[1] if args.clock else 0.0,
             isolation=play_isolation(args.isolation, args.allow_network),
         )
-        isolation = choose(settings.isolation)
+        host = choose_host(settings.isolation)
         if args.visual:  # the address taken is said before anything starts, as a usage error
             try:
                 check_address(DEFAULT_HOST, args.port)
@@ -265,23 +268,22 @@ def run_play(args: argparse.Namespace, out: Console, err: Console) -> int:
         refusal = position_refusal(undeclared, args.position_capable, "play without --opening")
         err.print(f"referee: {refusal}", markup=False, highlight=False)
         return EXIT_USAGE
-    isolation = contain_run(isolation, players)  # each kept from the other's files, and records
+    # Each kept from the other's files, and records; a referee error's log by the record.
+    isolation = contain_run(host.isolation, players)
+    host = Host(isolation, run_log(record_path.parent))
     try:
-        opening = None
+        opening: list[str] = []
         if args.opening is not None:
             opening = canonical_opening(game_name, raw_options, args.opening)
-        match = Match(
-            game_name,
-            players[0],
-            players[1],
+        order = GameOrder(
+            game=game_name,
             options=raw_options,
+            players=(players[0], players[1]),
             settings=settings,
             seed=seed,
-            record_path=record_path,
-            listener=move_logger(err) if args.log else None,
-            isolation=isolation,
-            opening=opening,
+            opening=tuple(opening),
         )
+        refuse_undeclared(order.players, order.opening)
     except (OpeningError, OpeningRefused) as exc:
         err.print(f"referee: --opening: {exc}", markup=False, highlight=False)
         return EXIT_USAGE
@@ -296,17 +298,20 @@ def run_play(args: argparse.Namespace, out: Console, err: Console) -> int:
     # Nothing in the command line or on this machine stops the game: say how the bots will be
     # contained, the first line of a game that starts.
     err.print(describe(isolation), markup=False, highlight=False)
+    listener = move_logger(err) if args.log else None
     if args.visual:
-        return run_visual(args, out, err, match, record_path)
+        return run_visual(args, out, err, order, host, listener, record_path)
     try:
-        record = trio.run(match.play)
+        record = trio.run(
+            lambda: driver.play(order, host, record_path=record_path, listener=listener)
+        )
     except KeyboardInterrupt:
         err.print(f"[red]interrupted; the record so far is in {record_path}[/red]")
         return EXIT_INTERRUPTED
     except PlantedLink as exc:  # planted since it was checked: raised before any bot starts
         err.print(f"referee: cannot write the record: {exc}", markup=False, highlight=False)
         return EXIT_USAGE
-    return report_play(args, out, err, match, record, record_path)
+    return report_play(args, out, err, host, record, record_path)
 
 
 def move_logger(err: Console) -> Listener:
@@ -325,7 +330,7 @@ def report_play(
     args: argparse.Namespace,
     out: Console,
     err: Console,
-    match: Match,
+    host: Host,
     record: GameRecord,
     record_path: Path,
 ) -> int:
@@ -335,11 +340,13 @@ def report_play(
     result = record.result
     assert result is not None
     # Without --debug the summary leaves the bots' stderr out.
-    print_summary(err, match.game, record, match.state, stderr_tails=args.debug)
-    asked = match.isolation or choose(match.settings.isolation)
+    played = verify_record(record)  # the position the game ended in, played through again
+    game = get_game(record.header.game)
+    print_summary(err, game, record, played.states[-1], stderr_tails=args.debug)
     for side, report in result.bots.items():
         name = record.header.players[side].name
-        if warning := ran_as_root_warning(name, asked, report.isolation, report.isolation_note):
+        warning = ran_as_root_warning(name, host.isolation, report.isolation, report.isolation_note)
+        if warning:
             err.print(warning, markup=False, highlight=False)
     err.print(f"record: {record_path}")
     if args.json:
@@ -364,29 +371,37 @@ def run_visual(
     args: argparse.Namespace,
     out: Console,
     err: Console,
-    match: Match,
+    order: GameOrder,
+    host: Host,
+    listener: Listener | None,
     record_path: Path,
 ) -> int:
-    """`referee play --visual`: the match with its live view, then the view stays up."""
+    """`referee play --visual`: the game with its live view, then the view stays up."""
     # Deferred: the web stack (starlette, hypercorn) loads only for --visual.
+    from referee.web.live import chain
     from referee.web.server import WebServerError, check_can_bind
     from referee.web.watch import play_watched
 
     codes: list[int] = []
 
     def finished(record: GameRecord) -> None:
-        codes.append(report_play(args, out, err, match, record, record_path))
+        codes.append(report_play(args, out, err, host, record, record_path))
         out.file.flush()
         err.print("the web view stays up to replay the game; Ctrl-C to stop")
 
     def show_url(url: str) -> None:
         err.print(f"[bold]live view: {url}[/bold]", highlight=False)
 
+    async def play(live: Listener) -> GameRecord:
+        lines = chain(listener, live)
+        return await driver.play(order, host, record_path=record_path, listener=lines)
+
     try:
         check_can_bind(DEFAULT_HOST, args.port)  # before any game starts (the port is checked)
         watched = trio.run(
             lambda: play_watched(
-                match,
+                play,
+                record=record_path,
                 port=args.port,
                 host=DEFAULT_HOST,
                 folders=[record_path.parent],

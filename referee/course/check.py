@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import statistics
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -19,24 +19,16 @@ import trio
 
 from protocols import get_game
 from protocols.base import Reason, Side
-from referee.bot import (
-    FLUSH_HINT,
-    STDERR_QUOTED,
-    BotFault,
-    BotInfrastructureError,
-    last_words,
-    open_bot,
-)
-from referee.isolation.levels import Isolation, choose
-from referee.match import (
-    BUILTIN_PREFIX,
-    Match,
-    MatchSettings,
-    PlayerSpec,
-    as_builtin,
-    resolve_command,
-)
+from referee.bot import FLUSH_HINT, STDERR_QUOTED, BotInfrastructureError, last_words, open_bot
+from referee.isolation.levels import Isolation
+from referee.match import driver
+from referee.match.clock import first_move_budget
+from referee.match.exchange import BotFault
+from referee.match.host import Host, run_log
+from referee.match.order import GameOrder
+from referee.match.settings import MatchSettings
 from referee.nofollow import make_new_folder
+from referee.players import BUILTIN_PREFIX, PlayerSpec, as_builtin, resolve_command
 from referee.records import GameRecord
 from referee.tournament.bot_folders import contain_run
 from referee.verify import verify_record
@@ -149,24 +141,25 @@ async def run_check(
     settings: MatchSettings,
     record_dir: Path,
     *,
+    host: Host,
     games_per_colour: int = 2,
     opponent: str = DEFAULT_OPPONENT,
     seed: int = 1,
     on_game: Callable[[CheckedGame], None] | None = None,
     cwd: Path | None = None,
-    isolation: Isolation | None = None,
     options: dict[str, Any] | None = None,
 ) -> CheckReport:
     """Time the bot's start-up, then play the games one after the other and analyse each.
-    The bot runs in `cwd` (default: the current folder), under `isolation` (chosen once for
-    the whole check; None: chosen here from the settings); the game is played with `options`
-    (None: the game's defaults)."""
+    The bot runs in `cwd` (default: the current folder), on `host` (its isolation chosen once
+    for the whole run), hidden from `record_dir`, which also holds the check's log; the game is
+    played with `options` (None: the game's defaults)."""
     report = CheckReport(game_name, command, settings)
-    isolation = (isolation or choose(settings.isolation)).hiding(record_dir.absolute())
+    host = Host(host.isolation, run_log(record_dir)).hiding(record_dir.absolute())
     # Nor may it see earlier checks' records (referee-games/), or a command opponent's files.
-    isolation = contain_run(isolation, check_players(game_name, command, opponent, seed, cwd))
+    players = check_players(game_name, command, opponent, seed, cwd)
+    host = replace(host, isolation=contain_run(host.isolation, players))
     for _ in range(games_per_colour):
-        elapsed = await time_startup(command, settings, isolation, cwd)
+        elapsed = await time_startup(command, settings, host.isolation, cwd)
         if elapsed is not None:
             report.startup.append(elapsed * 1000)
     fixed = settings.model_copy(update={"random_assignment": False})
@@ -177,17 +170,14 @@ async def run_check(
         other = PlayerSpec(name=opponent, command=rival)
         blue, orange = (bot, other) if colour is Side.BLUE else (other, bot)
         path = record_dir / f"check-{number:02d}-{colour.value}.jsonl"
-        match = Match(
-            game_name,
-            blue,
-            orange,
-            options=options,
+        order = GameOrder(
+            game=game_name,
+            options=options or {},
+            players=(blue, orange),
             settings=fixed,
             seed=seed,
-            record_path=path,
-            isolation=isolation,
         )
-        record = await match.play()
+        record = await driver.play(order, host, record_path=path)
         checked = CheckedGame(number, colour, record, path)
         if record.result is not None and colour in record.result.bots:
             checked.isolation = record.result.bots[colour].isolation
@@ -213,8 +203,7 @@ async def time_startup(
             isolation=isolation,
             exit_grace=settings.exit_grace,
         ) as bot:
-            deadline = start + settings.startup_allowance + settings.move_timeout + settings.grace
-            await bot.ask(Side.BLUE.value, deadline)
+            await bot.ask(Side.BLUE.value, start + first_move_budget(settings))
             elapsed = trio.current_time() - start
             await bot.notify("END", settings.exit_grace)
             return elapsed

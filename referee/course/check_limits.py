@@ -25,7 +25,7 @@ from pydantic import ValidationError
 from protocols import UnknownGame, canonical_name
 from referee.course.checkall import check_settings
 from referee.course.scheme import COURSE_FILE, Course, CourseError
-from referee.match import MatchSettings, TimeSettings
+from referee.match.settings import MatchSettings, TimeSettings
 from referee.tournament.course_file import is_course_file, read_course_file
 
 RUNNER_FILE = "tournament.toml"  # the course runner's file, as its students have it

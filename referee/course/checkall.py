@@ -17,8 +17,9 @@ import trio
 from referee.course.check import CheckReport, run_check
 from referee.course.collect import Submission
 from referee.course.scheme import Course
-from referee.isolation import IsolationSettings, check_bot_users, choose
-from referee.match import MatchSettings
+from referee.isolation import IsolationSettings, check_bot_users
+from referee.match.host import choose_host
+from referee.match.settings import MatchSettings
 from referee.nofollow import make_folder
 
 
@@ -64,11 +65,12 @@ async def check_all(
     """Check every ready submission (at most `concurrency` at once); the others are listed
     with collect's reason."""
     settings = check_settings(course)
+    host = choose_host(settings.isolation)  # once, for every student's games
     c = course.config.check
     make_folder(check_dir(course))  # never through a planted link, before any check starts
     limiter = trio.CapacityLimiter(concurrency or c.concurrency)
     # Before the first check: two bots a game, each with a user of its own, per check at once.
-    check_bot_users(choose(settings.isolation), 2 * int(limiter.total_tokens))
+    check_bot_users(host.isolation, 2 * int(limiter.total_tokens))
     results: list[StudentCheck] = []
 
     def done(result: StudentCheck) -> None:
@@ -89,6 +91,7 @@ async def check_all(
                 submission.command,
                 settings,
                 records,
+                host=host,
                 games_per_colour=c.games_per_colour,
                 opponent=c.opponent,
                 cwd=submission.path(course.work),

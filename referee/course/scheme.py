@@ -15,8 +15,9 @@ from typing import Any, TypeVar
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from protocols import UnknownGame, canonical_name, game_names
-from referee.match import BUILTIN_BOTS, TimeSettings, as_builtin, builtin_refusal, builtins_playing
+from referee.match.settings import TimeSettings
 from referee.nofollow import make_folder, write_file
+from referee.players import BUILTIN_BOTS, as_builtin, builtin_refusal, builtins_playing
 from referee.tournament.config import field_name, validation_message
 from referee.tournament.toml_lines import align_comments, locate, toml_string
 

@@ -3,8 +3,9 @@
 A `Confinement` is made for each bot by `open_bot`: it checks the command can be started (so a
 missing or unreadable program is a clear start-up failure), prepares the bot's private scratch
 directory, user and cgroup for the chosen isolation, builds the command line that runs the bot
-through the launcher (and the sandbox), then, while the bot runs, freezes and thaws it and reads
-its CPU time, and at the end kills every process it left and releases what it held.
+through the launcher (and the sandbox), then, while the bot runs, owns what freezes and thaws it
+(`ponder`: cpu's and freezer's), and what charges its CPU time to its answers (`cpu`), and at
+the end kills every process it left and releases what it held.
 """
 
 from __future__ import annotations
@@ -37,6 +38,7 @@ from referee.isolation.bot_users import (
     writable_by,
 )
 from referee.isolation.cgroups import Cgroup, CgroupError
+from referee.isolation.cpu import CpuMeter
 from referee.isolation.freezer import Freezer
 from referee.isolation.interpreters import (
     ShimError,
@@ -49,6 +51,7 @@ from referee.isolation.launch import options_of
 from referee.isolation.levels import BASIC_ISOLATION, HELPER, Feature, Isolation, level_name
 from referee.isolation.limits import MB, Limits
 from referee.isolation.places import Places, hidden_from
+from referee.isolation.ponder import DEFAULT_FREEZE_GRACE, PonderWatch
 from referee.isolation.sandbox import PRIVATE_PLACES, PROC_MASKED, View, sandbox_argv, views_own
 from referee.isolation.scratch import (
     make_private_places,
@@ -394,16 +397,25 @@ def reach_check(command: str, cwd: Path | None, isolation: Isolation) -> str | N
 class Confinement:
     """One bot's isolation and limits; see the module docstring."""
 
-    def __init__(self, isolation: Isolation | None, limits: Limits | None, freeze: bool) -> None:
+    def __init__(
+        self,
+        isolation: Isolation | None,
+        limits: Limits | None,
+        freeze: bool,
+        freeze_grace: float = DEFAULT_FREEZE_GRACE,
+    ) -> None:
         self.isolation = isolation or BASIC_ISOLATION
         self.limits = limits or Limits()
         self.freeze_idle = freeze
+        self.freeze_grace = freeze_grace
         self.slot: Slot | None = None
         self.cgroup: Cgroup | None = None
         self.scratch: Path | None = None
         self.pid: int | None = None  # the bot's supervisor, whose descendants are the bot
         self.control: socket.socket | None = None  # closing it ends the bot's whole tree
         self.freezer: Freezer | None = None
+        self.cpu: CpuMeter | None = None  # set with the freezer and the watch, at `attach`
+        self.ponder: PonderWatch | None = None
         self._tree_cpu: proctree.TreeCpu | None = None  # where no cgroup counts CPU time
         self._released = False
         self.notes: list[str] = []  # what `auto` could not use for this bot, and why
@@ -638,6 +650,8 @@ class Confinement:
         self.pid = supervisor
         self.control = control
         self.freezer = Freezer(supervisor, self.cgroup, self.freeze_idle)
+        self.cpu = CpuMeter(self.cpu_seconds)
+        self.ponder = PonderWatch(self.freezer, self.cpu_seconds, self.runnable, self.freeze_grace)
 
     def cpu_seconds(self) -> float | None:
         """The bot's CPU time so far; None where it cannot be told (after `release`)."""

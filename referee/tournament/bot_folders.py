@@ -29,7 +29,7 @@ from referee.isolation.confinement import public_directories
 from referee.isolation.interpreters import without_env
 from referee.isolation.places import Places
 from referee.isolation.sandbox import SYSTEM, views_own
-from referee.match import PlayerSpec, is_builtin, player_cwd
+from referee.players import PlayerSpec, is_builtin, player_cwd
 from referee.printable import is_unsafe, printable
 from referee.tournament.layouts import is_submission
 

@@ -21,8 +21,9 @@ from protocols import UnknownGame, canonical_name, get_game
 from referee import __version__
 from referee.bot_content import bot_content_hash
 from referee.isolation.limits import Limits
-from referee.match import MatchSettings, PlayerSpec, TimeSettings, resolve_command
+from referee.match.settings import MatchSettings, TimeSettings
 from referee.openings import Book, load_book
+from referee.players import PlayerSpec
 from referee.records import validation_text
 from referee.tournament.format_settings import (
     KnockoutSettings,
@@ -34,7 +35,6 @@ from referee.tournament.toml_lines import locate
 from referee.tournament.unknown_settings import settings_at, unknown_setting
 
 Loc = tuple[str | int, ...]
-SEED_PLACEHOLDER = "{seed}"  # in a player's command: replaced by each game's seed
 # The key, in the validation context, of the function that parses a `[cluster] address`.
 ADDRESS_CHECK = "check_address"
 
@@ -182,6 +182,13 @@ def comparable_key(stored: Mapping[str, Any], wanted: dict[str, Any]) -> dict[st
     return wanted
 
 
+def changed_keys(stored: Mapping[str, Any], wanted: Mapping[str, Any]) -> list[str]:
+    """The entries in which two schedule keys differ, those of either: an entry only one key
+    has (openings given to a run that resumes a tournament without, or left out of one that
+    had them) is a change too."""
+    return [key for key in {**stored, **wanted} if stored.get(key) != wanted.get(key)]
+
+
 def book_change(stored: Mapping[str, Any], wanted: Mapping[str, Any]) -> str | None:
     """When the openings of two keys differ only by their book's content: that change in
     words; else None."""
@@ -273,15 +280,16 @@ class LoadedConfig:
         config = self.config
         player = next(p for p in config.players if p.name == name)
         options = get_game(config.game).parse_options(config.game_options)
-        command = resolve_command(player.command, config.game, options)
-        command = command.replace(SEED_PLACEHOLDER, str(game_seed))
         cwd = (self.base_dir / player.cwd if player.cwd else self.base_dir).resolve()
         if name not in self._hashes:
             own = cwd if player.cwd and not player.shared_cwd else None
             self._hashes[name] = bot_content_hash(player.command, cwd, own, __version__)
-        return PlayerSpec(
-            name=name,
-            command=command,
+        return PlayerSpec.for_game(
+            name,
+            player.command,
+            config.game,
+            options,
+            game_seed,
             cwd=cwd,
             limits=player.limits,
             content_hash=self._hashes[name],

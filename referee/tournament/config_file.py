@@ -19,14 +19,9 @@ from pydantic import ValidationError
 
 from protocols import UnknownGame, get_game
 from referee.isolation.confinement import public_directories
-from referee.match import (
-    BUILTIN_PREFIX,
-    POSITION,
-    MatchSettings,
-    TimeSettings,
-    builtin_refusal,
-)
+from referee.match.settings import MatchSettings, TimeSettings
 from referee.openings import Book, OpeningError, load_book
+from referee.players import BUILTIN_PREFIX, POSITION, builtin_refusal
 from referee.printable import printable
 from referee.stats.ratings import fit_ratings
 from referee.tournament.bot_folders import outside_words

@@ -16,6 +16,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from typing import Any
 
+from referee.tournament.config import changed_keys
 from referee.tournament.schedule import ScheduledGame
 from referee.tournament.store import GameRow
 
@@ -30,7 +31,7 @@ def added_games(
 ) -> list[ScheduledGame] | None:
     """The games to add, numbered after the stored ones, if the config only grows the
     tournament; None if it changes it in any other way."""
-    changed = {key for key in wanted_key if stored_key.get(key) != wanted_key[key]}
+    changed = set(changed_keys(stored_key, wanted_key))
     if not changed or not changed <= GROWABLE:
         return None
     if wanted_key.get("format") not in ("round-robin", "gauntlet"):

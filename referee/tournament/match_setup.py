@@ -18,8 +18,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from referee.match import BUILTIN_PREFIX
-from referee.tournament.config import book_change, comparable_key
+from referee.players import BUILTIN_PREFIX
+from referee.tournament.config import book_change, changed_keys, comparable_key
 
 CONFIG_NAME = "match.toml"
 DEFAULT_ROOT = Path("referee-matches")
@@ -197,7 +197,7 @@ def resume_refusal(
     asking for `wanted`, in the command's words; None when it can (the same match, or the same
     with more games)."""
     wanted = comparable_key(stored, dict(wanted))
-    changed = [key for key in wanted if stored.get(key) != wanted[key]]
+    changed = changed_keys(stored, wanted)
     games = "games_per_pairing"
     if games in changed and wanted[games] > stored.get(games, math.inf):
         changed.remove(games)  # more games: the runner adds them
@@ -208,10 +208,10 @@ def resume_refusal(
             f"the match in {directory} cannot be resumed: {book}. Put the old book back to "
             "resume it, or give another --dir to start a new match."
         )
-    differences = "; ".join(_difference(key, stored.get(key), wanted[key]) for key in changed)
+    differences = "; ".join(_difference(key, stored.get(key), wanted.get(key)) for key in changed)
     return (
-        f"the match in {directory} was started with other settings: {differences}. Run it with "
-        "its own settings to resume it (--games may grow), or give another --dir to start a "
+        f"the match in {directory} was started with other settings: {differences}. Run it "
+        "with the same flags to resume it (--games may grow), or give another --dir to start a "
         "new match."
     )
 

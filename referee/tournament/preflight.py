@@ -2,11 +2,12 @@
 in its command, a missing library) is named at once instead of silently losing every game.
 
 Each bot is started exactly as in a game (same isolation, limits and folder), told it plays blue,
-and given the time of a first move (start-up allowance, move limit, grace) to answer with one
-line. In a tournament that starts its games from openings, a bot that has declared the
-`position` extension is told what a game would tell it (docs/protocol.md): the colour on move
-after one of the tournament's openings, `position K` and its moves; told only its colour, it
-would wait for those lines, and the check for the whole first move's time.
+and given the time a first move of a game has (its clock's: start-up allowance, move limit or
+game clock, grace) to answer with one line. In a tournament that starts its games from
+openings, a bot that has declared the `position` extension is told what a game would tell it
+(docs/protocol.md): the colour on move after one of the tournament's openings, `position K` and
+its moves; told only its colour, it would wait for those lines, and the check for the whole
+first move's time.
 
 What it answers is not judged: a bot that answers, or that is merely slow, can start. A bot that
 cannot be started, exits or closes its output before answering cannot, and the verdict says why
@@ -22,9 +23,14 @@ from dataclasses import dataclass
 import trio
 
 from protocols.base import Reason, Side
-from referee.bot import BotFault, BotInfrastructureError, BotUnreachable
+from referee.bot import BotInfrastructureError, BotUnreachable
 from referee.isolation import Isolation, ran_as_root_warning
-from referee.match import POSITION, MatchSettings, PlayerSpec, first_lines, open_bot_player
+from referee.match.clock import first_move_budget
+from referee.match.exchange import BotFault
+from referee.match.judge import first_lines
+from referee.match.player import open_bot_player
+from referee.match.settings import MatchSettings
+from referee.players import POSITION, PlayerSpec
 
 NOT_STARTED = "could not start: "  # said once, by the report: "NAME: cannot start: ..."
 
@@ -79,11 +85,11 @@ async def check_bot(
     player: PlayerSpec, settings: MatchSettings, isolation: Isolation, opening: Sequence[str] = ()
 ) -> StartCheck:
     """Start one bot as the side on move and wait for its first line (or its failure)."""
-    budget = settings.startup_allowance + settings.move_timeout + settings.grace
+    budget = first_move_budget(settings)  # the time a first move of a game has
     trial = settings.model_copy(update={"exit_grace": 0.2, "freeze": False})
     warning = None
     try:
-        async with open_bot_player(player, player, trial, isolation, lambda bot: None) as bot:
+        async with open_bot_player(player, player, trial, isolation, None) as bot:
             level, note = bot.isolation_level, bot.isolation_note
             warning = ran_as_root_warning(player.name, isolation, level, note)
             *told, asked = trial_lines(player, opening)

@@ -96,11 +96,15 @@ class MatchFigures(_Model):
 
     lines: list[str]
     summary: dict[str, Any]
+    # The SPRT decided: the match is over, and the games left will never be played.
+    stopped_by_sprt: bool = False
 
     @classmethod
     def of(cls, tally: Tally, directory: str) -> MatchFigures:
         return cls(
-            lines=summary_lines(tally.stats(), tally), summary=summary_fields(tally, directory)
+            lines=summary_lines(tally.stats(), tally),
+            summary=summary_fields(tally, directory),
+            stopped_by_sprt=tally.decided(),
         )
 
 
@@ -118,6 +122,29 @@ class Report(_Model):
     format: str = "round-robin"
     plan: Plan | None = None  # None: the stored config no longer reads, or its games differ
     match: MatchFigures | None = None  # a match's folder (`referee match`): its own figures
+
+
+STOPPED_BY_SPRT = "not played: the SPRT stopped the match"
+
+
+def not_played(report: Report) -> int:
+    """The games a match will never play, its SPRT having decided (0 for anything else):
+    they are still `pending` in the store, but nothing is waiting for them."""
+    if report.match is None or not report.match.stopped_by_sprt:
+        return 0
+    return report.counts.get(GameState.PENDING, 0)
+
+
+def count_words(report: Report) -> list[str]:
+    """The games by state, in words (`16 finished, 84 not played: the SPRT stopped the
+    match`), the states without games left out."""
+    stopped = not_played(report)
+    words = [
+        f"{count} {state.value}"
+        for state, count in report.counts.items()
+        if count and not (state is GameState.PENDING and stopped)
+    ]
+    return [*words, f"{stopped} {STOPPED_BY_SPRT}"] if stopped else words
 
 
 def rating_note(report: Report) -> str:

@@ -6,7 +6,7 @@ the schedule is refused, saying what changed and what may change.
 from __future__ import annotations
 
 from referee.records import utc_now
-from referee.tournament.config import LoadedConfig, book_change, comparable_key
+from referee.tournament.config import LoadedConfig, book_change, changed_keys, comparable_key
 from referee.tournament.formats import FormatMismatch, is_staged, make_schedule, plan_for
 from referee.tournament.growth import added_games
 from referee.tournament.schedule import ScheduledGame
@@ -75,7 +75,7 @@ def _grow_or_check(loaded: LoadedConfig, store: Store, schedule: list[ScheduledG
 def _check_unchanged(loaded: LoadedConfig, store: Store, schedule: list[ScheduledGame]) -> None:
     stored = store.info().schedule_key
     wanted = comparable_key(stored, loaded.schedule_key())
-    changed = [key for key in wanted if stored.get(key) != wanted[key]]
+    changed = changed_keys(stored, wanted)
     if changed == ["openings"] and (book := book_change(stored, wanted)) is not None:
         raise ScheduleChanged(
             f"{loaded.path}: {book}: the tournament in {loaded.directory} cannot go on from "
@@ -97,8 +97,8 @@ def _check_unchanged(loaded: LoadedConfig, store: Store, schedule: list[Schedule
         details = "; ".join(
             line
             for key in changed
-            if key in wanted
-            for line in changes(key, stored.get(key), wanted[key])
+            if key in wanted or key in stored
+            for line in changes(key, stored.get(key), wanted.get(key))
         )
         raise ScheduleChanged(
             f"{loaded.path}: the config changes the schedule of the tournament in "

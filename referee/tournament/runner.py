@@ -8,8 +8,10 @@ back to `pending` and are replayed from the start; finished games are never play
 Workers take the first pending game (with `one_game_per_player`, the first whose players are both
 free), play it, and commit its result. A void result (referee fault, infrastructure failure,
 referee overload, cut short) never counts for anyone: the game goes to the back of the queue and
-is replayed, up to `max_replays` times. Ctrl-C (SIGINT) or SIGTERM stops the run cleanly: games
-in progress are voided as interrupted and go back to `pending`.
+is replayed, up to `max_replays` times; a game voided by a bug of the referee's own
+(`referee-error`, its traceback in the tournament's `referee.log`) is replayed once at most, so
+that a bug shows instead of passing for bad luck. Ctrl-C (SIGINT) or SIGTERM stops the run
+cleanly: games in progress are voided as interrupted and go back to `pending`.
 
 A staged format (group stages, knockout, Swiss: `formats/`) adds its games as it goes: when no
 game is left to play and none is being played, the runner asks the format for its plan, stores
@@ -22,16 +24,22 @@ import signal
 from collections import deque
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field, replace
+from functools import partial
 from pathlib import Path
 from typing import Any, TypeVar
 
 import trio
 
 from protocols.base import Reason, Side
-from referee.isolation import Isolation
-from referee.match import LagMonitor, Listener, Match
+from referee.match import driver
+from referee.match.errors import report_referee_error
+from referee.match.host import Host, choose_host, run_log
+from referee.match.lag import LagMonitor
+from referee.match.order import GameOrder
+from referee.match.recorder import Listener
 from referee.nofollow import PlantedLink
 from referee.records import GameRecord, Header, Ply, Result, utc_now
+from referee.tournament.bot_folders import contain_run
 from referee.tournament.config import LoadedConfig
 from referee.tournament.events import (
     Event,
@@ -53,6 +61,7 @@ from referee.tournament.standings import (
 from referee.tournament.store import GameRow, GameState, Store
 
 T = TypeVar("T")
+MAX_ERROR_REPLAYS = 1  # replays of a game voided by a referee error
 # How one game is played: (config, game, record path, listener, lag monitor, decided) -> its
 # record, where `decided()` is called once the game's result is known, before its bots have
 # gone (the runner then starts the next game while this one closes).
@@ -62,6 +71,33 @@ PlayGame = Callable[
 ]
 
 
+def tournament_host(loaded: LoadedConfig) -> Host:
+    """Where a tournament's games are played here: its `[match.isolation]` level chosen on
+    this machine; hidden from every bot, its folder (the store, the records, the config), every
+    other player's files and other runs' stores and records (`contain_run`); its log in its
+    folder. Chosen once per run; raises `IsolationUnavailable`."""
+    settings = loaded.config.match_settings()
+    host = choose_host(settings.isolation, loaded.directory, log=run_log(loaded.directory))
+    players = [loaded.player_spec(p.name, loaded.config.seed) for p in loaded.config.players]
+    return replace(host, isolation=contain_run(host.isolation, players))
+
+
+def game_order(loaded: LoadedConfig, game: ScheduledGame) -> GameOrder:
+    """One scheduled game as an order: its colours, seed and opening the schedule's."""
+    config = loaded.config
+    return GameOrder(
+        game=config.game,
+        options=config.game_options,
+        players=(
+            loaded.player_spec(game.blue, game.seed),
+            loaded.player_spec(game.orange, game.seed),
+        ),
+        settings=config.match_settings(),
+        seed=game.seed,
+        opening=tuple(game.opening),
+    )
+
+
 async def play_match(
     loaded: LoadedConfig,
     game: ScheduledGame,
@@ -69,26 +105,14 @@ async def play_match(
     listener: Listener,
     lag: LagMonitor,
     decided: Callable[[], None] = lambda: None,
-    isolation: Isolation | None = None,
+    *,
+    host: Host,
 ) -> GameRecord:
-    """Play one scheduled game as a `Match` (colours from the schedule), under the isolation
-    the run chose once (None: chosen by the match from the config)."""
-    config = loaded.config
-    match = Match(
-        config.game,
-        loaded.player_spec(game.blue, game.seed),
-        loaded.player_spec(game.orange, game.seed),
-        options=config.game_options,
-        settings=config.match_settings(),
-        seed=game.seed,
-        record_path=record,
-        listener=listener,
-        lag_monitor=lag,
-        on_decided=decided,
-        isolation=isolation,
-        opening=game.opening,
+    """Play one scheduled game here, on the run's `host`."""
+    order = game_order(loaded, game)
+    return await driver.play(
+        order, host, record_path=record, listener=listener, lag_monitor=lag, on_decided=decided
     )
-    return await match.play()
 
 
 @dataclass
@@ -141,7 +165,7 @@ class Runner:
         *,
         concurrency: int | None = None,
         emit: Callable[[Event], None] = lambda event: None,
-        play: PlayGame = play_match,
+        play: PlayGame | None = None,
         stop_when: Callable[[RunState], bool] | None = None,
         could_stop: Callable[[int], bool] | None = None,
     ) -> None:
@@ -150,7 +174,8 @@ class Runner:
         self.openings = OpeningPlan(loaded)  # which opening each game starts from, if any
         self.concurrency = concurrency or loaded.config.effective_concurrency()
         self.emit = emit
-        self.play = play
+        # How each game is played (None: here, on the host chosen now, once for the run).
+        self.play = play or partial(play_match, host=tournament_host(loaded))
         self.lag = LagMonitor()
         self.state = RunState(players=loaded.config.player_names, total=0)
         self._queue: list[ScheduledGame] = []
@@ -174,12 +199,11 @@ class Runner:
         self.store.recover()
         rows = self.store.games()
         self.state.total = len(rows)
-        limit = self.loaded.config.max_replays
         for row in rows:
             self._voids[row.number] = row.voids
             if row.state is GameState.FINISHED:
                 self.state.results.append(game_result(row))
-            elif row.state is GameState.PENDING or row.voids <= limit:
+            elif row.state is GameState.PENDING or row.voids <= self._replays(row.reason):
                 self._queue.append(_scheduled(row))
             else:
                 self.state.void += 1
@@ -375,17 +399,24 @@ class Runner:
             # command refuses one planted before): nothing is written, and the run stops
             # rather than void every game for it.
             raise
-        except Exception as exc:  # a bug of ours outside the match: void, never blame a bot
+        except Exception as exc:  # a bug of ours outside the match: void, loudly
+            where = f"game {game.number} of {self.loaded.config.name}"
             return Result(
                 winner=None,
-                reason=Reason.REFEREE_FAULT,
-                detail=f"{type(exc).__name__}: {exc}",
+                reason=Reason.REFEREE_ERROR,
+                detail=report_referee_error(exc, where, run_log(self.loaded.directory)),
                 plies=running.plies,
                 void=True,
                 finished_at=utc_now(),
             )
         assert record.result is not None
         return record.result
+
+    def _replays(self, reason: Reason | None) -> int:
+        """How many times a game voided for `reason` may be replayed: after a referee error
+        once at most (a bug that shows again is not bad luck), else up to `max_replays`."""
+        limit = self.loaded.config.max_replays
+        return min(limit, MAX_ERROR_REPLAYS) if reason is Reason.REFEREE_ERROR else limit
 
     def _after(
         self, game: ScheduledGame, running: RunningGame, result: Result, state: GameState
@@ -397,7 +428,7 @@ class Runner:
             )
         else:
             self._voids[game.number] += 1
-            replay = self._voids[game.number] <= self.loaded.config.max_replays
+            replay = self._voids[game.number] <= self._replays(result.reason)
             if replay:
                 self._queue.append(game)
             else:

@@ -46,7 +46,7 @@ from enum import StrEnum
 from pathlib import Path
 from typing import Any, Concatenate, ParamSpec, TypeVar
 
-from protocols.base import Reason, Side
+from protocols.base import RENAMED_REASONS, Reason, Side
 from referee.nofollow import PlantedLink, make_folder, refuse_links
 from referee.records import Result, final_chain, utc_now
 
@@ -280,7 +280,7 @@ def _game_row(r: sqlite3.Row | tuple[Any, ...]) -> GameRow:
     return GameRow(*values)
 
 
-_REASONS = frozenset(Reason)
+_REASONS = frozenset(Reason) | RENAMED_REASONS.keys()  # older stores' names read too
 
 
 def _reason_and_ending(stored: str | None) -> tuple[Reason | None, str | None]:

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from protocols import canonical_name
-from referee.match import builtins_playing
+from referee.players import builtins_playing
 from referee.printable import printable
 from referee.tournament.bot_folders import command_problem
 from referee.tournament.layouts import guess_command

@@ -160,7 +160,10 @@ def print_summary(
 ) -> None:
     """The end-of-game summary: players, final board, moves, verdict and (unless `stderr_tails`
     is false) the last lines each bot wrote to its stderr."""
-    parts: list[Any] = [players_text(record.header), Text(game.render_text(final_state))]
+    # The verdict below says how the game ended: the board says nothing of a mover.
+    over = record.result is not None
+    board = game.render_final(final_state) if over else game.render_text(final_state)
+    parts: list[Any] = [players_text(record.header), Text(board)]
     if record.plies or record.header.opening:
         parts.append(moves_text(record.plies, record.header.opening or ()))
     parts.append(verdict_text(record))

@@ -24,6 +24,7 @@ from referee.tournament.report import (
     GameLine,
     Report,
     StandingRow,
+    count_words,
     course_csv,
     rating_note,
     standings_csv,
@@ -154,7 +155,7 @@ def print_report(out: Console, report: Report, fmt: str, games: bool) -> None:
     else:
         if not out.is_terminal:  # piped: do not cut the tables to 80 columns
             out = Console(file=out.file, width=PIPE_WIDTH, soft_wrap=True)
-        counts = ", ".join(f"{n} {state.value}" for state, n in report.counts.items() if n)
+        counts = ", ".join(count_words(report))
         heading = plain(report.name, "bold")
         out.print(heading.append(f" ({report.game}): {counts}"), highlight=False)
         if report.match is not None:  # the match's own figures, as `referee match` prints them

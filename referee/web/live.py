@@ -19,7 +19,7 @@ from typing import Any
 
 import trio
 
-from referee.match import Listener
+from referee.match.recorder import Listener
 from referee.records import Header, Ply, Result
 from referee.replay import Frame, FrameBuilder
 
@@ -208,8 +208,8 @@ class LiveHub:
     def open_match(
         self, title: str = "", match_id: str | None = None, record: Path | None = None
     ) -> LiveMatch:
-        """A new live game; pass its `listener` to `Match(listener=...)`. `record`, where the
-        game's record is written, lets the dashboard keep that record's row in step."""
+        """A new live game; pass its `listener` to `driver.play(listener=...)`. `record`, where
+        the game's record is written, lets the dashboard keep that record's row in step."""
         match_id = match_id or str(next(self._numbers))
         if not ID_PATTERN.fullmatch(match_id):
             raise ValueError(f"live game id {match_id!r} must match {ID_PATTERN.pattern}")

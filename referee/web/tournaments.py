@@ -19,11 +19,12 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
-from referee.match import LagMonitor, Listener
+from referee.match.lag import LagMonitor
+from referee.match.recorder import Listener
 from referee.records import GameRecord
 from referee.tournament.config import LoadedConfig
 from referee.tournament.events import Event, GameFinished, GameStarted, TournamentFinished
-from referee.tournament.report import GameLine, build_report, rating_note
+from referee.tournament.report import GameLine, build_report, not_played, rating_note
 from referee.tournament.runner import PlayGame
 from referee.tournament.schedule import ScheduledGame
 from referee.tournament.store import STORE_NAME, GameState, StoreError, open_view
@@ -98,6 +99,8 @@ def summarise(archive: Archive, hub: LiveHub, number: int, directory: Path) -> d
         "name": report.name,
         "game": report.game,
         "counts": {state.value: count for state, count in report.counts.items()},
+        # A match its SPRT stopped: its games left are not played, not waiting.
+        "not_played": not_played(report),
         "total": len(report.games),
         "standings": [row.model_dump(mode="json") for row in report.standings],
         "rating_method": report.rating_method,

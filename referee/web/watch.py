@@ -1,7 +1,7 @@
-"""Play one match with its live web view (`referee play --visual`), then keep the view up, idle.
+"""Play one game with its live web view (`referee play --visual`), then keep the view up, idle.
 
-The server and the match share one trio run. Ctrl-C (or SIGTERM) is received as a message, not
-an exception: during the game it cancels the match, which records the game as interrupted;
+The server and the game share one trio run. Ctrl-C (or SIGTERM) is received as a message, not
+an exception: during the game it cancels the game, which records it as interrupted;
 after the game it just stops the server. Waiting for it costs nothing: no task wakes up.
 """
 
@@ -10,15 +10,14 @@ from __future__ import annotations
 import os
 import sys
 import webbrowser
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from pathlib import Path
 
 import trio
 
-from referee.match import Match
+from referee.match.recorder import Listener
 from referee.records import GameRecord
-from referee.web.live import chain
 from referee.web.server import WebServer, start_web_server, wait_for_interrupt
 
 VIEWER_WAIT = 15.0  # seconds a game waits for the page a browser was asked to open
@@ -26,7 +25,7 @@ VIEWER_WAIT = 15.0  # seconds a game waits for the page a browser was asked to o
 
 @dataclass
 class Watched:
-    """How a watched match went: its record (None if interrupted before it ended)."""
+    """How a watched game went: its record (None if interrupted before it ended)."""
 
     record: GameRecord | None = None
     interrupted: bool = False
@@ -42,8 +41,9 @@ def graphical_session() -> bool:
 
 
 async def play_watched(
-    match: Match,
+    play: Callable[[Listener], Awaitable[GameRecord]],
     *,
+    record: Path | None,
     port: int,
     host: str,
     folders: list[Path],
@@ -51,12 +51,12 @@ async def play_watched(
     on_url: Callable[[str], None],
     on_finished: Callable[[GameRecord], None],
 ) -> Watched:
-    """Serve, play `match` with its live view, report it, then serve until interrupted."""
+    """Serve, `play` the game (its lines told to the live view's listener; its record written
+    to `record`), report it, then serve until interrupted."""
     watched = Watched()
     async with trio.open_nursery() as nursery:
         server: WebServer = await start_web_server(nursery, folders, port, host=host)
-        live = server.hub.open_match(title=title, match_id="match", record=match.record_path)
-        match.listener = chain(match.listener, live.listener)
+        live = server.hub.open_match(title=title, match_id="match", record=record)
         url = server.live_url(live.id)
         on_url(url)
         interrupted = trio.Event()
@@ -70,7 +70,7 @@ async def play_watched(
         if graphical_session() and await trio.to_thread.run_sync(webbrowser.open, url):
             with trio.move_on_after(VIEWER_WAIT):
                 await live.watched.wait()
-        watched.record = await match.play()
+        watched.record = await play(live.listener)
         on_finished(watched.record)
         await trio.sleep_forever()
     watched.interrupted = watched.record is None and interrupted.is_set()

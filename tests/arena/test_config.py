@@ -12,7 +12,7 @@ import pytest
 from referee.arena.config import ArenaConfig, ArenaConfigError, read_config
 from referee.arena.folder import ArenaError, new_arena, open_arena, read_secret
 from referee.course.scheme import write_skeleton
-from referee.match import TimeSettings
+from referee.match.settings import TimeSettings
 
 
 @pytest.fixture

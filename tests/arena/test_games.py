@@ -8,9 +8,11 @@ from __future__ import annotations
 
 import logging
 from functools import partial
+from typing import Any
 
 import pytest
 
+from protocols import get_game
 from protocols.base import Reason, Side
 from referee.arena.folder import Arena
 from referee.arena.games import PlayOrder, play_game, play_match, version_folder
@@ -19,7 +21,7 @@ from referee.arena.ladder_store import add_meetings, take_next
 from referee.arena.rows import Game, GameKind, GameState
 from referee.arena.scheduler import Meeting
 from referee.isolation import Feature
-from referee.match import LagMonitor, Match
+from referee.match.lag import LagMonitor
 from referee.records import GameRecord, final_chain, read_record
 from referee.verify import verify_record
 from tests.arena.ladder_rows import BOT, START, add_version, builtin_bot, script_bot
@@ -27,8 +29,8 @@ from tests.arena.ladder_rows import BOT, START, add_version, builtin_bot, script
 
 def local(arena: Arena) -> PlayOrder:
     setup = ladder_setup(arena)
-    assert setup.isolation is not None
-    return partial(play_match, isolation=setup.isolation, lag=LagMonitor())
+    assert setup.host is not None
+    return partial(play_match, host=setup.host, lag=LagMonitor())
 
 
 def scheduled(arena: Arena, blue: int, orange: int) -> Game:
@@ -103,7 +105,7 @@ async def test_a_referee_fault_around_the_match_is_logged_and_played_again_once(
     game = scheduled(arena, a, b)
     with caplog.at_level(logging.ERROR, logger="referee.arena"):
         played = await play_game(arena.store, arena.paths.root, arena.config, game, broken)
-    assert played.result.reason is Reason.REFEREE_FAULT and played.result.void
+    assert played.result.reason is Reason.REFEREE_ERROR and played.result.void
     assert "RuntimeError: the order could not be sent" in (played.result.detail or "")
     faults = [r for r in caplog.records if r.exc_info]
     assert faults and f"game {game.id}" in faults[0].getMessage()
@@ -118,29 +120,35 @@ async def test_a_referee_fault_around_the_match_is_logged_and_played_again_once(
     assert stored(arena, replay.id).state is GameState.VOID
 
 
-async def test_a_referee_fault_inside_the_match_is_logged_with_its_traceback(
+@pytest.mark.referee_error
+async def test_a_referee_error_inside_the_match_is_logged_with_its_traceback(
     arena: Arena, caplog: pytest.LogCaptureFixture, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     a = add_version(arena, "alice", *script_bot(1))
     b = add_version(arena, "bob", *script_bot(2))
 
-    async def bug(self: Match) -> None:
-        raise ZeroDivisionError("a bug in the turn loop")
+    def bug(state: Any, move: Any) -> Any:
+        raise ZeroDivisionError("a bug in the rules")
 
-    monkeypatch.setattr(Match, "_turn_loop", bug)
+    monkeypatch.setattr(get_game(arena.config.game), "apply", bug)
     game = scheduled(arena, a, b)
     with caplog.at_level(logging.ERROR):
         played = await play_game(arena.store, arena.paths.root, arena.config, game, local(arena))
-    assert played.result.reason is Reason.REFEREE_FAULT
+    assert played.result.reason is Reason.REFEREE_ERROR
     assert played.replay is not None  # played again, once
-    traced = [r for r in caplog.records if r.name == "referee.match" and r.exc_info]
-    assert traced and f"games/{game.id}.jsonl" in traced[0].getMessage()
-    assert "ZeroDivisionError: a bug in the turn loop" in caplog.text
+    # The match wrote its traceback to the arena's log, the server's host's log.
+    logged = arena.paths.log.read_text()
+    assert f"referee error in a game of {arena.config.game}" in logged
+    assert "ZeroDivisionError: a bug in the rules" in logged and "in bug" in logged
     said = [r.getMessage() for r in caplog.records if r.name == "referee.arena"]
-    assert any(f"game {game.id}: a referee fault voids it" in m for m in said)
+    assert any(f"game {game.id}: a referee error voids it" in m for m in said)
     # The game was voided, not lost by a bot, and its record says so.
     record = read_record(arena.paths.root / f"games/{game.id}.jsonl")
-    assert record.result is not None and record.result.reason is Reason.REFEREE_FAULT
+    assert record.result is not None and record.result.reason is Reason.REFEREE_ERROR
+    assert (
+        record.result.detail
+        == f"ZeroDivisionError: a bug in the rules (traceback in {arena.paths.log})"
+    )
 
 
 SPY = """\
@@ -180,10 +188,11 @@ async def test_no_bot_sees_the_arena_s_folder_but_its_own(arena: Arena) -> None:
     assert f"blocked {root / 'arena.sqlite'}" in said
     assert f"blocked {root / 'secret.key'}" in said
     setup = ladder_setup(arena)
-    assert setup.isolation is not None
-    sandboxed = setup.isolation.has(Feature.SANDBOX)
+    assert setup.host is not None
+    sandboxed = setup.host.isolation.has(Feature.SANDBOX)
     # Another version's files and the uploads: hidden by the sandbox (without it, readable as
     # any file others may read is).
     assert (f"blocked {secret}" in said) == sandboxed
     assert (f"blocked {uploads / 'planted'}" in said) == sandboxed
-    assert root in setup.isolation.hidden or root.resolve() in setup.isolation.hidden
+    hidden = setup.host.isolation.hidden
+    assert root in hidden or root.resolve() in hidden

@@ -20,7 +20,11 @@ from referee.arena.live_games import watch
 from referee.arena.store import open_store
 from referee.arena.web.app import create_app
 from referee.arena.web.site import Site
-from referee.match import Match, PlayerSpec
+from referee.match import driver
+from referee.match.host import choose_host
+from referee.match.order import GameOrder
+from referee.match.recorder import Listener
+from referee.players import PlayerSpec
 from referee.records import read_record
 from referee.replay import build_replay
 from referee.web.listen import http_config, serve
@@ -116,17 +120,20 @@ def test_a_game_is_followed_live_in_the_browser(
     page, running = signed_in
     game_id = add_game(arena, ladder.alice_v2, ladder.carol_v1, state="running")
     record = arena.paths.games / f"{game_id}.jsonl"
-    match = Match(
-        "tic-tac-toe",
-        PlayerSpec(name="alice v2", command=bot(tmp_path, "b", ["a1", "a2", "a3"], "SECRET")),
-        PlayerSpec(name="carol v1", command=bot(tmp_path, "o", ["b1", "b2"], "SECRET")),
-        settings=SETTINGS,
-        record_path=record,
+    order = GameOrder(
+        game="tic-tac-toe",
+        players=(
+            PlayerSpec(name="alice v2", command=bot(tmp_path, "b", ["a1", "a2", "a3"], "SECRET")),
+            PlayerSpec(name="carol v1", command=bot(tmp_path, "o", ["b1", "b2"], "SECRET")),
+        ),
+        settings=SETTINGS.model_copy(update={"random_assignment": False}),  # alice is blue
     )
-    running.run(partial(_watch_from_the_loop, site, game_id, record, match))
+    listeners: list[Listener] = []
+    running.run(partial(_watch_from_the_loop, site, game_id, record, listeners))
     page.goto(f"{running.url}/games/{game_id}")
     page.wait_for_selector("text=Waiting for the game to start", timeout=WAIT_MS)
-    player = threading.Thread(target=running.run, args=(match.play,))
+    play = partial(_play, order, record, listeners)
+    player = threading.Thread(target=running.run, args=(play,))
     player.start()
     page.wait_for_selector('svg.board[data-ply="5"]', timeout=WAIT_MS)
     player.join(WAIT_MS / 1000)
@@ -137,9 +144,16 @@ def test_a_game_is_followed_live_in_the_browser(
     assert "SECRET" not in page.content()
 
 
-async def _watch_from_the_loop(site: Site, game_id: int, record: Path, match: Match) -> None:
+async def _watch_from_the_loop(
+    site: Site, game_id: int, record: Path, listeners: list[Listener]
+) -> None:
     # The hub's channels belong to the server's trio loop: the listener is made in it.
-    match.listener = watch(site.live, game_id, record)
+    listeners.append(watch(site.live, game_id, record))
+
+
+async def _play(order: GameOrder, record: Path, listeners: list[Listener]) -> None:
+    host = choose_host(order.settings.isolation)
+    await driver.play(order, host, record_path=record, listener=listeners[0])
 
 
 def test_the_leaderboard_refreshes_itself_when_a_rating_changes(

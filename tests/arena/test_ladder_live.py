@@ -20,7 +20,11 @@ from referee.arena.store import stamp, transaction
 from referee.arena.web.app import create_app
 from referee.arena.web.site import Site
 from referee.isolation import IsolationSettings
-from referee.match import Match, MatchSettings, PlayerSpec
+from referee.match import driver
+from referee.match.host import choose_host
+from referee.match.order import GameOrder
+from referee.match.settings import MatchSettings
+from referee.players import PlayerSpec
 from referee.web.listen import http_config, serve
 from tests.arena.conftest import PASSWORD
 from tests.arena.ladder import START, account, add_game, add_version
@@ -90,11 +94,18 @@ async def test_a_game_is_followed_live_without_anyones_stderr(
     alices = add_version(db, account(db, "alice"))
     game_id = add_game(arena, bobs, alices, state="running")
     record = arena.paths.games / f"{game_id}.jsonl"
-    match = Match(
-        "tic-tac-toe",
-        PlayerSpec(name="bob v1", command=bot(tmp_path, "b", ["a1", "a2", "a3"], "BOB-SECRET")),
-        PlayerSpec(name="alice v1", command=bot(tmp_path, "o", ["b1", "b2"], "ALICE-SECRET")),
-        settings=SETTINGS,
+    order = GameOrder(
+        game="tic-tac-toe",
+        players=(
+            PlayerSpec(name="bob v1", command=bot(tmp_path, "b", ["a1", "a2", "a3"], "BOB-SECRET")),
+            PlayerSpec(name="alice v1", command=bot(tmp_path, "o", ["b1", "b2"], "ALICE-SECRET")),
+        ),
+        settings=SETTINGS.model_copy(update={"random_assignment": False}),  # bob is blue
+    )
+    play = partial(
+        driver.play,
+        order,
+        choose_host(SETTINGS.isolation),
         record_path=record,
         listener=watch(site.live, game_id, record),
     )
@@ -113,7 +124,7 @@ async def test_a_game_is_followed_live_without_anyones_stderr(
                 assert f'data-live="/games/{game_id}/live"' in page.text
                 async with bob_browser.stream("GET", f"/games/{game_id}/live") as stream:
                     assert stream.headers["content-type"].startswith("text/event-stream")
-                    nursery.start_soon(match.play)
+                    nursery.start_soon(play)
                     events = await events_until_result(stream)
             nursery.cancel_scope.cancel()
     kinds = [kind for kind, _ in events]

@@ -210,11 +210,11 @@ def test_a_referee_fault_is_played_again_once(arena: Arena) -> None:
     a, b = add_version(arena, "alice", "x"), add_version(arena, "bob", "x")
     db, root = arena.store.writer, arena.paths.root
     game = running(arena, a, b)
-    replay = finish(db, root, START, game, result(Reason.REFEREE_FAULT))
+    replay = finish(db, root, START, game, result(Reason.REFEREE_ERROR))
     assert replay is not None
     again = take_next(db, START)
     assert again is not None
-    assert finish(db, root, START, again, result(Reason.REFEREE_FAULT)) is None
+    assert finish(db, root, START, again, result(Reason.REFEREE_ERROR)) is None
 
 
 def test_a_stopped_server_s_games_are_voided_and_queued_again(arena: Arena) -> None:

@@ -13,8 +13,10 @@ from bots.clock import MoveClock
 from bots.config import BotConfig
 from protocols.base import Side
 from protocols.legionnaires.rules import GAME
-from referee.match import Match, MatchSettings, PlayerSpec, resolve_command
+from referee.match.settings import MatchSettings
+from referee.players import PlayerSpec, resolve_command
 from referee.verify import verify_record
+from tests.games import play_game
 
 CLOCK = MoveClock(0.0, 60.0)
 
@@ -60,8 +62,9 @@ async def test_builtin_applet_plays_a_clean_game_through_the_referee(
 ) -> None:
     blue = PlayerSpec(name="random", command=resolve_command("builtin:random --seed 5", game))
     orange = PlayerSpec(name="applet", command=resolve_command("builtin:applet --seed 6", game))
-    match = Match(game, blue, orange, settings=SETTINGS, record_path=tmp_path / "game.jsonl")
-    record = await match.play()
+    record = await play_game(
+        game, blue, orange, settings=SETTINGS, record_path=tmp_path / "game.jsonl"
+    )
     result = record.result
     assert result is not None
     assert not result.void, result.detail

@@ -11,9 +11,11 @@ import pytest
 
 from protocols import game_names
 from protocols.base import Side
-from referee.match import Match, MatchSettings, PlayerSpec, resolve_command
+from referee.match.settings import MatchSettings
+from referee.players import PlayerSpec, resolve_command
 from referee.records import GameRecord
 from referee.verify import verify_record
+from tests.games import play_game
 
 SETTINGS = MatchSettings(
     move_timeout=5.0, grace=0.5, startup_allowance=10.0, random_assignment=False
@@ -33,10 +35,9 @@ async def play(
         name="random", command=resolve_command(f"builtin:random --seed 11{extra}", game)
     )
     players = (tested, random_bot) if blue else (random_bot, tested)
-    match = Match(
+    record = await play_game(
         game, *players, options=options, settings=SETTINGS, record_path=tmp_path / "game.jsonl"
     )
-    record = await match.play()
     return record, Side.BLUE if blue else Side.ORANGE
 
 

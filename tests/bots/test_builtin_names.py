@@ -7,7 +7,7 @@ import pytest
 from bots.__main__ import BOTS, config_from, factory, parse_args
 from protocols import get_game
 from protocols.registry import builtin_names
-from referee.match import BUILTIN_BOTS, builtin_refusal, builtins_playing
+from referee.players import BUILTIN_BOTS, builtin_refusal, builtins_playing
 
 
 def test_the_referee_knows_every_built_in_bot_by_name() -> None:

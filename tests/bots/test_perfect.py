@@ -14,7 +14,9 @@ from protocols.alak.rules import start_position
 from protocols.base import Reason, Side
 from protocols.l_game.options import LGameOptions
 from protocols.l_game.rules import GAME, NAMES, LGameState, coords, make_state, squares_of
-from referee.match import Match, MatchSettings, PlayerSpec, resolve_command
+from referee.match.settings import MatchSettings
+from referee.players import PlayerSpec, resolve_command
+from tests.games import play_game
 from tests.scriptbots import script_bot
 
 NO_DRAW_RULES = LGameOptions(repetition=0, ply_limit=0)
@@ -124,13 +126,12 @@ async def test_perfect_bot_punishes_a_losing_first_move_through_the_referee(
     )
     perfect = resolve_command("builtin:perfect --seed 1", "l-game")
     settings = MatchSettings(startup_allowance=10.0, random_assignment=False)
-    match = Match(
+    record = await play_game(
         "l-game",
         PlayerSpec(name="blunder", command=blunder),
         PlayerSpec(name="perfect", command=perfect),
         settings=settings,
     )
-    record = await match.play()
     assert record.result is not None
     result = record.result
     assert (result.winner, result.reason) == (Side.ORANGE, Reason.NO_LEGAL_MOVE), result.detail
@@ -139,13 +140,12 @@ async def test_perfect_bot_punishes_a_losing_first_move_through_the_referee(
 
 async def test_perfect_bots_draw_the_l_game_through_the_referee(tmp_path: Path) -> None:
     settings = MatchSettings(startup_allowance=10.0, random_assignment=False)
-    match = Match(
+    record = await play_game(
         "l-game",
         PlayerSpec(name="a", command=resolve_command("builtin:perfect --seed 1", "l-game")),
         PlayerSpec(name="b", command=resolve_command("builtin:search --seed 2", "l-game")),
         settings=settings,
     )
-    record = await match.play()
     assert record.result is not None
     assert record.result.winner is None
     assert record.result.reason in (Reason.REPETITION, Reason.PLY_LIMIT)

@@ -21,7 +21,7 @@ from referee.arena.remote import open_remote
 from referee.arena.rows import GameKind
 from referee.arena.scheduler import Meeting
 from referee.cluster.address import parse_address
-from referee.match import LagMonitor
+from referee.match.lag import LagMonitor
 from referee.records import read_record
 from referee.verify import verify_record
 from tests.arena.ladder_rows import START, add_version, script_bot
@@ -77,13 +77,13 @@ async def test_the_cluster_plays_the_ladder_s_games_as_they_are_played_here(
     arena = open_arena(here)
     try:
         setup = ladder_setup(arena)
-        assert setup.isolation is not None
-        await play_all(arena, partial(play_match, isolation=setup.isolation, lag=LagMonitor()))
+        assert setup.host is not None
+        await play_all(arena, partial(play_match, host=setup.host, lag=LagMonitor()))
     finally:
         arena.close()
     arena = open_arena(there)
     try:
-        async with open_remote(parse_address(dask_cluster.address)) as remote:
+        async with open_remote(parse_address(dask_cluster.address), arena.paths.log) as remote:
             await play_all(arena, remote)
             assert len(remote.digests) == 3  # each version packed once
         remote_games = moves_and_results(there)

@@ -17,7 +17,7 @@ from referee.app.config import load_config
 from referee.cluster.address import parse_address
 from referee.cluster.client import ClusterSession, open_cluster
 from referee.cluster.shipping import FOLDER_PREFIX, cache_directory
-from referee.match import LagMonitor
+from referee.match.lag import LagMonitor
 from referee.records import Header, Ply, Result, read_record
 from referee.tournament.config import ClusterSettings, LoadedConfig
 from referee.tournament.formats import make_schedule

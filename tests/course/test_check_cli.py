@@ -22,7 +22,7 @@ import pytest
 
 from protocols.base import Side
 from referee.course.check import CheckedGame, Finding, analyse, new_record_dir, opponent_command
-from referee.match import MatchSettings
+from referee.match.settings import MatchSettings
 from referee.records import read_record
 
 QUICK = ["-n", "1", "-t", "0.5", "--grace", "0.2", "--startup", "1"]

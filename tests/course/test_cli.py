@@ -213,7 +213,7 @@ def test_a_void_game_says_so_and_why_and_exits_3(
     capsys: pytest.CaptureFixture[str],
     as_json: bool,
 ) -> None:
-    monkeypatch.setattr("referee.match.open_bot", machine_fails)
+    monkeypatch.setattr("referee.match.player.open_bot", machine_fails)
     record = tmp_path / "game.jsonl"
     argv = [
         "play",

@@ -16,8 +16,10 @@ import pytest
 
 from protocols.base import Reason, Side
 from referee.isolation import IsolationSettings
-from referee.match import Match, MatchSettings, PlayerSpec
+from referee.match.settings import MatchSettings
+from referee.players import PlayerSpec
 from tests.commandline import referee
+from tests.games import play_game
 from tests.scriptbots import quiet_opening, script_bot
 
 MOVES = quiet_opening(20)  # the 20th quiet ply is a draw by the no-capture limit
@@ -100,13 +102,12 @@ async def test_a_bot_that_checks_the_wall_clock_after_its_move_is_not_stopped(
         isolation=IsolationSettings(level="basic+root"),
         freeze=True,
     )
-    match = Match(
+    record = await play_game(
         "lasker-morris",
         PlayerSpec(name="timed", command=blue),
         PlayerSpec(name="slow", command=orange),
         settings=settings,
     )
-    record = await match.play()
     assert record.result is not None
     # Blue ran out of moves after four: it then never answers. Nothing before that went wrong.
     assert (record.result.winner, record.result.reason) == (Side.ORANGE, Reason.TIMEOUT)

@@ -20,7 +20,8 @@ from referee.course.grades import compute_grades, grade_of
 from referee.course.pages import student_page
 from referee.course.scheme import Course, load_scheme, write_skeleton
 from referee.isolation import IsolationSettings
-from referee.match import MatchSettings
+from referee.match.host import choose_host
+from referee.match.settings import MatchSettings
 from referee.records import GameRecord, Ply, TimeControl
 from referee.tournament.store import GameRow, GameState, TournamentInfo
 from tests.commandline import referee
@@ -150,7 +151,7 @@ def test_a_collected_bot_that_cannot_start_is_fixed_by_a_new_submission(tmp_path
 async def test_the_check_quotes_a_crashing_bots_stderr_once(tmp_path: Path) -> None:
     write(tmp_path / "bot", {"player.py": CRASHES})
     report = await run_check("alak", "python3 player.py", BASIC, tmp_path, games_per_colour=1,
-                             cwd=tmp_path / "bot")  # fmt: skip
+                             cwd=tmp_path / "bot", host=choose_host(BASIC.isolation))  # fmt: skip
     crashes = [f for f in report.findings if f.title == "crash"]
     assert len(crashes) == 2
     for finding in crashes:
@@ -160,7 +161,7 @@ async def test_the_check_quotes_a_crashing_bots_stderr_once(tmp_path: Path) -> N
 async def test_the_check_quotes_a_line_that_is_not_a_move_once(tmp_path: Path) -> None:
     write(tmp_path / "bot", {"player.py": "import sys\nsys.stdin.readline()\nprint('hello')\n"})
     report = await run_check("alak", "python3 player.py", BASIC, tmp_path, games_per_colour=1,
-                             cwd=tmp_path / "bot")  # fmt: skip
+                             cwd=tmp_path / "bot", host=choose_host(BASIC.isolation))  # fmt: skip
     found = [f for f in report.findings if f.title == "not a move"]
     assert found, [f.title for f in report.findings]
     assert found[0].detail == "'hello' is not a point: points are the lowercase letters a..k"

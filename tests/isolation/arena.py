@@ -28,8 +28,11 @@ from referee.isolation.levels import (
 from referee.isolation.limits import Limits
 from referee.isolation.proctree import alive
 from referee.isolation.scratch import SCRATCH_PREFIX
-from referee.match import Listener, Match, MatchSettings, PlayerSpec
+from referee.match.recorder import Listener
+from referee.match.settings import MatchSettings
+from referee.players import PlayerSpec
 from referee.records import GameRecord
+from tests.games import play_game
 from tests.scriptbots import quiet_opening
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -177,7 +180,7 @@ class Arena:
         record_path: Path | None = None,
         listener: Listener | None = None,
     ) -> GameRecord:
-        match = Match(
+        record = await play_game(
             "lasker-morris",
             PlayerSpec(name="blue-bot", command=blue[0], cwd=blue[1]),
             PlayerSpec(name="orange-bot", command=orange[0], cwd=orange[1]),
@@ -185,7 +188,6 @@ class Arena:
             record_path=record_path,
             listener=listener,
         )
-        record = await match.play()
         assert record.result is not None
         for report in record.result.bots.values():
             for line in report.stderr_tail.splitlines():

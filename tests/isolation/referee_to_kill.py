@@ -13,7 +13,9 @@ import trio
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 from referee.isolation import IsolationSettings
-from referee.match import Match, MatchSettings, PlayerSpec
+from referee.match.settings import MatchSettings
+from referee.players import PlayerSpec
+from tests.games import play_game
 
 
 def main() -> None:
@@ -23,14 +25,15 @@ def main() -> None:
         random_assignment=False,
         isolation=IsolationSettings(level=level, allow_root="users" not in level),
     )
-    match = Match(
-        "lasker-morris",
-        PlayerSpec(name="blue", command=blue, cwd=Path(blue_dir)),
-        PlayerSpec(name="orange", command=orange, cwd=Path(orange_dir)),
-        settings=settings,
-        record_path=Path(record),
+    trio.run(
+        lambda: play_game(
+            "lasker-morris",
+            PlayerSpec(name="blue", command=blue, cwd=Path(blue_dir)),
+            PlayerSpec(name="orange", command=orange, cwd=Path(orange_dir)),
+            settings=settings,
+            record_path=Path(record),
+        )
     )
-    trio.run(match.play)
 
 
 if __name__ == "__main__":

@@ -25,10 +25,13 @@ from referee.app.config import load_config
 from referee.app.tournament_session import play_tournament
 from referee.course.check import run_check
 from referee.isolation.levels import IsolationSettings
-from referee.match import Match, MatchSettings, PlayerSpec
+from referee.match.host import choose_host
+from referee.match.settings import MatchSettings
+from referee.players import PlayerSpec
 from referee.records import read_record
 from referee.tournament.template import discover_bots, example_config, give_folders
 from tests.commandline import referee
+from tests.games import play_game
 
 pytestmark = pytest.mark.skipif(
     os.geteuid() != 0, reason="the compiled helper makes the sandbox only for a root referee"
@@ -150,13 +153,12 @@ async def test_programs_side_by_side_do_not_see_each_other(
     )
     seen = {}
     for blue, orange in (("ann", "ben"), ("ben", "ann")):
-        match = Match(
+        record = await play_game(
             "alak",
             PlayerSpec(name=blue, command=f"{sys.executable} {blue}.py", cwd=tmp_path),
             PlayerSpec(name=orange, command=f"{sys.executable} {orange}.py", cwd=tmp_path),
             settings=settings,
         )
-        record = await match.play()
         assert record.result is not None and record.result.loser_line, record.result
         seen[blue] = set(record.result.loser_line.split("|"))
     assert seen == {"ann": {"ann.py", "shared.txt"}, "ben": {"ben.py", "shared.txt"}}
@@ -179,6 +181,7 @@ async def test_check_keeps_earlier_checks_and_stores_out_of_sight(
         tmp_path / "referee-games" / "check-alak-20240101-000001",
         games_per_colour=1,
         cwd=tmp_path,
+        host=choose_host(settings.isolation),
     )
     blue = next(g for g in report.games if g.colour is Side.BLUE)
     assert blue.record.result is not None

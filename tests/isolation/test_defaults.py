@@ -13,7 +13,7 @@ import pytest
 
 from referee.app.config import load_config
 from referee.isolation import IsolationSettings, choose, describe, detect
-from referee.match import MatchSettings
+from referee.match.settings import MatchSettings
 from tests.commandline import referee
 
 PLAY = ["play", "alak", "-p1", "builtin:random", "-p2", "builtin:random", "-o", "size=7"]

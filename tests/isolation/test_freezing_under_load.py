@@ -15,8 +15,9 @@ import pytest
 import trio
 
 from protocols.base import Reason, Side
-from referee.bot import DEFAULT_FREEZE_GRACE, PONDER_POLL, open_bot
+from referee.bot import open_bot
 from referee.isolation.levels import IsolationSettings, choose
+from referee.isolation.ponder import DEFAULT_FREEZE_GRACE, PONDER_POLL
 from tests.isolation.arena import Arena, bot_python, skip_unless_available
 from tests.isolation.test_hostile import SPINNER, pondered
 

@@ -20,8 +20,9 @@ from referee.bot import open_bot
 from referee.isolation import landlock
 from referee.isolation.levels import Feature
 from referee.isolation.proctree import process_cpu_seconds
-from referee.match import Match, PlayerSpec
+from referee.players import PlayerSpec
 from referee.records import Ply
+from tests.games import play_game
 from tests.isolation.arena import MOVES, Arena, has, leftover_processes, needs_any
 
 BLUE, ORANGE = Side.BLUE, Side.ORANGE
@@ -216,14 +217,13 @@ async def test_child_that_leaves_the_group_is_frozen_and_killed(arena: Arena) ->
             marks.append(sum(process_cpu_seconds(p) for p in leftover_processes([hostile[1]])))
 
     settings = arena.settings(move_timeout=5.0)
-    match = Match(
+    record = await play_game(
         "lasker-morris",
         PlayerSpec(name="blue-bot", command=hostile[0], cwd=hostile[1]),
         PlayerSpec(name="orange-bot", command=slow_orange[0], cwd=slow_orange[1]),
         settings=settings.model_copy(update={"random_assignment": False}),
         listener=on_line,
     )
-    record = await match.play()
     assert record.result is not None and len(record.plies) >= 4
     # marks[i] is taken right after ply i+1: blue's plies are the odd ones, so between marks[0]
     # (blue just moved) and marks[1] (orange answered after 0.5 s), blue's tree used CPU only

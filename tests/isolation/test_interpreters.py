@@ -9,7 +9,7 @@ import pytest
 
 from referee.isolation.confinement import player_directories
 from referee.isolation.interpreters import without_env
-from referee.match import PlayerSpec
+from referee.players import PlayerSpec
 from referee.tournament.bot_folders import layout_refusal
 
 

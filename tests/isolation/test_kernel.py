@@ -26,7 +26,7 @@ from protocols.base import Reason, Side
 from referee.isolation import levels
 from referee.isolation.confinement import clear_keys
 from referee.isolation.kernel import key_count
-from referee.match import MatchSettings
+from referee.match.settings import MatchSettings
 from referee.records import GameRecord
 from tests.isolation.arena import MOVES, Arena, skip_unless_available
 

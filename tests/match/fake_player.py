@@ -2,12 +2,11 @@
 
 The program talks through a `BotEnd` (`hear`, `say`) as a bot talks through its pipes, and waits
 with `trio.sleep`, so under `autojump_clock` a test of time control is exact and instant. The
-`FakePlayer` is the referee's end and keeps `BotProcess`'s rules: a line is the answer only
-while the player is asked and has not answered yet; any other line is output out of turn, kept
-for the match to judge, and reported through `on_fault` at once if the player was idle. A
-program that returns has closed its output: a crash with that exit code, as for a process. At
-the end the referee's input is closed (`hear` returns ""), the program gets the exit grace to
-return, and is otherwise killed.
+`FakePlayer` is the referee's end: what the program says is fed, as bytes, to the same
+`Exchange` a bot process feeds (so a line is judged the answer, or out of turn, by the very same
+rules), and what that finds is reported to the match's events. A program that returns has closed
+its output: a crash with that exit code, as for a process. At the end the referee's input is
+closed (`hear` returns ""), the program gets the exit grace to return, and is otherwise killed.
 """
 
 from __future__ import annotations
@@ -19,9 +18,11 @@ from contextlib import asynccontextmanager
 import trio
 
 from protocols.base import Reason
-from referee.bot import BotExit, BotFault, BotStartError, describe_returncode, unwrap_single
+from referee.bot import BotExit, BotStartError, describe_returncode, unwrap_single
 from referee.isolation.levels import Isolation
-from referee.match import FaultCallback, MatchSettings, PlayerSpec
+from referee.match.exchange import Answer, BotFault, Closed, Exchange, Heard, PlayerEvents
+from referee.match.settings import MatchSettings
+from referee.players import PlayerSpec
 
 KILLED = -9  # the exit code of a program still running at the end: killed by SIGKILL
 
@@ -44,32 +45,37 @@ class BotEnd:
             return ""
 
     def say(self, line: str) -> None:
-        """Write one line (it arrives at once: the referee reads it at this very time)."""
-        self._player.arrived(line)
+        """Write one line (the referee reads it at this very time)."""
+        self._player.said(line)
 
 
 class FakePlayer:
-    """The referee's end of an in-memory player; satisfies `referee.match.Player`."""
+    """The referee's end of an in-memory player; satisfies `referee.match.player.Player`."""
 
-    def __init__(self, name: str, on_fault: FaultCallback | None = None) -> None:
+    def __init__(self, name: str, events: PlayerEvents, max_line_bytes: int = 4096) -> None:
         self.name = name
-        self.on_fault = on_fault
-        self.fault: BotFault | None = None
+        self.events = events
+        self.exchange = Exchange(max_line_bytes)
         self.exit: BotExit | None = None
         self.last_cpu_ms: float | None = None
         self.isolation_level: str | None = None  # no confinement at all
         self.isolation_note: str | None = None
         self.heard: list[str] = []  # every line the referee wrote to it, in order
-        self.unasked: list[str] = []  # lines it wrote when not asked, as BotProcess keeps them
         self._outbox, self._inbox = trio.open_memory_channel[str](math.inf)
+        # Its output, as a pipe: what it said, read by `read_output` in order.
+        self._pipe_in, self._pipe_out = trio.open_memory_channel[bytes](math.inf)
+        self._said = 0  # bytes it has written
+        self._read = 0  # bytes the referee's end has read
         self._returncode: int | None = None
         self._ended = trio.Event()
-        self._closing = False
-        self._asked = False
-        self._reply: str | None = None
-        self._reply_event = trio.Event()
-        self._ask_scope: trio.CancelScope | None = None
-        self._interrupted = False
+
+    @property
+    def fault(self) -> BotFault | None:
+        return self.exchange.fault
+
+    @property
+    def unasked(self) -> list[str]:
+        return self.exchange.unasked
 
     # -- the referee's side (the `Player` protocol) ---------------------------------------------
 
@@ -77,66 +83,70 @@ class FakePlayer:
         self._raise_fault()
         self._write(line)
 
+    async def prompt(self, line: str) -> None:
+        self._raise_fault()
+        self.exchange.ask(unread=self._said - self._read)
+        self._write(line)
+
     async def notify(self, line: str, timeout: float) -> bool:
-        if self._returncode is not None or self._closing:
+        if self._returncode is not None or self.exchange.closing:
             return False
         self._outbox.send_nowait(line)
         self.heard.append(line)
         return True
 
-    async def ask(
-        self, line: str | None, deadline: float, then: Callable[[], None] | None = None
-    ) -> str | None:
-        self._raise_fault()
-        self._asked, self._reply, self._interrupted = True, None, False
-        self._reply_event = trio.Event()
-        try:
-            with trio.move_on_at(deadline) as scope:
-                self._ask_scope = scope
-                if line is not None:
-                    self._write(line)
-                if then is not None:
-                    then()
-                await self._reply_event.wait()
-            if self._reply is not None:
-                return self._reply  # a fault right after it stays in `fault`
-            self._raise_fault()
-            if self._interrupted:
-                return None
-            raise BotFault(Reason.TIMEOUT, "no complete line within the time limit")
-        finally:
-            self._asked, self._ask_scope = False, None
+    def timeout_fault(self) -> BotFault:
+        return BotFault(Reason.TIMEOUT, "no complete line within the time limit")
 
-    def interrupt(self) -> None:
-        if self._ask_scope is not None:
-            self._interrupted = True
-            self._ask_scope.cancel()
+    def stop_waiting(self) -> None:
+        self.exchange.stop_waiting()
 
     # -- the program's side -----------------------------------------------------------------------
 
-    def arrived(self, line: str) -> None:
-        """A line the program wrote, judged the moment it arrives."""
-        if self._asked and self._reply is None and not self._closing:
-            self._reply = line
-            self._reply_event.set()
-            return
-        self.unasked.append(line)
-        if not self._closing:
-            self._set_fault(
-                BotFault(Reason.OUT_OF_TURN, "wrote a line when it was not its turn", line)
-            )
+    def said(self, line: str) -> None:
+        data = line.encode() + b"\n"
+        self._said += len(data)
+        self._pipe_in.send_nowait(data)
 
     async def run(self, program: Program) -> None:
         code = await program(BotEnd(self, self._inbox))
         self._returncode = code or 0
         self._ended.set()
-        self._set_fault(
-            BotFault(Reason.CRASH, f"closed its output: {describe_returncode(self._returncode)}")
-        )
+        self._pipe_in.close()  # its output ends with it
+
+    async def read_output(self) -> None:
+        """The referee's reader, as a bot process's: each read takes all the program has said
+        by then (as from a pipe), feeds it to the exchange and reports what it found."""
+        async for data in self._pipe_out:
+            chunk = bytearray(data)
+            while True:
+                try:
+                    chunk += self._pipe_out.receive_nowait()
+                except (trio.WouldBlock, trio.EndOfChannel):
+                    break
+            self._read += len(chunk)
+            await self._report(self.exchange.feed(chunk))
+        await self._report(self.exchange.feed_eof())
+
+    async def _report(self, heard: list[Heard]) -> None:
+        answer: str | None = None
+        faulted = False
+        for item in heard:
+            if isinstance(item, Answer):
+                answer = item.text
+            elif isinstance(item, Closed):
+                what = f"{item.what}: {describe_returncode(self._returncode or 0)}"
+                faulted = self.exchange.found(BotFault(Reason.CRASH, what)) or faulted
+            else:
+                faulted = True
+        if answer is not None:
+            await self.events.answered(self, answer)
+        elif faulted:
+            self.events.faulted(self)
 
     async def close(self, grace: float, program_scope: trio.CancelScope) -> BotExit:
         """End of the match: close its input, give it `grace` seconds to return, then kill it."""
-        self._closing = True
+        self.exchange.close()
         with trio.CancelScope(shield=True):
             self._outbox.close()
             with trio.move_on_after(grace):
@@ -152,7 +162,7 @@ class FakePlayer:
     def _write(self, line: str) -> None:
         if self._returncode is not None:
             what = f"stopped reading its input: {describe_returncode(self._returncode)}"
-            self._set_fault(BotFault(Reason.CRASH, what))
+            self.exchange.found(BotFault(Reason.CRASH, what))
             self._raise_fault()
         self._outbox.send_nowait(line)
         self.heard.append(line)
@@ -161,18 +171,9 @@ class FakePlayer:
         if self.fault is not None:
             raise self.fault
 
-    def _set_fault(self, fault: BotFault) -> None:
-        if self.fault is not None or self._closing:
-            return
-        self.fault = fault
-        if self._asked:
-            self._reply_event.set()
-        elif self.on_fault is not None:
-            self.on_fault(self)
-
 
 class FakePlayers:
-    """An `OpenPlayer` for `Match`: each player, found by its name, runs its program in memory."""
+    """An `OpenPlayer` for a game: each player, found by its name, runs its program in memory."""
 
     def __init__(
         self,
@@ -194,22 +195,24 @@ class FakePlayers:
         opponent: PlayerSpec,
         settings: MatchSettings,
         isolation: Isolation,
-        on_fault: FaultCallback,
+        events: PlayerEvents | None,
     ) -> AsyncIterator[FakePlayer]:
+        assert events is not None
         await trio.sleep(self.start_delay)
         if player.name in self.unstartable:
             raise BotStartError(self.unstartable[player.name])
-        fake = self.opened[player.name] = FakePlayer(player.name, on_fault)
+        fake = self.opened[player.name] = FakePlayer(player.name, events, settings.max_line_bytes)
         try:
             async with trio.open_nursery() as nursery:
                 nursery.start_soon(fake.run, self.programs[player.name])
+                nursery.start_soon(fake.read_output)
                 try:
                     yield fake
                 finally:
                     cancelled = trio.current_effective_deadline() == -math.inf
                     await fake.close(0 if cancelled else settings.exit_grace, nursery.cancel_scope)
         except BaseExceptionGroup as group:
-            # As `open_bot`: what the match's block raised comes out as itself, not wrapped.
+            # As `open_bot`: what the game's block raised comes out as itself, not wrapped.
             raise unwrap_single(group) from None
 
 

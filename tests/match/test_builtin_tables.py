@@ -14,7 +14,9 @@ import pytest
 from bots.solvers import cache
 from protocols.base import Side
 from referee.builtin_tables import table_cache_directory
-from referee.match import Match, MatchSettings, PlayerSpec, resolve_command
+from referee.match.settings import MatchSettings
+from referee.players import PlayerSpec, resolve_command
+from tests.games import play_game
 
 
 async def test_a_perfect_bot_gets_its_table_built_and_named(
@@ -23,14 +25,13 @@ async def test_a_perfect_bot_gets_its_table_built_and_named(
     command = resolve_command("builtin:perfect", "l-game")
     assert f"--cache-dir {private_table_cache}" in command
     assert "--cache-dir" not in resolve_command("builtin:random", "l-game")
-    match = Match(
+    record = await play_game(
         "l-game",
         PlayerSpec(name="perfect", command=command),
         PlayerSpec(name="random", command=resolve_command("builtin:random", "l-game")),
         settings=MatchSettings(random_assignment=False),
         seed=1,
     )
-    record = await match.play()
     assert record.result is not None and not record.result.void, record.result
     # The table was there before the bot started: it came from the referee, since a bot in
     # the sandbox cannot write the folder (it sees it read-only).
@@ -74,14 +75,13 @@ async def test_the_search_bot_plays_lasker_morris_with_the_core_the_referee_buil
 ) -> None:
     command = resolve_command("builtin:search --movetime 0.05 --verbose", "lasker-morris")
     assert f"--cache-dir {open_table_cache}" in command
-    match = Match(
+    record = await play_game(
         "lasker-morris",
         PlayerSpec(name="search", command=command),
         PlayerSpec(name="random", command=resolve_command("builtin:random", "lasker-morris")),
         settings=MatchSettings(random_assignment=False),
         seed=1,
     )
-    record = await match.play()
     assert record.result is not None and not record.result.void, record.result
     # Built before the bot started (its sandbox sees the folder read-only): the compiled core
     # and the endgame tables.

@@ -7,6 +7,7 @@ in-memory players in `test_time_control.py`.
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -16,9 +17,14 @@ from protocols import get_game
 from protocols.base import Reason, Side
 from referee.isolation import IsolationSettings
 from referee.isolation.limits import Limits
-from referee.match import Match, MatchSettings, PlayerSpec
-from referee.records import GameRecord, read_record
+from referee.match import driver
+from referee.match.host import choose_host
+from referee.match.settings import MatchSettings
+from referee.players import PlayerSpec
+from referee.records import GameRecord, Result, read_record
 from referee.verify import verify_record
+from tests.commandline import referee
+from tests.games import order_of, play_game
 from tests.scriptbots import quiet_opening, script_bot
 
 # The script bots log beside themselves in a private temporary folder: no sandbox around them
@@ -64,7 +70,7 @@ def received(tmp_path: Path, name: str) -> list[str]:
 async def play(
     tmp_path: Path, blue_cmd: str, orange_cmd: str, settings: MatchSettings = FAST, **kw: Any
 ) -> GameRecord:
-    match = Match(
+    record = await play_game(
         "lasker-morris",
         PlayerSpec(name="first", command=blue_cmd),
         PlayerSpec(name="second", command=orange_cmd),
@@ -72,7 +78,6 @@ async def play(
         record_path=tmp_path / "game.jsonl",
         **kw,
     )
-    record = await match.play()
     assert read_record(tmp_path / "game.jsonl") == record
     return record
 
@@ -151,8 +156,9 @@ async def test_two_programs_that_exit_at_once_are_one_verdict_with_no_winner(
         assert record.result.detail.count("exited with code 127") == 2
 
 
-async def test_referee_fault_voids_the_game(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+@pytest.mark.referee_error
+async def test_a_referee_error_voids_the_game_with_its_traceback_on_stderr_and_in_the_log(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     game = get_game("lasker-morris")
 
@@ -161,11 +167,34 @@ async def test_referee_fault_voids_the_game(
 
     monkeypatch.setattr(game, "apply", broken_apply)
     blue = scripted(tmp_path, "blue", ["h1 d1 r0"])
-    record = await play(tmp_path, blue, scripted(tmp_path, "orange", []))
-    assert record.result is not None
+    orange = scripted(tmp_path, "orange", [])
+    log = tmp_path / "referee.log"
+    host = replace(choose_host(FAST.isolation), log=log)
+    first, second = (
+        PlayerSpec(name="first", command=blue),
+        PlayerSpec(name="second", command=orange),
+    )
+    settings = FAST.model_copy(update={"random_assignment": False})
+    order = order_of("lasker-morris", first, second, settings=settings)
+    record = await driver.play(order, host, record_path=tmp_path / "game.jsonl")
+    assert (
+        record.result is not None and record.result == read_record(tmp_path / "game.jsonl").result
+    )
     assert record.result.void and record.result.winner is None
-    assert record.result.reason is Reason.REFEREE_FAULT
-    assert "bug in the rules" in record.result.detail
+    assert record.result.reason is Reason.REFEREE_ERROR
+    assert record.result.detail == f"RuntimeError: bug in the rules (traceback in {log})"
+    logged = log.read_text()
+    assert "referee error in a game of lasker-morris: first vs second:" in logged
+    assert "Traceback (most recent call last)" in logged and "in broken_apply" in logged
+    traceback = logged.split(":\n", 1)[1]
+    assert traceback in capsys.readouterr().err  # the same, on stderr
+
+
+def test_records_that_name_a_referee_error_referee_fault_still_read(tmp_path: Path) -> None:
+    result = {"type": "result", "winner": None, "reason": "referee-fault", "detail": "bug",
+              "plies": 0, "void": True, "finished_at": "2025-01-01T00:00:00Z"}  # fmt: skip
+    assert Result.model_validate(result).reason is Reason.REFEREE_ERROR
+    assert Reason("referee-fault") is Reason.REFEREE_ERROR
 
 
 async def test_stderr_tail_and_exit_codes_are_recorded(tmp_path: Path) -> None:
@@ -191,16 +220,16 @@ async def test_stderr_tail_and_exit_codes_are_recorded(tmp_path: Path) -> None:
 async def test_colours_are_seeded_and_no_random_assignment_keeps_p1_blue() -> None:
     p1, p2 = PlayerSpec(name="p1", command="x"), PlayerSpec(name="p2", command="y")
     blues = {
-        Match("lasker-morris", p1, p2, seed=seed).players[Side.BLUE].name for seed in range(40)
+        order_of("lasker-morris", p1, p2, seed=seed).colours()[Side.BLUE].name for seed in range(40)
     }
     assert blues == {"p1", "p2"}
     for seed in range(10):
-        first = Match("lasker-morris", p1, p2, seed=seed).players
-        assert Match("lasker-morris", p1, p2, seed=seed).players == first
-        fixed = Match(
+        first = order_of("lasker-morris", p1, p2, seed=seed).colours()
+        assert order_of("lasker-morris", p1, p2, seed=seed).colours() == first
+        fixed = order_of(
             "lasker-morris", p1, p2, seed=seed, settings=MatchSettings(random_assignment=False)
         )
-        assert fixed.players[Side.BLUE] == p1
+        assert fixed.colours()[Side.BLUE] == p1
 
 
 async def test_record_lines_are_json_with_header_plies_result(tmp_path: Path) -> None:
@@ -231,14 +260,13 @@ async def test_a_players_own_limits_apply_to_that_player_only(tmp_path: Path) ->
     blue_dir.mkdir()
     orange_dir.mkdir()
     small = Limits(file_size_mb=1)
-    match = Match(
+    record = await play_game(
         "lasker-morris",
         PlayerSpec(name="b", command=script_bot(blue_dir, "w", writer), cwd=blue_dir, limits=small),
         PlayerSpec(name="o", command=script_bot(orange_dir, "w", writer), cwd=orange_dir),
         settings=FAST.model_copy(update={"random_assignment": False}),
         record_path=tmp_path / "game.jsonl",
     )
-    record = await match.play()
     assert record.result is not None
     assert (record.result.winner, record.result.reason) == (Side.ORANGE, Reason.RESOURCE_LIMIT)
     # Python ignores SIGXFSZ, so the write fails with EFBIG and the bot dies of the exception;
@@ -248,3 +276,44 @@ async def test_a_players_own_limits_apply_to_that_player_only(tmp_path: Path) ->
     assert (orange_dir / "orange.bin").stat().st_size == 2_000_000
     assert record.header.players[Side.BLUE].limits == small.model_dump()
     assert record.header.players[Side.ORANGE].limits is None
+
+
+def test_referee_play_a_bot_that_exits_at_once_does_not_win_by_its_opponents_early_line(
+    tmp_path: Path,
+) -> None:
+    # As a course student's bot that is only `sys.exit(3)`, as blue, against a bot that writes
+    # a line as soon as it starts, as orange: which failure the referee notices first is chance,
+    # and neither wins either way, the crash named in the verdict.
+    (tmp_path / "carol.py").write_text("import sys\nsys.exit(3)\n")
+    (tmp_path / "bob.py").write_text(
+        "import sys\nprint('b2', flush=True)\nfor line in sys.stdin:\n"
+        "    if line.strip() == 'END':\n        break\n"
+    )
+    for attempt in range(2):
+        record_path = tmp_path / f"game{attempt}.jsonl"
+        done = referee(
+            "play", "tic-tac-toe", "-p1", "python3 carol.py", "-p2", "python3 bob.py",
+            "--no-random-assignment", "--record", str(record_path), cwd=tmp_path,
+        )  # fmt: skip
+        assert done.returncode == 0, done.stderr
+        assert "Winner" not in done.stdout, done.stdout
+        result = read_record(record_path).result
+        assert result is not None
+        assert (result.winner, result.reason, result.plies) == (None, Reason.CRASH, 0)
+        assert result.detail == (
+            "neither player started playing (blue: closed its output: exited with code 3; "
+            "orange: wrote a line when it was not its turn)"
+        ), result.detail
+        assert result.bots[Side.BLUE].exit_code == 3
+
+
+def test_referee_play_a_finished_games_summary_names_no_mover(tmp_path: Path) -> None:
+    done = referee(
+        "play", "tic-tac-toe", "-p1", "builtin:random", "-p2", "builtin:random",
+        "--no-random-assignment", cwd=tmp_path,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.startswith("Game over! "), done.stdout
+    summary = done.stderr[done.stderr.index("tic-tac-toe: ") :]
+    assert " plies" in summary and "a b c" in summary, summary  # the title, the board
+    assert "to move" not in summary, summary

@@ -12,9 +12,11 @@ import pytest
 from protocols import get_game
 from protocols.base import Reason, Side
 from referee.isolation import IsolationSettings
-from referee.match import Match, MatchSettings, OpeningRefused, PlayerSpec, resolve_command
+from referee.match.settings import MatchSettings
+from referee.players import OpeningRefused, PlayerSpec, refuse_undeclared, resolve_command
 from referee.records import read_record
 from referee.verify import verify_record
+from tests.games import play_game
 from tests.scriptbots import quiet_opening, script_bot
 
 SETTINGS = MatchSettings(
@@ -67,7 +69,7 @@ async def test_each_bot_is_told_the_opening_after_its_colour(tmp_path: Path) -> 
     orange_moves, blue_moves = rest[0::2], rest[1::2]
     blue = script_bot(tmp_path, "blue", LISTENER.format(moves=blue_moves, mover="orange"))
     orange = script_bot(tmp_path, "orange", LISTENER.format(moves=orange_moves, mover="orange"))
-    match = Match(
+    record = await play_game(
         "lasker-morris",
         PlayerSpec(name="b", command=blue, capabilities=POSITION),
         PlayerSpec(name="o", command=orange, capabilities=POSITION),
@@ -75,7 +77,6 @@ async def test_each_bot_is_told_the_opening_after_its_colour(tmp_path: Path) -> 
         opening=opening,
         record_path=tmp_path / "game.jsonl",
     )
-    record = await match.play()
     assert record.result is not None
     assert record.header.opening == opening
     assert record.plies[0].side is Side.ORANGE and record.plies[0].move == rest[0]
@@ -94,7 +95,7 @@ async def test_each_bot_is_told_the_opening_after_its_colour(tmp_path: Path) -> 
 async def test_built_in_bots_take_over_where_the_opening_left(tmp_path: Path, plies: int) -> None:
     game = get_game("lasker-morris")
     opening = quiet_opening(plies)
-    match = Match(
+    record = await play_game(
         "lasker-morris",
         PlayerSpec(name="random", command=builtin("random --seed 3")),
         PlayerSpec(name="search", command=builtin("search --depth 2")),
@@ -102,7 +103,6 @@ async def test_built_in_bots_take_over_where_the_opening_left(tmp_path: Path, pl
         opening=opening,
         record_path=tmp_path / "game.jsonl",
     )
-    record = await match.play()
     assert record.result is not None and not record.result.void
     assert record.result.reason is not Reason.CRASH, record.result.detail
     state = game.initial_state(None)
@@ -113,10 +113,12 @@ async def test_built_in_bots_take_over_where_the_opening_left(tmp_path: Path, pl
     assert verify_record(read_record(tmp_path / "game.jsonl")).ok
 
 
-def test_a_bot_that_has_not_declared_the_extension_is_refused_by_name(tmp_path: Path) -> None:
+async def test_a_bot_that_has_not_declared_the_extension_is_refused_by_name(
+    tmp_path: Path,
+) -> None:
     student = PlayerSpec(name="alice", command="python3 alice.py")
     declared = PlayerSpec(name="bob", command="python3 bob.py", capabilities=POSITION)
     with pytest.raises(OpeningRefused, match="alice has not declared the 'position' extension"):
-        Match("lasker-morris", declared, student, opening=quiet_opening(2))
+        await play_game("lasker-morris", declared, student, opening=quiet_opening(2))
     # Without an opening nothing is sent, and nothing is refused.
-    Match("lasker-morris", declared, student, opening=[])
+    refuse_undeclared([declared, student], [])

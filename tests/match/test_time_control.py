@@ -8,6 +8,10 @@ an answer a millisecond inside the limit and one a millisecond outside it can bo
 from __future__ import annotations
 
 import json
+import math
+import re
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
@@ -16,8 +20,18 @@ import trio
 import trio.testing
 
 from protocols.base import Reason, Side
-from referee.match import LagMonitor, Match, MatchSettings, PlayerSpec
+from referee.bot import BotExit
+from referee.isolation.levels import BASIC_ISOLATION
+from referee.match import driver
+from referee.match.clock import Clock
+from referee.match.exchange import BotFault, PlayerEvents
+from referee.match.host import Host, choose_host
+from referee.match.lag import LagMonitor
+from referee.match.seats import START_FAILURE_WAIT
+from referee.match.settings import MatchSettings
+from referee.players import PlayerSpec
 from referee.records import GameRecord, TimeControl, read_record
+from tests.games import order_of
 from tests.match.fake_player import BotEnd, FakePlayers, Program, plays
 from tests.scriptbots import quiet_opening
 
@@ -30,23 +44,39 @@ def settings_of(**values: Any) -> MatchSettings:
     return MatchSettings(**{"exit_grace": 0.3, "random_assignment": False, **values})
 
 
+HOST = Host(BASIC_ISOLATION)  # nothing to confine: the players are in memory
+
+
 async def play(
     blue: Program, orange: Program, settings: MatchSettings, tmp_path: Path | None = None, **kw: Any
-) -> tuple[GameRecord, Match]:
+) -> GameRecord:
     """Play blue against orange in memory; with `tmp_path`, also check the record on disk."""
-    match = Match(
-        "lasker-morris",
-        PlayerSpec(name="blue", command="in memory"),
-        PlayerSpec(name="orange", command="in memory"),
-        settings=settings,
+    in_memory = (PlayerSpec(name="blue", command="-"), PlayerSpec(name="orange", command="-"))
+    record = await driver.play(
+        order_of("lasker-morris", *in_memory, settings=settings),
+        HOST,
         record_path=tmp_path / "game.jsonl" if tmp_path else None,
         open_player=FakePlayers({"blue": blue, "orange": orange}),
         **kw,
     )
-    record = await match.play()
     if tmp_path is not None:
         assert read_record(tmp_path / "game.jsonl") == record
-    return record, match
+    return record
+
+
+def clock_left(record: GameRecord, side: Side) -> float:
+    """What is left on `side`'s game clock after the game: its moves' times charged in turn."""
+    clock = Clock.of(record.header.time_control)
+    for ply in record.plies:
+        if ply.side is side:
+            clock.charge(ply.time_ms / 1000)
+    return clock.remaining
+
+
+async def play_with(players: FakePlayers) -> GameRecord:
+    in_memory = (PlayerSpec(name="blue", command="-"), PlayerSpec(name="orange", command="-"))
+    order = order_of("lasker-morris", *in_memory, settings=settings_of())
+    return await driver.play(order, HOST, open_player=players)
 
 
 def verdict_of(record: GameRecord) -> tuple[Side | None, Reason, int]:
@@ -72,7 +102,7 @@ async def test_an_answer_is_taken_up_to_the_move_limit_plus_grace_and_not_after(
     # Blue's second move (its first has the start-up allowance) comes after `delay` seconds.
     settings = settings_of(move_timeout=1.0, grace=grace, startup_allowance=2.0)
     blue = plays(BLUE_MOVES[:2], [0.0, delay])
-    record, _ = await play(blue, plays(ORANGE_MOVES), settings)
+    record = await play(blue, plays(ORANGE_MOVES), settings)
     if taken:
         assert record.plies[2].time_ms == pytest.approx(delay * 1000)
         # It then has no third move: that one times out.
@@ -87,7 +117,7 @@ async def test_the_grace_is_tolerated_on_every_move(
 ) -> None:
     # Every move of blue is 0.2 s over the limit: inside the grace, the game is played out.
     settings = settings_of(move_timeout=1.0, grace=grace, startup_allowance=0.0)
-    record, _ = await play(plays(BLUE_MOVES, [1.2] * 10), plays(ORANGE_MOVES), settings)
+    record = await play(plays(BLUE_MOVES, [1.2] * 10), plays(ORANGE_MOVES), settings)
     if plies:
         assert verdict_of(record) == (None, Reason.NO_CAPTURE_LIMIT, plies)
     else:
@@ -99,12 +129,12 @@ async def test_the_start_up_allowance_is_for_each_players_first_move_only(
 ) -> None:
     settings = settings_of(move_timeout=1.0, grace=0.5, startup_allowance=2.0)
     slow = 3.5 - EPSILON  # inside limit + grace + allowance, far outside limit + grace
-    record, _ = await play(plays(BLUE_MOVES, [slow, slow]), plays(ORANGE_MOVES, [slow]), settings)
+    record = await play(plays(BLUE_MOVES, [slow, slow]), plays(ORANGE_MOVES, [slow]), settings)
     assert [p.side for p in record.plies] == [Side.BLUE, Side.ORANGE]
     assert verdict_of(record) == (Side.ORANGE, Reason.TIMEOUT, 2)
 
     no_allowance = settings.model_copy(update={"startup_allowance": 0.0})
-    record, _ = await play(plays(BLUE_MOVES, [slow]), plays(ORANGE_MOVES), no_allowance)
+    record = await play(plays(BLUE_MOVES, [slow]), plays(ORANGE_MOVES), no_allowance)
     assert verdict_of(record) == (Side.ORANGE, Reason.TIMEOUT, 0)
 
 
@@ -113,7 +143,7 @@ async def test_a_bot_that_stops_answering_loses_on_time(
 ) -> None:
     settings = settings_of(move_timeout=0.3, grace=0.1, startup_allowance=2.0)
     start = trio.current_time()
-    record, _ = await play(plays(BLUE_MOVES), plays(ORANGE_MOVES[:1], hang=True), settings)
+    record = await play(plays(BLUE_MOVES), plays(ORANGE_MOVES[:1], hang=True), settings)
     assert verdict_of(record) == (Side.BLUE, Reason.TIMEOUT, 3)
     assert record.result is not None and record.result.bots[Side.ORANGE].killed
     # Its second move was due 0.4 s after it was asked; then it had its exit grace to leave.
@@ -127,15 +157,13 @@ async def test_a_bot_that_runs_out_of_its_game_clock_loses_on_time(
     autojump_clock: trio.testing.MockClock, tmp_path: Path
 ) -> None:
     settings = settings_of(move_timeout=5, grace=0.05, startup_allowance=3, clock_total=1.0)
-    record, match = await play(
-        plays(BLUE_MOVES, [0.3] * 10), plays(ORANGE_MOVES), settings, tmp_path
-    )
+    record = await play(plays(BLUE_MOVES, [0.3] * 10), plays(ORANGE_MOVES), settings, tmp_path)
     assert verdict_of(record)[:2] == (Side.ORANGE, Reason.TIMEOUT)
     assert record.result is not None and "game clock" in record.result.detail
     # The first move is free (start-up), then 0.7, 0.4 and 0.1 s are left: the fifth is late,
     # even though the per-move limit (5 s) would have allowed it.
     assert len([p for p in record.plies if p.side is Side.BLUE]) == 4
-    assert match.clock[Side.BLUE] == pytest.approx(0.1)
+    assert clock_left(record, Side.BLUE) == pytest.approx(0.1)
     header = read_record(tmp_path / "game.jsonl").header
     assert (header.time_control.clock_total, header.time_control.clock_increment) == (1.0, 0.0)
 
@@ -146,12 +174,12 @@ async def test_the_start_up_allowance_is_not_charged_to_the_game_clock(
     settings = settings_of(move_timeout=5, grace=0.05, startup_allowance=3, clock_total=1.0)
     # 2.9 s is more than the whole clock, but inside the allowance: nothing is charged.
     blue = plays(BLUE_MOVES, [2.9, 0.3])
-    record, match = await play(blue, plays(ORANGE_MOVES), settings)
-    assert match.clock[Side.BLUE] == pytest.approx(1.0 - 0.3)
+    record = await play(blue, plays(ORANGE_MOVES), settings)
+    assert clock_left(record, Side.BLUE) == pytest.approx(1.0 - 0.3)
     assert record.plies[0].time_ms == pytest.approx(2900)
     # Past the allowance only the excess is charged: 3.5 s costs 0.5 s of the clock.
-    record, match = await play(plays(BLUE_MOVES, [3.5]), plays(ORANGE_MOVES), settings)
-    assert match.clock[Side.BLUE] == pytest.approx(0.5)
+    record = await play(plays(BLUE_MOVES, [3.5]), plays(ORANGE_MOVES), settings)
+    assert clock_left(record, Side.BLUE) == pytest.approx(0.5)
 
 
 async def test_an_increment_keeps_a_steady_bot_in_the_game(
@@ -160,11 +188,11 @@ async def test_an_increment_keeps_a_steady_bot_in_the_game(
     settings = settings_of(
         move_timeout=0.1, grace=0.05, startup_allowance=3, clock_total=1.0, clock_increment=0.6
     )
-    record, match = await play(plays(BLUE_MOVES, [0.3] * 10), plays(ORANGE_MOVES), settings)
+    record = await play(plays(BLUE_MOVES, [0.3] * 10), plays(ORANGE_MOVES), settings)
     # The per-move limit (0.1 s) does not apply with a clock: the game is drawn by its rules.
     assert verdict_of(record) == (None, Reason.NO_CAPTURE_LIMIT, 20)
     # 1.0 + 0.6 after the free first move, then +0.3 net for each of the nine others.
-    assert match.clock[Side.BLUE] == pytest.approx(1.6 + 9 * 0.3)
+    assert clock_left(record, Side.BLUE) == pytest.approx(1.6 + 9 * 0.3)
 
 
 # -- the referee's own lag ---------------------------------------------------------------------
@@ -187,7 +215,7 @@ async def test_a_timeout_while_the_referee_lagged_more_than_the_threshold_is_voi
     async with trio.open_nursery() as nursery:
         # Blue never answers and times out at 3.5 s; the referee lagged at 2.0 s.
         nursery.start_soon(lag_at, monitor, 2.0, lag)
-        record, _ = await play(plays([]), plays(ORANGE_MOVES), settings, lag_monitor=monitor)
+        record = await play(plays([]), plays(ORANGE_MOVES), settings, lag_monitor=monitor)
     assert record.result is not None
     if voided:
         assert verdict_of(record) == (None, Reason.REFEREE_OVERLOAD, 0) and record.result.void
@@ -205,7 +233,7 @@ async def test_lag_before_the_move_does_not_void_its_timeout(
         # The referee lagged during blue's first move (answered at 1.0 s); orange never answers.
         nursery.start_soon(lag_at, monitor, 0.5, 0.4)
         blue = plays(BLUE_MOVES, [1.0])
-        record, _ = await play(blue, plays([]), settings, lag_monitor=monitor)
+        record = await play(blue, plays([]), settings, lag_monitor=monitor)
     assert verdict_of(record) == (Side.BLUE, Reason.TIMEOUT, 1)
 
 
@@ -226,7 +254,7 @@ async def test_a_timeout_during_referee_lag_voids_the_game(
             nursery.start_soon(monitor.run)
         # Blue never answers and times out at 3.5 s; the referee stalls from 3.0 s to 4.5 s.
         nursery.start_soon(stall_at, autojump_clock, 3.0, 1.5)
-        record, _ = await play(plays([]), plays(ORANGE_MOVES), settings, lag_monitor=monitor)
+        record = await play(plays([]), plays(ORANGE_MOVES), settings, lag_monitor=monitor)
         nursery.cancel_scope.cancel()
     assert record.result is not None
     assert record.result.reason is Reason.REFEREE_OVERLOAD and record.result.void
@@ -243,7 +271,7 @@ async def test_a_timeout_without_lag_is_a_timeout(autojump_clock: trio.testing.M
     monitor = LagMonitor()
     async with trio.open_nursery() as nursery:
         nursery.start_soon(monitor.run)
-        record, _ = await play(plays(BLUE_MOVES), plays([]), settings, lag_monitor=monitor)
+        record = await play(plays(BLUE_MOVES), plays([]), settings, lag_monitor=monitor)
         nursery.cancel_scope.cancel()
     assert verdict_of(record) == (Side.BLUE, Reason.TIMEOUT, 1)
     assert monitor.max_lag == 0.0
@@ -281,12 +309,13 @@ async def test_idle_bot_writing_out_of_turn_loses_at_once(
 
     settings = settings_of(move_timeout=60.0)
     start = trio.current_time()
-    record, _ = await play(plays(BLUE_MOVES, [30.0]), eager, settings)
+    record = await play(plays(BLUE_MOVES, [30.0]), eager, settings)
     assert verdict_of(record) == (Side.BLUE, Reason.OUT_OF_TURN, 0)
     assert record.result is not None and record.result.loser_line == "h2 a1 r0"
-    # Blue's wait was cut short at 1.0 s, long before its answer at 30 s; then both sides had
-    # their exit grace at the same time, not one after the other.
-    assert trio.current_time() - start == pytest.approx(1.0 + 0.3)
+    # Blue's wait was cut short at 1.0 s, long before its answer at 30 s; before any move, blue
+    # has START_FAILURE_WAIT to show that it never started (then neither would win); then both
+    # sides had their exit grace at the same time, not one after the other.
+    assert trio.current_time() - start == pytest.approx(1.0 + START_FAILURE_WAIT + 0.3)
 
 
 async def test_a_second_line_right_after_a_move_is_out_of_turn(
@@ -300,7 +329,7 @@ async def test_a_second_line_right_after_a_move_is_out_of_turn(
         await trio.sleep_forever()
         return 0
 
-    record, _ = await play(chatty, plays(ORANGE_MOVES), settings_of())
+    record = await play(chatty, plays(ORANGE_MOVES), settings_of())
     # The answer is judged and played first; the move did not end the game, so the line that
     # followed it is out of turn and loses.
     assert verdict_of(record) == (Side.ORANGE, Reason.OUT_OF_TURN, 1)
@@ -314,7 +343,7 @@ async def test_a_crash_ends_the_game_at_once(autojump_clock: trio.testing.MockCl
         return 3
 
     start = trio.current_time()
-    record, _ = await play(crashes, plays(ORANGE_MOVES), settings_of(move_timeout=60.0))
+    record = await play(crashes, plays(ORANGE_MOVES), settings_of(move_timeout=60.0))
     assert verdict_of(record) == (Side.ORANGE, Reason.CRASH, 0)
     assert record.result is not None and "exited with code 3" in record.result.detail
     report = record.result.bots[Side.BLUE]
@@ -340,6 +369,20 @@ async def test_the_header_holds_the_time_control_of_the_settings(
         "clock_increment": 1.0,
     }
     assert type(read_record(tmp_path / "game.jsonl").header.time_control) is TimeControl
+
+
+async def test_the_header_names_the_isolation_level_chosen_not_the_one_asked_for(
+    autojump_clock: trio.testing.MockClock,
+) -> None:
+    settings = settings_of()
+    assert settings.isolation.level == "auto"
+    host = choose_host(settings.isolation)  # as a run does, once
+    in_memory = (PlayerSpec(name="blue", command="-"), PlayerSpec(name="orange", command="-"))
+    order = order_of("lasker-morris", *in_memory, settings=settings)
+    players = FakePlayers({"blue": plays(BLUE_MOVES), "orange": plays(ORANGE_MOVES)})
+    record = await driver.play(order, host, open_player=players)
+    assert record.header.confinement is not None
+    assert record.header.confinement["isolation"] == host.isolation.name != "auto"
 
 
 # -- what follows a move: judged after the move, and never after a game-ending one ------------
@@ -371,7 +414,7 @@ async def test_a_message_after_the_drawing_move_is_kept_not_judged(
 ) -> None:
     # Orange's tenth move is the 20th quiet ply: a draw. It then prints a message at once.
     orange = then_says(ORANGE_MOVES, "Draw_game!")
-    record, _ = await play(plays(BLUE_MOVES), orange, settings_of(), tmp_path)
+    record = await play(plays(BLUE_MOVES), orange, settings_of(), tmp_path)
     assert verdict_of(record) == (None, Reason.NO_CAPTURE_LIMIT, 20)
     assert record.plies[-1].move == ORANGE_MOVES[-1]  # the final move is recorded
     assert record.result is not None
@@ -382,7 +425,7 @@ async def test_a_message_after_an_ordinary_move_is_out_of_turn(
     autojump_clock: trio.testing.MockClock,
 ) -> None:
     orange = then_says(ORANGE_MOVES, "thinking...", at_end_only=False)
-    record, _ = await play(plays(BLUE_MOVES), orange, settings_of())
+    record = await play(plays(BLUE_MOVES), orange, settings_of())
     assert verdict_of(record) == (Side.BLUE, Reason.OUT_OF_TURN, 2)
     assert record.result is not None and record.result.loser_line == "thinking..."
 
@@ -397,7 +440,7 @@ async def test_a_debug_line_before_the_move_is_named_in_the_verdict(
         await trio.sleep_forever()
         return 0
 
-    record, _ = await play(debugging, plays(ORANGE_MOVES), settings_of())
+    record = await play(debugging, plays(ORANGE_MOVES), settings_of())
     assert verdict_of(record) == (Side.ORANGE, Reason.BAD_SYNTAX, 0)
     assert record.result is not None and record.result.loser_line == "depth 3 score=12"
 
@@ -408,14 +451,7 @@ async def test_a_debug_line_before_the_move_is_named_in_the_verdict(
 async def test_both_players_are_opened_at_once(autojump_clock: trio.testing.MockClock) -> None:
     start = trio.current_time()
     players = FakePlayers({"blue": plays(BLUE_MOVES), "orange": plays(ORANGE_MOVES)}, 2.0)
-    match = Match(
-        "lasker-morris",
-        PlayerSpec(name="blue", command="in memory"),
-        PlayerSpec(name="orange", command="in memory"),
-        settings=settings_of(),
-        open_player=players,
-    )
-    record = await match.play()
+    record = await play_with(players)
     assert verdict_of(record) == (None, Reason.NO_CAPTURE_LIMIT, 20)
     # Each player takes 2 s to open and then plays instantly, leaving at END: the whole game
     # takes 2 s, not 4 (opened one after the other).
@@ -427,14 +463,7 @@ async def test_an_orange_bot_dead_before_its_colour_loses_by_crash() -> None:
         return 3
 
     players = FakePlayers({"blue": plays(BLUE_MOVES), "orange": dies})
-    match = Match(
-        "lasker-morris",
-        PlayerSpec(name="blue", command="in memory"),
-        PlayerSpec(name="orange", command="in memory"),
-        settings=settings_of(),
-        open_player=players,
-    )
-    record = await match.play()
+    record = await play_with(players)
     assert verdict_of(record) == (Side.BLUE, Reason.CRASH, 0)
     assert record.result is not None and record.result.detail.startswith("orange: ")
 
@@ -461,25 +490,23 @@ def dies_after(delay: float, code: int = 127) -> Program:
 async def test_two_bots_that_cannot_start_are_one_verdict_whoever_is_noticed_first(
     autojump_clock: trio.testing.MockClock, blue_dies: float, orange_dies: float
 ) -> None:
-    record, _ = await play(dies_after(blue_dies), dies_after(orange_dies), settings_of())
+    record = await play(dies_after(blue_dies), dies_after(orange_dies), settings_of())
     assert verdict_of(record) == (None, Reason.CRASH, 0)
     assert record.result is not None
-    assert record.result.detail == (
-        "neither player could start (blue: closed its output: exited with code 127; "
-        "orange: closed its output: exited with code 127)"
-    ) or record.result.detail == (
-        "neither player could start (blue: closed its output: exited with code 127; "
-        "orange: stopped reading its input: exited with code 127)"
-    )
+    # Each side's failure is named as the referee found it first: its output closed, or its
+    # input no longer read (a dead program's pipe breaks both ways at once).
+    died = "(closed its output|stopped reading its input): exited with code 127"
+    pattern = rf"neither player could start \(blue: {died}; orange: {died}\)"
+    assert re.fullmatch(pattern, record.result.detail), record.result.detail
 
 
 async def test_a_bot_that_cannot_start_loses_to_one_that_is_only_slow(
     autojump_clock: trio.testing.MockClock,
 ) -> None:
     slow = plays(BLUE_MOVES, [3.0])  # blue answers its first move after 3 s, within its limit
-    record, _ = await play(slow, dies_after(0.0), settings_of())
+    record = await play(slow, dies_after(0.0), settings_of())
     assert verdict_of(record) == (Side.BLUE, Reason.CRASH, 0)
-    record, _ = await play(dies_after(0.0), plays(ORANGE_MOVES), settings_of())
+    record = await play(dies_after(0.0), plays(ORANGE_MOVES), settings_of())
     assert verdict_of(record) == (Side.ORANGE, Reason.CRASH, 0)
 
 
@@ -489,14 +516,10 @@ NOT_A_PROGRAM = "could not start: './somedir' is a directory, not a program"
 async def play_unstartable(unstartable: str, other: Program, settings: MatchSettings) -> GameRecord:
     """A game in which `unstartable` ("blue" or "orange") cannot be started at all."""
     programs = {"blue": other, "orange": other}
-    match = Match(
-        "lasker-morris",
-        PlayerSpec(name="blue", command="in memory"),
-        PlayerSpec(name="orange", command="in memory"),
-        settings=settings,
-        open_player=FakePlayers(programs, unstartable={unstartable: NOT_A_PROGRAM}),
-    )
-    return await match.play()
+    in_memory = (PlayerSpec(name="blue", command="-"), PlayerSpec(name="orange", command="-"))
+    order = order_of("lasker-morris", *in_memory, settings=settings)
+    players = FakePlayers(programs, unstartable={unstartable: NOT_A_PROGRAM})
+    return await driver.play(order, HOST, open_player=players)
 
 
 @pytest.mark.parametrize("unstartable", ["blue", "orange"])
@@ -526,3 +549,195 @@ async def test_a_bot_that_cannot_be_started_loses_to_one_that_started(
     assert verdict_of(record) == (winner, Reason.CRASH, 0)
     assert record.result is not None
     assert record.result.detail == f"{unstartable}: {NOT_A_PROGRAM}"
+
+
+# -- a bot that never started cannot win ------------------------------------------------------
+
+
+def writes_unasked(delay: float, line: str = "h1 d1 r0") -> Program:
+    """A program that writes `line` after `delay` seconds, asked or not (a bot that talks
+    first), then reads until the end."""
+
+    async def program(bot: BotEnd) -> int:
+        await trio.sleep(delay)
+        bot.say(line)
+        while await bot.hear() not in ("END", ""):
+            pass
+        return 0
+
+    return program
+
+
+# Blue's failure is named as the referee found it first: its output closed, or its input no
+# longer read (a dead program's pipe breaks both ways at once).
+NEVER_STARTED_AND_OUT_OF_TURN = (
+    r"neither player started playing \(blue: (closed its output|stopped reading its input): "
+    r"exited with code 3; orange: wrote a line when it was not its turn\)"
+)
+
+
+@pytest.mark.parametrize(
+    ("blue_dies", "orange_writes"),
+    [
+        (0.0, 0.05),  # blue's crash is noticed first, orange's line a moment later
+        (0.05, 0.0),  # orange's line first, while blue is asked; blue's crash a moment later
+        (0.3, 0.0),
+    ],
+)
+async def test_a_bot_that_never_started_does_not_win_by_its_opponents_line_out_of_turn(
+    autojump_clock: trio.testing.MockClock, blue_dies: float, orange_writes: float
+) -> None:
+    record = await play(dies_after(blue_dies, code=3), writes_unasked(orange_writes), settings_of())
+    assert verdict_of(record) == (None, Reason.CRASH, 0)
+    assert record.result is not None and not record.result.void
+    assert re.fullmatch(NEVER_STARTED_AND_OUT_OF_TURN, record.result.detail), record.result.detail
+
+
+async def test_a_bot_that_cannot_be_started_does_not_win_by_its_opponents_line_out_of_turn(
+    autojump_clock: trio.testing.MockClock,
+) -> None:
+    record = await play_unstartable("blue", writes_unasked(0.0), settings_of())
+    assert verdict_of(record) == (None, Reason.CRASH, 0)
+    assert record.result is not None
+    assert record.result.detail == (
+        f"neither player started playing (blue: {NOT_A_PROGRAM}; "
+        "orange: wrote a line when it was not its turn)"
+    )
+
+
+async def test_an_illegal_first_move_against_a_bot_that_never_started_wins_for_neither(
+    autojump_clock: trio.testing.MockClock,
+) -> None:
+    # Blue's first answer is illegal; orange dies a moment after it, before its first move.
+    record = await play(plays(["h9 z9 r9"]), dies_after(0.05, code=3), settings_of())
+    assert verdict_of(record) == (None, Reason.CRASH, 0)
+    assert record.result is not None
+    assert record.result.detail.startswith("neither player started playing (blue: ")
+    assert "orange: closed its output: exited with code 3" in record.result.detail
+
+
+async def test_an_answer_cut_short_by_the_others_crash_is_no_fault(
+    autojump_clock: trio.testing.MockClock,
+) -> None:
+    # Orange dies at once, while blue thinks about its first move; blue's answer then arrives
+    # unasked, but blue was playing: it wins.
+    record = await play(plays(BLUE_MOVES, [0.2]), dies_after(0.0, code=3), settings_of())
+    assert verdict_of(record) == (Side.BLUE, Reason.CRASH, 0)
+    assert record.result is not None and record.result.detail.startswith("orange: ")
+
+
+# -- an answer read in the very moment its deadline passes ---------------------------------------
+
+
+class Direct:
+    """A player whose answers reach the match straight from its own task, with no reader in
+    between: an answer given at a deadline is then heard in the same moment as the deadline."""
+
+    def __init__(
+        self, events: PlayerEvents, answers: list[float | None], blocked: float = 0.0
+    ) -> None:
+        self.events = events
+        self.answers = answers  # for each question: seconds until the answer (None: never)
+        self.blocked = blocked  # how long writing each question takes (a full pipe)
+        self.fault: BotFault | None = None
+        self.exit: BotExit | None = None
+        self.last_cpu_ms: float | None = None
+        self.isolation_level: str | None = None
+        self.isolation_note: str | None = None
+        self._questions = trio.open_memory_channel[float](math.inf)
+
+    async def prompt(self, line: str) -> None:
+        self._questions[0].send_nowait(trio.current_time())
+        if self.blocked:
+            await trio.sleep(self.blocked)  # its answer may come before the write is done
+
+    async def send_line(self, line: str) -> None:
+        pass
+
+    async def notify(self, line: str, timeout: float) -> bool:
+        return True
+
+    def timeout_fault(self) -> BotFault:
+        return BotFault(Reason.TIMEOUT, "no complete line within the time limit")
+
+    def stop_waiting(self) -> None:
+        pass
+
+    async def run(self, moves: list[str]) -> None:
+        for delay, move in zip(self.answers, moves, strict=False):
+            asked = await self._questions[1].receive()
+            if delay is None:
+                break
+            await trio.sleep_until(asked + delay)
+            await self.events.answered(self, move)
+        await trio.sleep_forever()
+
+
+def direct_players(plans: dict[str, tuple[list[float | None], list[str], float]]) -> Any:
+    """An `OpenPlayer` of `Direct` players: for each, (answers' delays, moves, blocked)."""
+
+    @asynccontextmanager
+    async def open_direct(
+        player: PlayerSpec, opponent: PlayerSpec, s: MatchSettings, i: Any, events: Any
+    ) -> AsyncIterator[Direct]:
+        answers, moves, blocked = plans[player.name]
+        direct = Direct(events, list(answers), blocked)
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(direct.run, moves)
+            yield direct
+            direct.exit = BotExit(0, False, "", 0)
+            nursery.cancel_scope.cancel()
+
+    return open_direct
+
+
+@pytest.mark.parametrize("raced", ["the final move", "an ordinary move"])
+async def test_an_answer_racing_the_write_of_its_question_is_judged_after_the_move(
+    autojump_clock: trio.testing.MockClock, raced: str
+) -> None:
+    # Writing each question to blue takes 0.5 s (its pipe is full), and blue answers 0.1 s
+    # after it was asked: before the move it answers is written. The game's last move (the
+    # 20th ply, orange's) is one blue answers too, with a move of its own.
+    settings = settings_of(move_timeout=1.0, grace=0.5, startup_allowance=2.0)
+    blue_moves = [*BLUE_MOVES, "h1 a1 r0"] if raced == "the final move" else BLUE_MOVES
+    plans = {
+        "blue": ([0.0] + [0.1] * 10, blue_moves, 0.5),
+        "orange": ([0.0] * 10, ORANGE_MOVES, 0.0),
+    }
+    in_memory = (PlayerSpec(name="blue", command="-"), PlayerSpec(name="orange", command="-"))
+    order = order_of("lasker-morris", *in_memory, settings=settings)
+    record = await driver.play(order, HOST, open_player=direct_players(plans))
+    # The 20th ply ends the game by the rules: what blue says to it is not a move of the game,
+    # and every earlier raced answer was its move, judged once the question was written.
+    assert verdict_of(record) == (None, Reason.NO_CAPTURE_LIMIT, 20)
+    assert [p.move for p in record.plies] == MOVES
+
+
+async def test_an_answer_heard_as_its_deadline_passes_never_blames_the_opponent(
+    autojump_clock: trio.testing.MockClock,
+) -> None:
+    # Blue's first answer comes exactly at its deadline, heard (by chance) before or after the
+    # match sees the deadline pass; then orange answers at once and blue never again.
+    settings = settings_of(move_timeout=1.0, grace=0.5, startup_allowance=2.0)
+    plans = {"blue": ([3.5, None], BLUE_MOVES), "orange": ([0.0], ORANGE_MOVES)}
+
+    @asynccontextmanager
+    async def open_direct(
+        player: PlayerSpec, opponent: PlayerSpec, s: MatchSettings, i: Any, events: Any
+    ) -> AsyncIterator[Direct]:
+        answers, moves = plans[player.name]
+        direct = Direct(events, list(answers))
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(direct.run, moves)
+            yield direct
+            direct.exit = BotExit(0, False, "", 0)
+            nursery.cancel_scope.cancel()
+
+    in_memory = (PlayerSpec(name="blue", command="-"), PlayerSpec(name="orange", command="-"))
+    verdicts = set()
+    for _ in range(40):
+        order = order_of("lasker-morris", *in_memory, settings=settings)
+        record = await driver.play(order, HOST, open_player=open_direct)
+        verdicts.add(verdict_of(record))
+    # Taken (then blue times out on its second move), or too late: blue's timeout either way.
+    assert verdicts <= {(Side.ORANGE, Reason.TIMEOUT, 2), (Side.ORANGE, Reason.TIMEOUT, 0)}

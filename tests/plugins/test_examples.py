@@ -16,7 +16,8 @@ from protocols import GameNotLoadable, UnknownGame, entry, get_game
 from protocols.base import IllegalMove, Reason, Side
 from protocols.search import GenericModel
 from referee.isolation.confinement import public_directories
-from referee.match import Match, MatchSettings, PlayerSpec, resolve_command
+from referee.match.settings import MatchSettings
+from referee.players import PlayerSpec, resolve_command
 from referee.records import GameRecord
 from referee.replay import build_replay
 from referee.verify import verify_record
@@ -24,6 +25,7 @@ from referee.views.boards import draw_board
 from referee.web.html_export import replay_html
 from referee.web.renderers import all_renderers, renderer_source
 from tests.commandline import referee
+from tests.games import play_game
 
 PLUGINS = {"connect-four": "referee-connect-four"}
 INSTALL = "pip install -e examples/connect-four (the README's test command)"
@@ -49,8 +51,7 @@ async def play(game: str, blue: str, orange: str, tmp_path: Path) -> GameRecord:
         PlayerSpec(name=name, command=resolve_command(command, game))
         for name, command in (("blue", blue), ("orange", orange))
     ]
-    match = Match(game, *players, settings=SETTINGS, record_path=tmp_path / "game.jsonl")
-    return await match.play()
+    return await play_game(game, *players, settings=SETTINGS, record_path=tmp_path / "game.jsonl")
 
 
 def check_clean(record: GameRecord) -> None:

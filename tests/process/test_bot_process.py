@@ -9,7 +9,8 @@ import pytest
 import trio
 
 from protocols.base import Reason
-from referee.bot import BotFault, BotProcess, BotStartError, open_bot
+from referee.bot import BotProcess, BotStartError, open_bot
+from referee.match.exchange import BotFault
 from tests.scriptbots import alive, process_group_members, script_bot
 
 GRACE = 0.2

@@ -10,13 +10,17 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 from pydantic import ValidationError
 
 from protocols.base import Reason, Side
 from referee.records import (
     EditedRecord,
+    Ply,
     RecordError,
     Result,
+    ply_data,
     read_chained_record,
     read_record,
     utc_now,
@@ -44,6 +48,29 @@ def record(tmp_path: Path) -> Path:
     path = tmp_path / "game.jsonl"
     random_record(path, "alak", 7)
     return path
+
+
+@given(
+    number=st.integers(1, 10_000),
+    side=st.sampled_from(Side),
+    received=st.text(),
+    move=st.text(),
+    time_ms=st.floats(0, 1e7),
+    cpu_ms=st.none() | st.floats(0, 1e7),
+)
+def test_a_ply_line_is_made_as_the_model_would_serialise_it(
+    number: int, side: Side, received: str, move: str, time_ms: float, cpu_ms: float | None
+) -> None:
+    """A ply's line is made without the model's serialiser (it is written on every move): the
+    very same values, so the same canonical text and hash."""
+    ply = Ply.model_construct(
+        ply=number, side=side, received=received, move=move, time_ms=time_ms, cpu_ms=cpu_ms
+    )
+    made = ply_data(ply)
+    assert made == ply.model_dump(mode="json")
+    assert json.dumps(made, sort_keys=True) == json.dumps(
+        ply.model_dump(mode="json"), sort_keys=True
+    )
 
 
 def test_the_chain_is_sha256_over_the_previous_hash_and_the_canonical_line(record: Path) -> None:

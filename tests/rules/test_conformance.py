@@ -82,6 +82,9 @@ def test_random_games_round_trip_and_end(name: str, options: dict[str, Any], see
             assert game.parse_move(state, f"  {line.replace(' ', '   ')} \r") == move
         json.dumps(game.state_json(state))
         assert game.render_text(state).strip()
+    # A finished game's last position, as its summary shows it: nobody is to move.
+    final = game.render_final(states[-1])
+    assert final.strip() and "to move" not in final, final
 
 
 @pytest.mark.parametrize(("name", "options"), CASES)

@@ -16,7 +16,7 @@ from referee.course.check import RECORDS_PARENT
 from referee.isolation import player_places
 from referee.isolation.places import Places
 from referee.league.config import INDEX_NAME
-from referee.match import PlayerSpec, resolve_command
+from referee.players import PlayerSpec, resolve_command
 from referee.tournament import bot_folders
 from referee.tournament.bot_folders import layout_refusal, program_folder, referee_output
 from referee.tournament.match_setup import DEFAULT_ROOT

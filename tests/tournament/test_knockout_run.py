@@ -10,13 +10,14 @@ import pytest
 
 from protocols.base import Reason
 from referee.app.config import load_config
-from referee.match import LagMonitor, Listener
+from referee.match.lag import LagMonitor
+from referee.match.recorder import Listener
 from referee.records import GameRecord
 from referee.tournament.config import ConfigError, LoadedConfig
 from referee.tournament.formats import plan_for
 from referee.tournament.report import build_report
 from referee.tournament.resume import open_tournament
-from referee.tournament.runner import Runner, play_match
+from referee.tournament.runner import Runner, play_match, tournament_host
 from referee.tournament.schedule import ScheduledGame
 from referee.tournament.store import GameState, open_view
 
@@ -162,7 +163,9 @@ async def test_games_void_for_good_do_not_stop_the_knockout(tmp_path: Path) -> N
         decided: Callable[[], None],
     ) -> GameRecord:
         attempts[game.number] = attempts.get(game.number, 0) + 1
-        record = await play_match(loaded, game, path, listener, lag, decided)
+        record = await play_match(
+            loaded, game, path, listener, lag, decided, host=tournament_host(loaded)
+        )
         if "g2" not in game.players:
             return record
         assert record.result is not None

@@ -25,6 +25,9 @@ from referee.tournament.match_setup import (
 )
 from referee.tournament.runner import RunState
 from referee.views.match_live import MatchDisplay
+from referee.web.archive import Archive
+from referee.web.live import LiveHub
+from referee.web.tournaments import summarise
 from tests.commandline import referee
 from tests.scriptbots import script_bot
 
@@ -312,6 +315,15 @@ def test_one_game_at_a_time_stops_at_the_game_that_decided(tmp_path: Path) -> No
     summary = json.loads(done.stdout)
     assert (summary["games"], summary["decision"]) == (12, "H1")
     assert len(list((tmp_path / "m").rglob("*.jsonl"))) == 12  # no game started after it
+    # What shows the folder says the 28 games left were not played, the SPRT having stopped
+    # the match: none of them is waiting.
+    results = referee("tournament", "results", "m", cwd=tmp_path)
+    assert results.returncode == 0, results.stderr
+    heading = results.stdout.splitlines()[0]
+    assert heading.endswith("12 finished, 28 not played: the SPRT stopped the match"), heading
+    assert "pending" not in heading
+    dashboard = summarise(Archive.of([tmp_path / "m"]), LiveHub(), 0, (tmp_path / "m").resolve())
+    assert (dashboard["not_played"], dashboard["counts"]["finished"]) == (28, 12)
 
 
 def test_the_match_folder_shows_the_figures_referee_match_printed(tmp_path: Path) -> None:

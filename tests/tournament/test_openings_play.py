@@ -257,3 +257,48 @@ def test_a_tournament_started_before_books_were_hashed_still_resumes(tmp_path: P
         del older["openings"]["book_sha256"]
         db.execute("UPDATE meta SET value = ? WHERE key = 'schedule_key'", (json.dumps(older),))
     open_cup(tmp_path)  # its book was never recorded: it cannot be checked, and is not refused
+
+
+def test_a_match_with_openings_is_not_resumed_without_them_or_with_others(tmp_path: Path) -> None:
+    (tmp_path / "book.txt").write_text(BOOK)
+    first = referee(*match_from_book(tmp_path, "--games", "4"), cwd=tmp_path)
+    assert first.returncode == 0, first.stderr
+    config = (tmp_path / "m" / "match.toml").read_text()
+    book = f"--openings {tmp_path / 'book.txt'} --book-order random --book-start 1"
+    # The same match and more games, the openings left out: refused, nothing played or written.
+    plain = ["match", "alak", "-p1", "builtin:greedy --seed {seed}", "-p2",
+             "builtin:random --seed {seed}", "--dir", str(tmp_path / "m"), *BASIC]  # fmt: skip
+    without = referee(*plain, "--games", "6", cwd=tmp_path)
+    assert without.returncode == 2
+    said = " ".join(without.stderr.split())
+    assert f"was started with other settings: the openings {book}, not none (from the start)" in (
+        said
+    ), said
+    assert "with the same flags to resume it" in said and "another --dir" in said
+    assert len(game_records(tmp_path / "m")) == 4
+    assert (tmp_path / "m" / "match.toml").read_text() == config
+    # Other openings: the stored ones are still said as they are.
+    plies = referee(*plain, "--games", "6", "--opening-plies", "2", cwd=tmp_path)
+    assert plies.returncode == 2
+    said = " ".join(plies.stderr.split())
+    assert f"the openings {book}, not --opening-plies 2" in said, said
+    assert len(game_records(tmp_path / "m")) == 4
+    # The flags it was started with: it grows.
+    again = referee(*match_from_book(tmp_path, "--games", "6"), cwd=tmp_path)
+    assert again.returncode == 0, again.stderr
+    openings = [read_record(path).header.opening for path in game_records(tmp_path / "m")]
+    assert len(openings) == 6 and all(openings), openings
+
+
+def test_a_tournament_with_openings_is_not_resumed_from_a_config_without_them(
+    tmp_path: Path,
+) -> None:
+    tournament(tmp_path, "plies = 2", 'capabilities = ["position"]')
+    assert referee("tournament", "run", "cup.toml", "-q", cwd=tmp_path).returncode == 0
+    config = (tmp_path / "cup.toml").read_text()
+    (tmp_path / "cup.toml").write_text(config.replace("[openings]\nplies = 2\n", ""))
+    assert "[openings]" not in (tmp_path / "cup.toml").read_text()
+    done = referee("tournament", "run", "cup.toml", "-q", cwd=tmp_path)
+    assert done.returncode == 2
+    said = " ".join(done.stderr.split())
+    assert "the config changes the schedule" in said and "openings: {" in said, said

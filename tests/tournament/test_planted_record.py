@@ -11,12 +11,13 @@ from pathlib import Path
 import pytest
 
 from referee.app.config import load_config
-from referee.match import LagMonitor, Listener
+from referee.match.lag import LagMonitor
+from referee.match.recorder import Listener
 from referee.nofollow import PlantedLink
 from referee.records import GameRecord
 from referee.tournament.config import LoadedConfig
 from referee.tournament.resume import open_tournament
-from referee.tournament.runner import Runner, ScheduledGame, play_match
+from referee.tournament.runner import Runner, ScheduledGame, play_match, tournament_host
 from referee.tournament.store import GameState, open_view
 
 NOBODY = 65534
@@ -34,6 +35,7 @@ async def test_a_link_planted_mid_run_stops_it_and_voids_nothing(tmp_path: Path)
     target = tmp_path / "target"
     target.mkdir()
     planted = loaded.directory / "planted"
+    host = tournament_host(loaded)
 
     async def planting(
         loaded: LoadedConfig,
@@ -50,7 +52,7 @@ async def test_a_link_planted_mid_run_stops_it_and_voids_nothing(tmp_path: Path)
             else:
                 loaded.directory.chmod(0o777)  # a folder anybody may write to: anybody's link
             path = planted / path.name
-        return await play_match(loaded, game, path, listener, lag, decided)
+        return await play_match(loaded, game, path, listener, lag, decided, host=host)
 
     store, _ = open_tournament(loaded)
     try:

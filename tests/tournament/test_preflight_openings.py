@@ -9,7 +9,8 @@ import sys
 from pathlib import Path
 
 from referee.isolation.levels import IsolationSettings, choose
-from referee.match import MatchSettings, PlayerSpec, resolve_command
+from referee.match.settings import MatchSettings
+from referee.players import PlayerSpec, resolve_command
 from referee.tournament.preflight import check_bots, trial_lines
 
 # Notes every line it is told, reads as a bot that declared `position` must (its colour, then

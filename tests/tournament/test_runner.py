@@ -5,17 +5,21 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
+import pytest
 import trio
 
 from protocols.base import Reason
 from referee.app.config import load_config
-from referee.match import LagMonitor, Listener
+from referee.isolation.levels import Isolation, IsolationSettings, choose
+from referee.match import host as host_module
+from referee.match.lag import LagMonitor
+from referee.match.recorder import Listener
 from referee.records import GameRecord, read_record
 from referee.tournament.config import LoadedConfig
 from referee.tournament.events import Event, GameFinished, GameStarted, TournamentFinished
 from referee.tournament.report import build_report
 from referee.tournament.resume import open_tournament
-from referee.tournament.runner import Runner, ScheduledGame, play_match
+from referee.tournament.runner import Runner, ScheduledGame, play_match, tournament_host
 from referee.tournament.store import GameState, open_view
 from referee.verify import verify_record
 from tests.scriptbots import script_bot
@@ -147,7 +151,9 @@ async def test_void_games_are_replayed_up_to_the_limit_and_never_scored(tmp_path
         lag: LagMonitor,
         decided: Callable[[], None],
     ) -> GameRecord:
-        record = await play_match(loaded, game, path, listener, lag, decided)
+        record = await play_match(
+            loaded, game, path, listener, lag, decided, host=tournament_host(loaded)
+        )
         attempts[game.number] = attempts.get(game.number, 0) + 1
         if attempts[game.number] == 1 and game.number <= 4:
             # The four workers' first games end well apart, so that each worker takes its next
@@ -181,6 +187,63 @@ async def test_void_games_are_replayed_up_to_the_limit_and_never_scored(tmp_path
     view.close()
 
 
+@pytest.mark.referee_error
+async def test_a_referee_error_is_logged_and_its_game_replayed_once_at_most(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A bug of the referee's own around game 1 (raised by the game's play) is written with
+    its traceback to stderr and the tournament's referee.log, and its game is replayed once,
+    not `max_replays` times: a bug that shows again is not bad luck."""
+    players = {f"r{i}": "builtin:random --seed {seed}" for i in range(2)}
+    loaded = load_config(write_config(tmp_path, players, replays=3))
+    attempts: dict[int, int] = {}
+
+    async def buggy(
+        loaded: LoadedConfig,
+        game: ScheduledGame,
+        path: Path,
+        listener: Listener,
+        lag: LagMonitor,
+        decided: Callable[[], None],
+    ) -> GameRecord:
+        attempts[game.number] = attempts.get(game.number, 0) + 1
+        if game.number == 1:
+            raise KeyError("a bug of ours")
+        return await play_match(
+            loaded, game, path, listener, lag, decided, host=tournament_host(loaded)
+        )
+
+    final, events = await run(loaded, play=buggy)
+    assert attempts == {1: 2, 2: 1}
+    assert (final.finished, final.void, final.pending) == (1, 1, 0)
+    finished = [e for e in events if isinstance(e, GameFinished) and e.number == 1]
+    assert [e.reason for e in finished] == [Reason.REFEREE_ERROR] * 2
+    assert [e.replay for e in finished] == [True, False]
+    log = loaded.directory / "referee.log"
+    assert finished[0].detail == f"KeyError: 'a bug of ours' (traceback in {log})"
+    logged = log.read_text()
+    assert logged.count("referee error in game 1 of cup:") == 2
+    assert logged.count("Traceback (most recent call last)") == 2 and "in buggy" in logged
+    assert capsys.readouterr().err.count("KeyError: 'a bug of ours'") == 2
+
+
+async def test_a_run_chooses_its_isolation_level_once_for_all_its_games(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    players = {f"r{i}": "builtin:random --seed {seed}" for i in range(3)}
+    loaded = load_config(write_config(tmp_path, players))
+    chosen = []
+
+    def counted(settings: IsolationSettings) -> Isolation:
+        chosen.append(settings.level)
+        return choose(settings)
+
+    monkeypatch.setattr(host_module, "choose", counted)
+    final, _ = await run(loaded)
+    assert final.finished == 6
+    assert chosen == ["basic+root"]  # once, before the first game, not once a game
+
+
 async def test_one_game_per_player_never_runs_a_bot_twice_at_once(tmp_path: Path) -> None:
     players = {f"r{i}": "builtin:random --seed {seed}" for i in range(4)}
     loaded = load_config(write_config(tmp_path, players, extra="one_game_per_player = true"))
@@ -198,7 +261,9 @@ async def test_one_game_per_player_never_runs_a_bot_twice_at_once(tmp_path: Path
         overlaps.extend(p for p in game.players if p in busy)
         busy.update(game.players)
         try:
-            return await play_match(loaded, game, path, listener, lag, decided)
+            return await play_match(
+                loaded, game, path, listener, lag, decided, host=tournament_host(loaded)
+            )
         finally:
             busy.difference_update(game.players)
 
@@ -222,7 +287,9 @@ async def test_the_next_game_starts_while_the_last_one_closes(tmp_path: Path) ->
         decided: Callable[[], None],
     ) -> GameRecord:
         log.append(f"start {game.number}")
-        record = await play_match(loaded, game, path, listener, lag, decided)
+        record = await play_match(
+            loaded, game, path, listener, lag, decided, host=tournament_host(loaded)
+        )
         await trio.sleep(1.0)  # closing takes long
         log.append(f"closed {game.number}")
         return record
@@ -254,7 +321,9 @@ async def test_a_run_told_to_stop_starts_no_further_game(tmp_path: Path) -> None
         decided: Callable[[], None],
     ) -> GameRecord:
         log.append(f"start {game.number}")
-        record = await play_match(loaded, game, path, listener, lag, decided)
+        record = await play_match(
+            loaded, game, path, listener, lag, decided, host=tournament_host(loaded)
+        )
         await trio.sleep(1.0)  # closing takes long
         log.append(f"closed {game.number}")
         return record

@@ -140,12 +140,15 @@ class ConnectFour(Game[ConnectFourState, int, ConnectFourOptions]):
         ]
 
     def render_text(self, state: ConnectFourState) -> str:
+        mover = f"{state.to_move} ({_MARK[state.to_move]}) to move, ply {state.ply}"
+        return f"{self.render_final(state)}\n{mover}"
+
+    def render_final(self, state: ConnectFourState) -> str:
         lines = [
             f"{r} " + " ".join(row)
             for r, row in zip(range(ROWS, 0, -1), self.rows(state), strict=True)
         ]
         lines.append("  " + " ".join(COLUMNS))
-        lines.append(f"{state.to_move} ({_MARK[state.to_move]}) to move, ply {state.ply}")
         return "\n".join(lines)
 
     def state_json(self, state: ConnectFourState) -> Mapping[str, Any]:

@@ -123,7 +123,8 @@
     line.className = "muted";
     line.dataset.progress = done + "/" + t.total;
     line.textContent = done + " of " + t.total + " games played · " + (c.running || 0) + " playing · " +
-      (c.pending || 0) + " waiting" + (c.void ? " · " + c.void + " void" : "");
+      (t.not_played ? t.not_played + " not played: the SPRT stopped the match"
+        : (c.pending || 0) + " waiting") + (c.void ? " · " + c.void + " void" : "");
     if (t.plan && t.plan.stages.length && t.plan.stages[0].kind !== "table") {
       line.textContent += " · " + (t.plan.finished ? "finished" : "stage: " + t.plan.current);
     }
