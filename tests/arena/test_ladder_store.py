@@ -217,6 +217,18 @@ def test_a_referee_fault_is_played_again_once(arena: Arena) -> None:
     assert finish(db, root, START, again, result(Reason.REFEREE_ERROR)) is None
 
 
+def test_a_referee_fault_of_an_older_store_counts_as_a_referee_error(arena: Arena) -> None:
+    a, b = add_version(arena, "alice", "x"), add_version(arena, "bob", "x")
+    db, root = arena.store.writer, arena.paths.root
+    game = running(arena, a, b)
+    assert finish(db, root, START, game, result(Reason.REFEREE_ERROR)) is not None
+    # The void attempt as an older referee stored it, before the reason was renamed.
+    db.execute("UPDATE games SET reason = 'referee-fault' WHERE id = ?", (game.id,))
+    again = take_next(db, START)
+    assert again is not None
+    assert finish(db, root, START, again, result(Reason.REFEREE_ERROR)) is None
+
+
 def test_a_stopped_server_s_games_are_voided_and_queued_again(arena: Arena) -> None:
     a, b = add_version(arena, "alice", "x"), add_version(arena, "bob", "x")
     db = arena.store.writer
