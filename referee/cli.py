@@ -62,6 +62,10 @@ COMMANDS: dict[str, Command] = {
         "referee.commands.course",
         "a course's tournament: new, collect, check, report, grades",
     ),
+    "arena": Command(
+        "referee.commands.arena",
+        "a course's server for the whole term: new, accounts, serve, invite, token, disable",
+    ),
     "analyse": Command(
         "referee.commands.analyse",
         "offline analysis: Legionnaires values, Alak solved, Lielow's puzzles",

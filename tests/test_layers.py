@@ -69,6 +69,10 @@ ONLY_UNDER = {
     "scipy": RATING_MODEL,
     # The offline analyses may use the bots' solvers; the runtime never imports them.
     "bots": ("referee/analysis/",),
+    # The arena's pages (templates), passwords (argon2id) and signed cookies.
+    "jinja2": ("referee/arena/",),
+    "argon2": ("referee/arena/",),
+    "itsdangerous": ("referee/arena/",),
 }
 
 # The layers of `referee/` are the contract `layers` in pyproject.toml: a new module needs a

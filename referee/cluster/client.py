@@ -32,7 +32,7 @@ from protocols import get_game
 from protocols.base import Reason, Side
 from referee.cluster.address import ClusterAddress
 from referee.cluster.live import GameLines, LineRouter
-from referee.cluster.orders import KEY_PREFIX, CheckTask, Seat, WorkerReturn, game_task
+from referee.cluster.orders import KEY_PREFIX, CheckTask, GameTask, Seat, WorkerReturn, game_task
 from referee.cluster.shipping import Pack, PackError, cached_digests, pack_folder, store_pack
 from referee.cluster.worker_task import LINES_TOPIC, run_checks, run_game
 from referee.match.errors import report_referee_error
@@ -136,19 +136,44 @@ class ClusterSession:
         decided: Callable[[], None] = lambda: None,
     ) -> GameRecord:
         """A `PlayGame` for the runner: the game played on a worker, its record written here."""
+        task = game_task(loaded, game, "", self.seats)
+        return await self.play_task(
+            task,
+            record,
+            listener,
+            decided,
+            header=lambda: _header(loaded, game),
+            where=f"game {game.number} of {loaded.config.name}",
+            log=run_log(loaded.directory),
+        )
+
+    async def play_task(
+        self,
+        task: GameTask,
+        record: Path,
+        listener: Listener,
+        decided: Callable[[], None],
+        header: Callable[[], Header],
+        *,
+        where: str,
+        log: Path,
+    ) -> GameRecord:
+        """Play `task` (its key is made here, one per try) on a worker and write its record
+        to `record`; a game that came back without one is void, its record begun by `header`
+        unless the worker's own header line arrived. A bug of ours on the worker is reported
+        as the game `where` is, its traceback in `log`."""
         lines: GameLines | None = None
         problem: tuple[Reason, str] | None = None
         for _ in range(MAX_SHIPPING_ROUNDS):
-            key = f"{KEY_PREFIX}-{game.number}-{uuid.uuid4().hex[:16]}"
-            order = game_task(loaded, game, key, self.seats)
+            key = f"{KEY_PREFIX}-{task.number}-{uuid.uuid4().hex[:16]}"
+            order = task.model_copy(update={"key": key})
             lines = self.router.open(key, listener)
             try:
                 returned = await self._run(run_game, order.model_dump(mode="json"), key)
             except (Exception, asyncio.CancelledError) as exc:  # a worker or the network failed
                 problem = lost_game(exc)
                 if problem[0] is Reason.REFEREE_ERROR:  # a bug of ours on the worker: loud
-                    where = f"game {game.number} of {loaded.config.name}, on a worker"
-                    detail = report_referee_error(exc, where, run_log(loaded.directory))
+                    detail = report_referee_error(exc, f"{where}, on a worker", log)
                     problem = (problem[0], f"on the worker: {detail}")
                 await self._reconnected()
                 break
@@ -166,7 +191,7 @@ class ClusterSession:
             problem = (Reason.INFRASTRUCTURE, "a worker kept lacking the bots it was sent")
         assert lines is not None and problem is not None
         decided()
-        return _void_record(loaded, game, record, lines, *problem)
+        return _void_record(header, record, lines, *problem)
 
     async def _reconnected(self) -> None:
         """Wait while the client reconnects to its scheduler: the games in flight are lost
@@ -267,8 +292,7 @@ def _commit(path: Path, data: bytes, lines: GameLines, listener: Listener) -> Ga
 
 
 def _void_record(
-    loaded: LoadedConfig,
-    game: ScheduledGame,
+    make_header: Callable[[], Header],
     path: Path,
     lines: GameLines,
     reason: Reason,
@@ -277,7 +301,7 @@ def _void_record(
     """A record for a game that came back without one: what was seen of it, then void."""
     header = next((x for x in lines.lines if isinstance(x, Header)), None)
     if header is None:
-        header = _header(loaded, game)
+        header = make_header()
     plies = [x for x in lines.lines if isinstance(x, Ply)]
     result = Result(
         winner=None,
@@ -392,6 +416,21 @@ async def open_cluster(
 ) -> AsyncIterator[ClusterSession]:
     """Connect to (or start) the cluster, ship the bots, and route the workers' live lines."""
     seats, packs = await trio.to_thread.run_sync(make_seats, loaded, settings.shared_filesystem)
+    async with connect(address, settings, seats, packs) as session:
+        yield session
+
+
+@asynccontextmanager
+async def connect(
+    address: ClusterAddress,
+    settings: ClusterSettings,
+    seats: dict[str, Seat] | None = None,
+    packs: dict[str, Pack] | None = None,
+) -> AsyncIterator[ClusterSession]:
+    """Connect to (or start) the cluster with these seats and packs (a server that learns its
+    bots as it goes adds packs to `session.packs` later), ship the packs, and route the
+    workers' live lines."""
+    seats, packs = seats or {}, packs or {}
     client, cluster = await trio.to_thread.run_sync(_connect, address, settings)
     try:
         router = LineRouter(trio.lowlevel.current_trio_token())

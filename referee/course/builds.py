@@ -12,8 +12,10 @@ writable (it must write its program there). A referee running as root never runs
 build as root, in the sandbox or not: the sandbox shows the machine's system folders, and a
 build run as uid 0 there reads what only root may (`/etc/shadow`, root's own files). The build
 runs as a user of its own, like a bot, with the folder opened to it for the build and everything
-in it given back to the referee's user afterwards. The content hash of the folder after the
-build says exactly what was built.
+in it given back to the referee's user afterwards. A build that leaves a link leading out of its
+folder, or a pipe, socket or device in it, fails: the referee reads the folder after the build
+(its run.txt, its files to hash) and must not be led to its own files or blocked. The content
+hash of the folder after the build says exactly what was built.
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ from __future__ import annotations
 import os
 import re
 import shlex
+import stat
 import tomllib
 from dataclasses import dataclass
 from pathlib import Path
@@ -121,10 +124,36 @@ async def build(folder: Path, isolation: Isolation, limits: Limits, timeout: flo
     if own_user:
         _open_to_others(folder)
     try:
-        return await _build(folder, argv, isolation, limits, timeout)
+        built = await _build(folder, argv, isolation, limits, timeout)
     finally:
         if own_user:
             _give_back(folder)
+    stray = stray_entry(folder) if built.ok else None
+    if stray is not None:
+        problem = f"`{' '.join(argv)}` left {stray}: the referee follows nothing out of the folder"
+        return BuildResult(argv, False, built.output, problem)
+    return built
+
+
+def stray_entry(folder: Path) -> str | None:
+    """The first thing a build left in `folder` that the referee must neither follow nor read
+    when it looks for the command and hashes the folder: a link that leads out of the folder
+    (to a file of the referee's machine) or a special file (a pipe would block the reader, a
+    device never ends). None when there is none: the build's processes are gone by then, so
+    the folder stays as it was checked."""
+    root = folder.resolve()
+    for here, dirs, files in os.walk(folder):
+        for name in sorted([*dirs, *files]):
+            path = Path(here, name)
+            shown = path.relative_to(folder).as_posix()
+            mode = path.lstat().st_mode
+            if stat.S_ISLNK(mode):
+                real = path.resolve()
+                if real != root and root not in real.parents:
+                    return f"a link that leads out of its folder ({shown})"
+            elif not (stat.S_ISREG(mode) or stat.S_ISDIR(mode)):
+                return f"a special file ({shown})"
+    return None
 
 
 async def _build(

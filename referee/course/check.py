@@ -147,10 +147,12 @@ async def run_check(
     seed: int = 1,
     on_game: Callable[[CheckedGame], None] | None = None,
     cwd: Path | None = None,
+    options: dict[str, Any] | None = None,
 ) -> CheckReport:
     """Time the bot's start-up, then play the games one after the other and analyse each.
     The bot runs in `cwd` (default: the current folder), on `host` (its isolation chosen once
-    for the whole run), hidden from `record_dir`, which also holds the check's log."""
+    for the whole run), hidden from `record_dir`, which also holds the check's log; the game is
+    played with `options` (None: the game's defaults)."""
     report = CheckReport(game_name, command, settings)
     host = Host(host.isolation, run_log(record_dir)).hiding(record_dir.absolute())
     # Nor may it see earlier checks' records (referee-games/), or a command opponent's files.
@@ -168,7 +170,13 @@ async def run_check(
         other = PlayerSpec(name=opponent, command=rival)
         blue, orange = (bot, other) if colour is Side.BLUE else (other, bot)
         path = record_dir / f"check-{number:02d}-{colour.value}.jsonl"
-        order = GameOrder(game=game_name, players=(blue, orange), settings=fixed, seed=seed)
+        order = GameOrder(
+            game=game_name,
+            options=options or {},
+            players=(blue, orange),
+            settings=fixed,
+            seed=seed,
+        )
         record = await driver.play(order, host, record_path=path)
         checked = CheckedGame(number, colour, record, path)
         if record.result is not None and colour in record.result.bots:

@@ -98,14 +98,19 @@ def unpack_zip(archive: Path, dest: Path, max_files: int, max_bytes: int) -> Non
 def unpack_tar(archive: Path, dest: Path, max_files: int, max_bytes: int) -> None:
     try:
         with tarfile.open(archive) as tf:
-            members = tf.getmembers()
-            for member in members:
+            members: list[tarfile.TarInfo] = []
+            size = 0
+            # Header by header, each checked as it is read: a member that says it is too big
+            # is refused there, before the stream is decompressed through it (a bomb).
+            for member in tf:
                 _safe_name(member.name)
                 if not (member.isfile() or member.isdir()):
                     raise UnpackError(
                         f"the archive holds a link or a special file: {member.name!r}"
                     )
-            _budget(len(members), sum(m.size for m in members), max_files, max_bytes)
+                members.append(member)
+                size += member.size
+                _budget(len(members), size, max_files, max_bytes)
             for member in members:
                 target = dest / _safe_name(member.name)
                 if member.isdir():

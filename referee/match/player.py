@@ -94,6 +94,7 @@ def open_bot_player(
         exit_grace=settings.exit_grace,
         events=events,
         limits=player.limits or settings.limits,
+        # Among the opponent's places (what its command names), which this bot never sees.
         isolation=isolation
         if is_builtin(opponent.command)
         else isolation.among(player_places(opponent.command, player_cwd(opponent))),

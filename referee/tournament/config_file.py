@@ -13,6 +13,7 @@ import os
 import tomllib
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from pydantic import ValidationError
 
@@ -195,12 +196,18 @@ def _check_format(config: TournamentConfig) -> list[tuple[Loc, str]]:
 
 
 def _check_game(config: TournamentConfig) -> list[tuple[Loc, str]]:
+    return check_game(config.game, config.game_options)
+
+
+def check_game(name: str, options: dict[str, Any]) -> list[tuple[Loc, str]]:
+    """`game` and `[game_options]` of a config (a tournament's, an arena's): a known game, and
+    options its model accepts."""
     try:
-        game = get_game(config.game)
+        game = get_game(name)
     except UnknownGame as exc:
         return [(("game",), str(exc))]
     try:
-        game.parse_options(config.game_options)
+        game.parse_options(options)
     except ValidationError as exc:
         model = game.options_model
         return [(("game_options", *e["loc"]), validation_message(e, model)) for e in exc.errors()]
@@ -208,15 +215,21 @@ def _check_game(config: TournamentConfig) -> list[tuple[Loc, str]]:
 
 
 def _check_match(config: TournamentConfig) -> list[tuple[Loc, str]]:
+    return check_match_table(config.match)
+
+
+def check_match_table(match: dict[str, Any]) -> list[tuple[Loc, str]]:
+    """A config's `[match]` table (a tournament's, an arena's): any setting of `MatchSettings`
+    but those of `[time_control]` and the schedule's."""
     problems: list[tuple[Loc, str]] = [
         (("match", key), "set by [time_control] or by the schedule, not here")
-        for key in config.match
+        for key in match
         if key in _NOT_IN_MATCH
     ]
     if problems:
         return problems
     try:
-        config.match_settings()
+        MatchSettings(**match)
     except ValidationError as exc:
         return [(("match", *e["loc"]), validation_message(e, MatchSettings)) for e in exc.errors()]
     return []

@@ -570,7 +570,7 @@ class Store(StoreView):
         and its final hash is kept with the result (so the record cannot be changed unseen).
         """
         path = self.directory / record_name(number, attempt)
-        _sync_file(path)
+        sync_file(path)
         state = GameState.VOID if result.void else GameState.FINISHED
         winner = result.winner.value if result.winner else None
         with self.db:
@@ -747,7 +747,8 @@ def _sync_directory(directory: Path) -> None:
         os.close(fd)
 
 
-def _sync_file(path: Path) -> None:
+def sync_file(path: Path) -> None:
+    """Make a file's contents survive a power cut (a record before its result is committed)."""
     try:
         fd = os.open(path, os.O_RDONLY)
     except FileNotFoundError:

@@ -1,0 +1,363 @@
+"""Benchmark the arena's pages under load: a `referee arena serve` process on the loopback and
+`--clients` browsing clients, each signed in as a student of its own (staff: one in 20),
+opening a page, reading it whole, thinking, opening the next.
+
+The arena is made first (or reused with `--dir`): `--students` students, each with a few
+versions (one active), `--games` finished games among the active versions (each with its record
+on disk: `--records` distinct record files, shared round robin, so that the server's replay
+cache is not the only thing read), a running and some pending games, a rating fit per version
+every few hours over a week (the history the charts and trends read), and a staff account.
+Sessions are made in the store directly (no password hashing in the way).
+
+Each client opens, in a random order weighted as people browse: the leaderboard, its own page,
+its losses (with their final positions and stderr tails), a game (a random one it may see), that
+game's record JSON, the list of games, the queue, and for staff the staff page and the audit
+log. The time of a request is from sending it to the last byte of the answer. Printed: one line
+per page and one overall, `key=value` fields: requests, errors (any status but 200), p50, p95
+and p99 in ms, the server's CPU seconds over the run and per request, the clients' own CPU, and
+the machine's load average (on a shared machine the times say more about the neighbours than
+about the server; its CPU per request does not).
+
+    python scripts/bench_arena_pages.py [--students 200] [--games 20000] [--clients 200]
+        [--seconds 30] [--think 1.0] [--dir /tmp/arena-bench]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import random
+import shutil
+import socket
+import statistics
+import subprocess
+import sys
+import time
+from collections import defaultdict
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import httpx
+import trio
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from protocols import get_game
+from protocols.base import Side
+from referee.arena import accounts
+from referee.arena.folder import new_arena, open_arena
+from referee.arena.rating_history import keep_fit
+from referee.arena.roster import Person
+from referee.arena.rows import Role
+from referee.arena.sessions import SESSION_COOKIE, CookieSigner, start_session
+from referee.arena.store import stamp, transaction
+from referee.records import (
+    BotReport,
+    Header,
+    PlayerInfo,
+    Ply,
+    Result,
+    TimeControl,
+    utc_now,
+    write_lines,
+)
+
+PAGES = {  # page -> weight: how often a browsing student opens it
+    "leaderboard": 5,
+    "student": 3,
+    "losses": 1,
+    "game": 3,
+    "record": 2,
+    "games": 2,
+    "queue": 3,
+}
+STAFF_PAGES = {**PAGES, "staff": 2, "audit": 1}
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port: int = sock.getsockname()[1]
+        return port
+
+
+def record(rng: random.Random, number: int) -> list[Header | Ply | Result]:
+    """A random finished tic-tac-toe game with a stderr tail on each side."""
+    game = get_game("tic-tac-toe")
+    state = game.initial_state(game.parse_options({}))
+    header = Header(
+        game="tic-tac-toe",
+        options={},
+        seed=number,
+        players={s: PlayerInfo(name=f"{s} bot", command="python3 bot.py") for s in Side},
+        time_control=TimeControl(move_timeout=5, grace=0.5, startup_allowance=5),
+        started_at=utc_now(),
+    )
+    lines: list[Header | Ply | Result] = [header]
+    while game.outcome(state) is None:
+        move = rng.choice(list(game.legal_moves(state)))
+        text = game.format_move(move)
+        lines.append(Ply(ply=len(lines), side=state.to_move, received=text, move=text, time_ms=2))
+        state = game.apply(state, move)
+    outcome = game.outcome(state)
+    assert outcome is not None
+    tail = "".join(f"thinking about move {i}\n" for i in range(40))
+    report = BotReport(exit_code=0, killed=False, stderr_tail=tail, stderr_bytes=len(tail))
+    result = Result.of_outcome(outcome, len(lines) - 1)
+    return [*lines, result.model_copy(update={"bots": {s: report for s in Side}})]
+
+
+@dataclass
+class Made:
+    students: list[int]
+    staff: int
+    games: int
+
+
+def make(root: Path, students: int, games: int, records: int, seed: int = 1) -> Made:
+    rng = random.Random(seed)
+    new_arena(root, game="tic-tac-toe", name="Benchmark arena")
+    arena = open_arena(root)
+    db = arena.store.writer
+    now = datetime.now(UTC)
+    people = [Person(f"s{n:04d}", f"Student {n}", Role.STUDENT, None, n) for n in range(students)]
+    people.append(Person("staff", "Staff Member", Role.STAFF, None, students))
+    added = accounts.import_roster(db, people, now).added
+    ids = [a.id for a in added if a.role is Role.STUDENT]
+    staff = next(a.id for a in added if a.role is Role.STAFF)
+    for number in range(records):
+        write_lines(root / "games" / f"r{number}.jsonl", record(rng, number))
+    active: list[int] = []
+    with transaction(db):
+        for account in ids:
+            for number in range(1, rng.randint(1, 3) + 1):
+                upload = db.execute(
+                    "INSERT INTO uploads (sha256, size, name, account_id, received_at)"
+                    " VALUES (?, 1, 'bot.py', ?, ?)",
+                    ("0" * 64, account, stamp(now)),
+                ).lastrowid
+                version = db.execute(
+                    "INSERT INTO versions (account_id, number, upload_id, status, created_at)"
+                    " VALUES (?, ?, ?, 'superseded', ?)",
+                    (account, number, upload, stamp(now)),
+                ).lastrowid
+            db.execute("UPDATE versions SET status = 'active' WHERE id = ?", (version,))
+            active.append(int(version or 0))
+        start = now - timedelta(days=7)
+        for number in range(games):
+            blue, orange = rng.sample(active, 2)
+            winner = rng.choice(["blue", "orange", None])
+            at = stamp(start + timedelta(seconds=number * 7 * 86400 / games))
+            db.execute(
+                "INSERT INTO games (kind, blue, orange, seed, state, record, winner, reason,"
+                " plies, created_at, started_at, finished_at)"
+                " VALUES ('ladder', ?, ?, ?, 'done', ?, ?, 'game-ending', 7, ?, ?, ?)",
+                (blue, orange, number, f"games/r{number % records}.jsonl", winner, at, at, at),
+            )
+        for state in ["running"] * 4 + ["pending"] * 40:
+            blue, orange = rng.sample(active, 2)
+            db.execute(
+                "INSERT INTO games (kind, blue, orange, seed, state, created_at)"
+                " VALUES ('ladder', ?, ?, 1, ?, ?)",
+                (blue, orange, state, stamp(now)),
+            )
+    ratings = {version: 1500.0 for version in active}
+    for hours in range(0, 7 * 24, 6):  # a fit every six hours for a week
+        at = stamp(now - timedelta(hours=7 * 24 - hours))
+        with transaction(db):
+            for version in active:
+                ratings[version] += rng.gauss(0, 15)
+                low, high = ratings[version] - 60, ratings[version] + 60
+                db.execute(
+                    "INSERT OR REPLACE INTO ratings (version_id, rating, low, high, games,"
+                    " points, flags, rank, computed_at) VALUES (?, ?, ?, ?, 40, 20, '', NULL, ?)",
+                    (version, ratings[version], low, high, at),
+                )
+            ranked = sorted(active, key=lambda v: -ratings[v])
+            for rank, version in enumerate(ranked, start=1):
+                db.execute("UPDATE ratings SET rank = ? WHERE version_id = ?", (rank, version))
+            keep_fit(db, at)
+    arena.close()
+    return Made(ids, staff, games)
+
+
+def cookies(root: Path, people: list[int]) -> dict[int, str]:
+    arena = open_arena(root)
+    signer = CookieSigner(arena.secret)
+    found = {}
+    for account in people:
+        session = start_session(arena.store.writer, account, utc_now(), timedelta(hours=12))
+        found[account] = signer.session_cookie(session)
+    arena.close()
+    return found
+
+
+def address(page: str, account: int, made: Made, rng: random.Random) -> str:
+    game = rng.randint(1, made.games)
+    student = account if account in made.students else rng.choice(made.students)
+    return {
+        "leaderboard": "/leaderboard",
+        "student": f"/students/{student}",
+        "losses": f"/students/{student}/losses",
+        "game": f"/games/{game}",
+        "record": f"/games/{game}/record.json",
+        "games": "/games",
+        "queue": "/queue",
+        "staff": "/staff",
+        "audit": "/staff/audit",
+    }[page]
+
+
+async def browse(
+    client: httpx.AsyncClient,
+    account: int,
+    cookie: str,
+    staff: bool,
+    made: Made,
+    until: float,
+    think: float,
+    times: dict[str, list[float]],
+    errors: dict[str, int],
+    seed: int,
+) -> None:
+    """One person browsing: a page, read whole, a pause, the next page."""
+    rng = random.Random(seed)
+    weights = STAFF_PAGES if staff else PAGES
+    names, chances = list(weights), list(weights.values())
+    headers = {"Cookie": f"{SESSION_COOKIE}={cookie}"}
+    await trio.sleep(rng.uniform(0, think))  # the clients do not all start at once
+    while time.monotonic() < until:
+        page = rng.choices(names, chances)[0]
+        started = time.perf_counter()
+        target = address(page, account, made, rng)
+        for attempt in (1, 2):
+            try:
+                response = await client.get(target, headers=headers)
+                await response.aread()
+                ok = response.status_code == 200
+                what = str(response.status_code)
+                break
+            except httpx.RemoteProtocolError as exc:
+                # A kept-alive connection the server closed (idle 5 s) as it was reused: a
+                # browser asks again on a new one, and so does this client, once.
+                ok, what = False, type(exc).__name__
+                errors["retried"] += attempt == 1
+            except httpx.HTTPError as exc:
+                ok, what = False, type(exc).__name__
+                break
+        times[page].append(time.perf_counter() - started)
+        if not ok:
+            errors[page] += 1
+            errors[f"{page} {what}"] += 1
+        await trio.sleep(rng.expovariate(1 / think))
+
+
+def cpu_seconds(pid: int) -> float:
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def percentile(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(q * len(ordered)))] * 1000
+
+
+def line(name: str, values: list[float], errors: int) -> str:
+    return (
+        f"page={name} requests={len(values)} errors={errors}"
+        f" p50_ms={statistics.median(values) * 1000:.1f} p95_ms={percentile(values, 0.95):.1f}"
+        f" p99_ms={percentile(values, 0.99):.1f}"
+    )
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--students", type=int, default=200)
+    parser.add_argument("--games", type=int, default=20_000)
+    parser.add_argument("--records", type=int, default=1000)
+    parser.add_argument("--clients", type=int, default=200)
+    parser.add_argument("--seconds", type=float, default=30.0)
+    parser.add_argument("--think", type=float, default=1.0, help="mean seconds between pages")
+    parser.add_argument("--dir", type=Path, default=None, help="make (or reuse) the arena here")
+    args = parser.parse_args()
+    root = args.dir or Path("/tmp") / f"arena-bench-{os.getpid()}"
+    if not (root / "arena.toml").exists():
+        made_at = time.perf_counter()
+        made = make(root, args.students, args.games, args.records)
+        print(f"made={root} seconds={time.perf_counter() - made_at:.1f}", flush=True)
+    else:
+        arena = open_arena(root)
+        db = arena.store.reader
+        students = [r[0] for r in db.execute("SELECT id FROM accounts WHERE role = 'student'")]
+        staff = db.execute("SELECT id FROM accounts WHERE role = 'staff'").fetchone()[0]
+        games = db.execute("SELECT count(*) FROM games WHERE state = 'done'").fetchone()[0]
+        arena.close()
+        made = Made(students, staff, games)
+    port = free_port()
+    server = subprocess.Popen(
+        [sys.executable, "-m", "referee", "arena", "serve", str(root), "--port", str(port)],
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        url = f"http://127.0.0.1:{port}"
+        for _ in range(200):
+            try:
+                httpx.get(f"{url}/login", timeout=1)
+                break
+            except httpx.HTTPError:
+                time.sleep(0.1)
+        viewers = [
+            (made.staff if n % 20 == 19 else made.students[n % len(made.students)])
+            for n in range(args.clients)
+        ]
+        signed = cookies(root, sorted({*viewers, made.staff}))
+        # One of each page first: the server compiles its templates and loads its modules on
+        # their first use, which is no part of browsing.
+        warm = {SESSION_COOKIE: signed[made.staff]}
+        for page in STAFF_PAGES:
+            httpx.get(url + address(page, made.staff, made, random.Random(0)), cookies=warm)
+        times: dict[str, list[float]] = defaultdict(list)
+        errors: dict[str, int] = defaultdict(int)
+        cpu_before = cpu_seconds(server.pid)
+
+        async def run() -> None:
+            # One client for all (its own connection for each person at most): what is timed
+            # is the server, not the making of 200 clients.
+            pool = httpx.Limits(
+                max_connections=args.clients, max_keepalive_connections=args.clients
+            )
+            async with httpx.AsyncClient(base_url=url, limits=pool, timeout=60) as client:
+                until = time.monotonic() + args.seconds
+                async with trio.open_nursery() as nursery:
+                    for n, viewer in enumerate(viewers):
+                        nursery.start_soon(
+                            browse, client, viewer, signed[viewer], viewer == made.staff, made,
+                            until, args.think, times, errors, n,
+                        )  # fmt: skip
+
+        client_before = time.process_time()
+        trio.run(run)
+        cpu = cpu_seconds(server.pid) - cpu_before
+        client_cpu = time.process_time() - client_before
+    finally:
+        server.terminate()
+        server.wait(30)
+        if args.dir is None:
+            shutil.rmtree(root, ignore_errors=True)
+    for page in sorted(times):
+        print(line(page, times[page], errors[page]))
+    print(f"retried={errors['retried']}")
+    for kind in sorted(k for k in errors if " " in k):
+        print(f"error={kind.replace(' ', ':')} count={errors[kind]}")
+    every = [t for values in times.values() for t in values]
+    print(
+        f"{line('all', every, sum(errors[p] for p in times))} clients={args.clients}"
+        f" seconds={args.seconds:g} think_s={args.think:g} rps={len(every) / args.seconds:.0f}"
+        f" server_cpu_s={cpu:.1f} server_cpu_ms_per_request={cpu / max(len(every), 1) * 1000:.1f}"
+        f" client_cpu_s={client_cpu:.1f} load_average={os.getloadavg()[0]:.1f}"
+    )
+
+
+if __name__ == "__main__":
+    main()

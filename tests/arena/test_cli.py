@@ -1,0 +1,105 @@
+"""`referee arena` as a TA types it: new, accounts, invite, token, disable, and serve until
+Ctrl-C."""
+
+from __future__ import annotations
+
+import csv
+import io
+import re
+import signal
+import subprocess
+import sys
+import urllib.request
+from pathlib import Path
+
+from tests.commandline import referee
+
+ROSTER = "username,name,role,email\nalice,Alice,student,alice@example.edu\ntess,Tess,staff\n"
+LINK = re.compile(r"^http://127\.0\.0\.1:8000/invite/[A-Za-z0-9_-]{40,}$")
+
+
+def rows(stdout: str) -> list[dict[str, str]]:
+    return list(csv.DictReader(io.StringIO(stdout)))
+
+
+def test_new_with_a_roster_prints_each_invite_once(tmp_path: Path) -> None:
+    (tmp_path / "roster.csv").write_text(ROSTER)
+    done = referee("arena", "new", "ar", "-g", "alak", "--roster", "roster.csv", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    invites = rows(done.stdout)
+    assert [r["username"] for r in invites] == ["alice", "tess"]
+    assert all(LINK.match(r["invite"]) for r in invites)
+    assert "2 accounts added, 0 already there" in done.stderr
+    again = referee("arena", "accounts", "ar", cwd=tmp_path)  # arena.toml's roster
+    assert again.returncode == 0, again.stderr
+    assert again.stdout == ""
+    assert "0 accounts added, 2 already there" in again.stderr
+
+
+def test_initial_passwords_instead_of_invites(tmp_path: Path) -> None:
+    (tmp_path / "roster.csv").write_text(ROSTER)
+    assert referee("arena", "new", "ar", cwd=tmp_path).returncode == 0
+    done = referee("arena", "accounts", "ar", "roster.csv", "--passwords", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    passwords = rows(done.stdout)
+    assert [r["username"] for r in passwords] == ["alice", "tess"]
+    assert all(len(r["password"]) >= 16 for r in passwords)
+    one = referee("arena", "invite", "ar", "alice", cwd=tmp_path)
+    assert one.returncode == 0 and LINK.match(rows(one.stdout)[0]["invite"])
+
+
+def test_a_bad_roster_imports_nobody_and_says_where(tmp_path: Path) -> None:
+    (tmp_path / "roster.csv").write_text("alice,Alice,student\nbob,Bob,boss\n")
+    assert referee("arena", "new", "ar", cwd=tmp_path).returncode == 0
+    done = referee("arena", "accounts", "ar", "roster.csv", cwd=tmp_path)
+    assert done.returncode == 2
+    assert "roster.csv:2: role: 'boss' is neither 'student' nor 'staff'" in done.stderr
+    assert done.stdout == ""
+    (tmp_path / "roster.csv").write_text("alice,Alice,student\n")
+    assert rows(referee("arena", "accounts", "ar", "roster.csv", cwd=tmp_path).stdout)
+
+
+def test_token_and_disable_name_the_account(tmp_path: Path) -> None:
+    (tmp_path / "roster.csv").write_text(ROSTER)
+    assert referee("arena", "new", "ar", "--roster", "roster.csv", cwd=tmp_path).returncode == 0
+    token = referee("arena", "token", "ar", "alice", cwd=tmp_path)
+    assert token.returncode == 0 and re.fullmatch(r"[A-Za-z0-9_-]{40,}\n", token.stdout)
+    missing = referee("arena", "token", "ar", "nobody", cwd=tmp_path)
+    assert missing.returncode == 2 and "no account 'nobody'" in missing.stderr
+    disabled = referee("arena", "disable", "ar", "alice", cwd=tmp_path)
+    assert disabled.returncode == 0 and "alice disabled" in disabled.stderr
+
+
+def test_commands_on_a_folder_that_is_not_an_arena_say_so(tmp_path: Path) -> None:
+    done = referee("arena", "accounts", "nowhere", "x.csv", cwd=tmp_path)
+    assert done.returncode == 2 and "nowhere: not an arena" in done.stderr
+
+
+def test_serve_answers_until_ctrl_c(tmp_path: Path) -> None:
+    assert referee("arena", "new", "ar", cwd=tmp_path).returncode == 0
+    server = subprocess.Popen(
+        [sys.executable, "-m", "referee", "arena", "serve", "ar", "--port", "0"],
+        cwd=tmp_path,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert server.stderr is not None
+        url = None
+        for line in server.stderr:
+            if found := re.search(r"the arena: (http://\S+?)/ ", line):
+                url = found.group(1)
+                break
+        assert url is not None, "the server never said where it listens"
+        with urllib.request.urlopen(f"{url}/login", timeout=30) as page:
+            assert page.status == 200 and b"Log in" in page.read()
+        busy = referee("arena", "serve", "ar", "--port", "0", cwd=tmp_path, timeout=60)
+        assert busy.returncode == 2 and "another `referee arena serve`" in busy.stderr
+        server.send_signal(signal.SIGINT)
+        assert server.wait(timeout=30) == 0
+        assert "stopped" in server.stderr.read()
+    finally:
+        if server.poll() is None:
+            server.kill()
+            server.wait()
+    assert "serving" in (tmp_path / "ar" / "arena.log").read_text()
