@@ -115,7 +115,10 @@ class Arena:
         """The host of every check game of this server, chosen at its first check (raises
         `IsolationUnavailable` while the machine cannot give the level arena.toml asks for)."""
         if self.checks_host is None:
-            self.checks_host = choose_host(self.config.match_settings().isolation)
+            # A version checked must see no more of the arena than a ladder game's bot: its own
+            # folder, never the store, the key, the uploads nor other versions.
+            settings = self.config.match_settings().isolation
+            self.checks_host = choose_host(settings, self.paths.root, log=self.paths.log)
         return self.checks_host
 
     def path(self, configured: Path) -> Path:
