@@ -50,7 +50,10 @@ def hidden_from(own: Places, players: Iterable[Places], reads: Sequence[Path]) -
     hidden: list[Path] = []
     for player in players:
         for path in player.own:
-            if path not in mine and not _anyone_s(path, player, reads):
+            # A player's own places stay its own even where they lie in what this bot reads
+            # anyway (a player run in the cache folder that holds the launcher): the sandbox
+            # shows the bot what it needs there again, never the rest.
+            if path not in mine and not _anyone_s(path, player, ()):
                 hidden.append(path)
         for path in player.named:
             if path in mine or path in own.named or _anyone_s(path, player, shown):
