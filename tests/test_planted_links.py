@@ -137,3 +137,18 @@ def test_replay_page_and_tournament_config(here: Path, target: Path) -> None:
     done = referee("tournament", "new", "bots", "-g", "tic-tac-toe", "-o", "out/t.toml", cwd=here)
     refused(done, "out", target)
     assert (here / "bots" / "a" / "main.py").is_file()  # nothing moved either
+
+
+def test_course_new_writes_nothing_where_its_last_file_is_a_planted_link(
+    here: Path, target: Path
+) -> None:
+    course = here / "course"
+    course.mkdir()
+    if os.geteuid() != 0:
+        course.chmod(0o777)  # anybody's folder: a link in it may be anybody's
+    plant(course / "grading.toml", target / "grading.toml")
+    done = referee("course", "new", "course", "-g", "tic-tac-toe", cwd=here)
+    said = done.stdout + done.stderr
+    assert done.returncode == 2 and "grading.toml is a link (made by user " in said, said
+    assert sorted(p.name for p in course.iterdir()) == ["grading.toml"]  # nothing else written
+    assert list(target.iterdir()) == []

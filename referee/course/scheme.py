@@ -16,7 +16,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from protocols import UnknownGame, canonical_name, game_names
 from referee.match.settings import TimeSettings
-from referee.nofollow import make_folder, write_file
+from referee.nofollow import check_file, check_folder, make_folder, write_file
 from referee.players import BUILTIN_BOTS, as_builtin, builtin_refusal, builtins_playing
 from referee.tournament.config import field_name, validation_message
 from referee.tournament.toml_lines import align_comments, locate, toml_string
@@ -269,10 +269,15 @@ def _or_list(names: list[str]) -> str:
 
 
 def write_skeleton(folder: Path, name: str, game: str) -> list[Path]:
-    """Write course.toml, the grading scheme and an empty submissions folder; return them."""
-    make_folder(folder / "submissions")  # never through a planted link (referee/nofollow.py)
+    """Write course.toml, the grading scheme and an empty submissions folder; return them.
+    Never through a planted link (referee/nofollow.py), and all three are checked before any is
+    written: a link planted at the last stops the command with nothing written."""
     course = folder / COURSE_FILE
     scheme = folder / SCHEME_FILE
+    check_folder(folder / "submissions")
+    check_file(course)
+    check_file(scheme)
+    make_folder(folder / "submissions")
     text = COURSE_TEXT.format(
         name=toml_string(name),
         game=toml_string(game),
