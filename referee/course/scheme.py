@@ -18,8 +18,8 @@ from protocols import UnknownGame, canonical_name, game_names
 from referee.match.settings import TimeSettings
 from referee.nofollow import check_file, check_folder, make_folder, write_file
 from referee.players import BUILTIN_BOTS, as_builtin, builtin_refusal, builtins_playing
-from referee.tournament.config import field_name, validation_message
-from referee.tournament.toml_lines import align_comments, locate, toml_string
+from referee.tournament.config import describe_problems, validation_message
+from referee.tournament.toml_lines import align_comments, toml_string
 
 COURSE_FILE = "course.toml"
 SCHEME_FILE = "grading.toml"
@@ -139,20 +139,10 @@ def load_model(path: Path, model: type[M]) -> M:
         loaded = model.model_validate(raw)
     except ValidationError as exc:
         problems = [(tuple(e["loc"]), validation_message(e, model)) for e in exc.errors()]
-        raise CourseError(_described(path, text, problems)) from None
+        raise CourseError(describe_problems(text, path, problems)) from None
     if isinstance(loaded, CourseConfig) and (problems := loaded.bots_problems()):
-        raise CourseError(_described(path, text, problems))
+        raise CourseError(describe_problems(text, path, problems))
     return loaded
-
-
-def _described(path: Path, text: str, problems: list[tuple[tuple[str | int, ...], str]]) -> str:
-    """One `FILE:LINE: FIELD: message` line per problem."""
-    lines = []
-    for loc, message in problems:
-        line = locate(text, loc)
-        where = f"{path}:{line}" if line is not None else str(path)
-        lines.append(f"{where}: {field_name(loc)}: {message}")
-    return "\n".join(lines)
 
 
 class Course:
