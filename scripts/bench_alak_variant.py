@@ -9,6 +9,7 @@ microseconds per ply as key=value lines, and the ratio GAME / BALJEU.
 
 from __future__ import annotations
 
+import argparse
 import random
 import statistics
 import timeit
@@ -44,6 +45,7 @@ def per_ply(game: Any, start: Any) -> float:
 
 
 def main() -> None:
+    argparse.ArgumentParser(description=__doc__.split("\n")[0]).parse_args()  # --help
     baljeu_start = BALJEU.initial_state(None)
     traditional_start = TRADITIONAL.initial_state(AlakOptions(variant="traditional"))
     samples: dict[str, list[float]] = {"baljeu_object": [], "game": [], "traditional": []}

@@ -47,9 +47,9 @@ from protocols import get_game
 from protocols.base import Side
 from referee.arena import accounts
 from referee.arena.folder import new_arena, open_arena
-from referee.arena.rating_history import keep_fit
+from referee.arena.ratings import store_ratings
 from referee.arena.roster import Person
-from referee.arena.rows import Role
+from referee.arena.rows import Rating, Role
 from referee.arena.sessions import SESSION_COOKIE, CookieSigner, start_session
 from referee.arena.store import stamp, transaction
 from referee.records import (
@@ -163,21 +163,21 @@ def make(root: Path, students: int, games: int, records: int, seed: int = 1) -> 
                 (blue, orange, state, stamp(now)),
             )
     ratings = {version: 1500.0 for version in active}
-    for hours in range(0, 7 * 24, 6):  # a fit every six hours for a week
+    for fit_number, hours in enumerate(range(0, 7 * 24, 6)):  # a fit every six hours, a week
         at = stamp(now - timedelta(hours=7 * 24 - hours))
-        with transaction(db):
-            for version in active:
-                ratings[version] += rng.gauss(0, 15)
-                low, high = ratings[version] - 60, ratings[version] + 60
-                db.execute(
-                    "INSERT OR REPLACE INTO ratings (version_id, rating, low, high, games,"
-                    " points, flags, rank, computed_at) VALUES (?, ?, ?, ?, 40, 20, '', NULL, ?)",
-                    (version, ratings[version], low, high, at),
-                )
-            ranked = sorted(active, key=lambda v: -ratings[v])
-            for rank, version in enumerate(ranked, start=1):
-                db.execute("UPDATE ratings SET rank = ? WHERE version_id = ?", (rank, version))
-            keep_fit(db, at)
+        for version in active:
+            ratings[version] += rng.gauss(0, 15)
+        ranked = sorted(active, key=lambda v: -ratings[v])
+        # The ratings' own writer, as the ladder's fit: it adds a history row for a version
+        # whose games changed since the fit before, so each fit here has more games.
+        store_ratings(
+            db,
+            [
+                Rating(version, ratings[version], ratings[version] - 60, ratings[version] + 60,
+                       10 + fit_number, 5.0 + fit_number / 2, "", rank, at)
+                for rank, version in enumerate(ranked, start=1)
+            ],
+        )  # fmt: skip
     arena.close()
     return Made(ids, staff, games)
 
