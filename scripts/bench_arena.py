@@ -227,7 +227,8 @@ def rates(games: int, wall: float, times: list[datetime]) -> dict[str, float]:
     return {"games": games, "per_min": games / wall * 60, "steady_per_min": (games - 1) / span * 60}
 
 
-def bench_games(args: argparse.Namespace) -> None:
+def bench_games(args: argparse.Namespace) -> list[dict[str, float]]:
+    found = []
     for run in range(args.runs):
         with tempfile.TemporaryDirectory(prefix="bench-arena-") as scratch:
             folder = Path(scratch)
@@ -250,6 +251,48 @@ def bench_games(args: argparse.Namespace) -> None:
         }
         print("games " + " ".join(f"{k}={v:.3g}" if isinstance(v, float) else f"{k}={v}"
                                   for k, v in fields.items()), flush=True)  # fmt: skip
+        found.append(fields)
+    return found
+
+
+def tables(
+    scheduled: dict[int, dict[str, float]],
+    stored: dict[int, dict[str, float]],
+    games: list[dict[str, float]],
+) -> list[str]:
+    """The figures as docs/performance.md's tables (CPU times: what a run takes alone)."""
+    lines = []
+    if scheduled or stored:
+        lines += [
+            "| active versions | scheduler, CPU per game | snapshot of the store"
+            " | rating fit (read, fit, store), CPU |",
+            "| --- | --- | --- | --- |",
+        ]
+        for n in sorted({*scheduled, *stored}):
+            cpu = scheduled.get(n, {}).get("cpu_us_per_game")
+            store = stored.get(n, {})
+            lines.append(
+                f"| {n:,} ({n * 25:,} games) | {'' if cpu is None else f'{cpu:.0f} µs'}"
+                f" | {store.get('snapshot_ms', float('nan')):.0f} ms (wall)"
+                f" | {store.get('fit_cpu_ms', float('nan')):.0f} ms |"
+            )
+        lines.append("")
+    if games:
+
+        def each(key: str, form: str = ".0f") -> str:
+            return ", ".join(f"{g[key]:{form}}" for g in games)
+
+        lines += [
+            "| games | tournament | arena | arena / tournament | steady: tournament | arena"
+            " | arena / tournament |",
+            "| --- | --- | --- | --- | --- | --- | --- |",
+            f"| {each('games')} | {each('tournament_per_min')} | {each('arena_per_min')}"
+            f" | {each('ratio', '.2f')} | {each('tournament_steady_per_min')}"
+            f" | {each('arena_steady_per_min')} | {each('steady_ratio', '.2f')} |",
+            "",
+        ]
+    lines.append(f"Load average at the end: {os.getloadavg()[0]:.1f}.")
+    return lines
 
 
 def main() -> None:
@@ -262,21 +305,26 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=3)
     args = parser.parse_args()
     parts = args.parts.split(",")
+    scheduled: dict[int, dict[str, float]] = {}
+    stored: dict[int, dict[str, float]] = {}
+    games: list[dict[str, float]] = []
     if "scheduler" in parts:
         for n in args.versions:
-            found = bench_scheduler(n, args.runs)
+            found = scheduled[n] = bench_scheduler(n, args.runs)
             print(f"scheduler versions={n} us_per_game={found['us_per_game']:.1f}"
                   f" cpu_us_per_game={found['cpu_us_per_game']:.1f}"
                   f" load={os.getloadavg()[0]:.1f}", flush=True)  # fmt: skip
     if "ratings" in parts or "scheduler" in parts:
         with tempfile.TemporaryDirectory(prefix="bench-arena-") as scratch:
             for n in args.versions:
-                found = bench_store(Path(scratch), n, args.runs)
+                found = stored[n] = bench_store(Path(scratch), n, args.runs)
                 print(f"store versions={n} games={n * 25} snapshot_ms={found['snapshot_ms']:.1f}"
                       f" fit_ms={found['fit_ms']:.1f} fit_cpu_ms={found['fit_cpu_ms']:.1f}"
                       f" load={os.getloadavg()[0]:.1f}", flush=True)  # fmt: skip
     if "games" in parts:
-        bench_games(args)
+        games = bench_games(args)
+    print()
+    print("\n".join(tables(scheduled, stored, games)))
 
 
 if __name__ == "__main__":

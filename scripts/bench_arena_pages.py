@@ -1,34 +1,41 @@
 """Benchmark the arena's pages under load: a `referee arena serve` process on the loopback and
 `--clients` browsing clients, each signed in as a student of its own (staff: one in 20),
-opening a page, reading it whole, thinking, opening the next.
+opening a page, reading it whole, thinking, opening the next, while students upload bots
+(`--uploads-per-minute`, each built and checked by the server) and the ladder plays its games.
 
 The arena is made first (or reused with `--dir`): `--students` students, each with a few
-versions (one active), `--games` finished games among the active versions (each with its record
-on disk: `--records` distinct record files, shared round robin, so that the server's replay
-cache is not the only thing read), a running and some pending games, a rating fit per version
-every few hours over a week (the history the charts and trends read), and a staff account.
+versions (one active: a real tic-tac-toe bot in its folder, which the ladder plays while the
+clients browse), `--games` finished games among the active versions (each with its record on
+disk: `--records` distinct record files, shared round robin, so that the server's replay cache
+is not the only thing read), a running and some pending games, a rating fit per version every
+few hours over a week (the history the charts and trends read), a staff account, and the
+accounts that upload (one upload each, by the API, as `referee arena submit` sends it).
 Sessions are made in the store directly (no password hashing in the way).
 
 Each client opens, in a random order weighted as people browse: the leaderboard, its own page,
 its losses (with their final positions and stderr tails), a game (a random one it may see), that
 game's record JSON, the list of games, the queue, and for staff the staff page and the audit
 log. The time of a request is from sending it to the last byte of the answer. Printed: one line
-per page and one overall, `key=value` fields: requests, errors (any status but 200), p50, p95
-and p99 in ms, the server's CPU seconds over the run and per request, the clients' own CPU, and
-the machine's load average (on a shared machine the times say more about the neighbours than
-about the server; its CPU per request does not).
+per page and one overall (the pages, uploads apart), `key=value` fields: requests, errors (any
+status but 200; for an upload, but 201), p50, p95 and p99 in ms, the server's CPU seconds over
+the run and per request, the clients' own CPU, the ladder's games the server finished during
+the run and the uploads checked and active by its end, and the machine's load average (on a
+shared machine the times say more about the neighbours than about the server; its CPU per
+request does not); then the same as a table for docs/performance.md.
 
     python scripts/bench_arena_pages.py [--students 200] [--games 20000] [--clients 200]
-        [--seconds 30] [--think 1.0] [--dir /tmp/arena-bench]
+        [--uploads-per-minute 50] [--seconds 60] [--think 1.0] [--dir /tmp/arena-bench]
 """
 
 from __future__ import annotations
 
 import argparse
+import math
 import os
 import random
 import shutil
 import socket
+import sqlite3
 import statistics
 import subprocess
 import sys
@@ -43,15 +50,19 @@ import trio
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from bench_uploads import BOT  # the same small bot: its check is what an upload costs
+
 from protocols import get_game
 from protocols.base import Side
 from referee.arena import accounts
 from referee.arena.folder import new_arena, open_arena
+from referee.arena.games import version_folder
 from referee.arena.ratings import store_ratings
 from referee.arena.roster import Person
 from referee.arena.rows import Rating, Role
 from referee.arena.sessions import SESSION_COOKIE, CookieSigner, start_session
 from referee.arena.store import stamp, transaction
+from referee.course.builds import content_hash
 from referee.records import (
     BotReport,
     Header,
@@ -62,6 +73,7 @@ from referee.records import (
     utc_now,
     write_lines,
 )
+from referee.tournament.layouts import guess_command
 
 PAGES = {  # page -> weight: how often a browsing student opens it
     "leaderboard": 5,
@@ -108,11 +120,26 @@ def record(rng: random.Random, number: int) -> list[Header | Ply | Result]:
     return [*lines, result.model_copy(update={"bots": {s: report for s in Side}})]
 
 
+UPLOADER = "u"  # the usernames of the accounts that upload: u0000, u0001, ...
+
+
 @dataclass
 class Made:
     students: list[int]
     staff: int
     games: int
+
+
+def bot_folder(root: Path, version: int) -> tuple[str, str]:
+    """Version `version`'s folder with the small bot in it, as the server would have built it
+    (its files 644, its folder 755: the bots' users read it): its command and content hash."""
+    folder = version_folder(root, version)
+    folder.mkdir(mode=0o755)
+    (folder / "bot.py").write_bytes(BOT)
+    (folder / "bot.py").chmod(0o644)
+    command = guess_command(folder).command
+    assert command is not None
+    return command, content_hash(folder)
 
 
 def make(root: Path, students: int, games: int, records: int, seed: int = 1) -> Made:
@@ -142,7 +169,12 @@ def make(root: Path, students: int, games: int, records: int, seed: int = 1) -> 
                     " VALUES (?, ?, ?, 'superseded', ?)",
                     (account, number, upload, stamp(now)),
                 ).lastrowid
-            db.execute("UPDATE versions SET status = 'active' WHERE id = ?", (version,))
+            command, digest = bot_folder(root, int(version or 0))
+            db.execute(
+                "UPDATE versions SET status = 'active', command = ?, content_hash = ?,"
+                " capabilities = '[]', checked_at = ?, activated_at = ? WHERE id = ?",
+                (command, digest, stamp(now), stamp(now), version),
+            )
             active.append(int(version or 0))
         start = now - timedelta(days=7)
         for number in range(games):
@@ -191,6 +223,25 @@ def cookies(root: Path, people: list[int]) -> dict[int, str]:
         found[account] = signer.session_cookie(session)
     arena.close()
     return found
+
+
+def upload_tokens(root: Path, count: int) -> list[str]:
+    """`count` new accounts that upload (after those of earlier runs of a reused arena), each
+    with its API token."""
+    arena = open_arena(root)
+    try:
+        db = arena.store.writer
+        (before,) = db.execute(
+            "SELECT count(*) FROM accounts WHERE username LIKE ?", (f"{UPLOADER}%",)
+        ).fetchone()
+        people = [
+            Person(f"{UPLOADER}{n:04d}", f"Uploader {n}", Role.STUDENT, None, n)
+            for n in range(before, before + count)
+        ]
+        added = accounts.import_roster(db, people, datetime.now(UTC)).added
+        return [accounts.rotate_token(db, a.id) for a in added]
+    finally:
+        arena.close()
 
 
 def address(page: str, account: int, made: Made, rng: random.Random) -> str:
@@ -253,6 +304,78 @@ async def browse(
         await trio.sleep(rng.expovariate(1 / think))
 
 
+async def uploading(
+    client: httpx.AsyncClient,
+    tokens: list[str],
+    per_minute: float,
+    until: float,
+    times: dict[str, list[float]],
+    errors: dict[str, int],
+) -> None:
+    """One upload every 60 / `per_minute` seconds, each by an account of its own, as `referee
+    arena submit` sends it; timed to its answer (the check runs on after it)."""
+    every = 60 / per_minute
+    due = time.monotonic() + every / 2
+    for token in tokens:
+        await trio.sleep(max(0.0, due - time.monotonic()))
+        if time.monotonic() >= until:
+            return
+        started = time.perf_counter()
+        try:
+            response = await client.post(
+                "/api/versions",
+                params={"name": "bot.py"},
+                content=BOT,
+                headers={"Authorization": f"Bearer {token}"},
+            )
+            what = str(response.status_code)
+        except httpx.HTTPError as exc:
+            what = type(exc).__name__
+        times["upload"].append(time.perf_counter() - started)
+        if what != "201":
+            errors["upload"] += 1
+            errors[f"upload {what}"] += 1
+        due += every
+
+
+def played(root: Path, since: str) -> tuple[int, int, int]:
+    """Since `since`: the ladder's games finished, the uploads' versions checked, and those
+    of them that became active (the rest failed, or wait for their check)."""
+    with sqlite3.connect(f"file:{root / 'arena.sqlite'}?mode=ro", uri=True) as db:
+        (games,) = db.execute(
+            "SELECT count(*) FROM games WHERE state = 'done' AND finished_at >= ?", (since,)
+        ).fetchone()
+        checked, active = db.execute(
+            "SELECT count(checked_at), count(activated_at) FROM versions v"
+            " JOIN accounts a ON a.id = v.account_id WHERE a.username LIKE ?"
+            " AND v.created_at >= ?",
+            (f"{UPLOADER}%", since),
+        ).fetchone()
+    return int(games), int(checked), int(active)
+
+
+def table(times: dict[str, list[float]], errors: dict[str, int]) -> list[str]:
+    """The figures as a table for docs/performance.md."""
+    lines = [
+        "| request | count | errors | p50 ms | p95 ms | p99 ms |",
+        "| --- | ---: | ---: | ---: | ---: | ---: |",
+    ]
+    pages = [t for page, values in times.items() if page != "upload" for t in values]
+    rows = [*sorted(p for p in times if p != "upload"), "all pages", "upload"]
+    for name in rows:
+        values = pages if name == "all pages" else times.get(name, [])
+        if not values:
+            continue
+        wrong = (
+            sum(errors[p] for p in times if p != "upload") if name == "all pages" else errors[name]
+        )
+        lines.append(
+            f"| {name} | {len(values)} | {wrong} | {statistics.median(values) * 1000:.0f}"
+            f" | {percentile(values, 0.95):.0f} | {percentile(values, 0.99):.0f} |"
+        )
+    return lines
+
+
 def cpu_seconds(pid: int) -> float:
     fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
@@ -277,7 +400,8 @@ def main() -> None:
     parser.add_argument("--games", type=int, default=20_000)
     parser.add_argument("--records", type=int, default=1000)
     parser.add_argument("--clients", type=int, default=200)
-    parser.add_argument("--seconds", type=float, default=30.0)
+    parser.add_argument("--seconds", type=float, default=60.0)
+    parser.add_argument("--uploads-per-minute", type=float, default=50.0, help="0: no uploads")
     parser.add_argument("--think", type=float, default=1.0, help="mean seconds between pages")
     parser.add_argument("--dir", type=Path, default=None, help="make (or reuse) the arena here")
     args = parser.parse_args()
@@ -294,6 +418,8 @@ def main() -> None:
         games = db.execute("SELECT count(*) FROM games WHERE state = 'done'").fetchone()[0]
         arena.close()
         made = Made(students, staff, games)
+    uploads = math.ceil(args.uploads_per_minute * args.seconds / 60)
+    tokens = upload_tokens(root, uploads) if uploads else []
     port = free_port()
     server = subprocess.Popen(
         [sys.executable, "-m", "referee", "arena", "serve", str(root), "--port", str(port)],
@@ -321,6 +447,8 @@ def main() -> None:
         errors: dict[str, int] = defaultdict(int)
         cpu_before = cpu_seconds(server.pid)
 
+        since = stamp(datetime.now(UTC))
+
         async def run() -> None:
             # One client for all (its own connection for each person at most): what is timed
             # is the server, not the making of 200 clients.
@@ -330,6 +458,11 @@ def main() -> None:
             async with httpx.AsyncClient(base_url=url, limits=pool, timeout=60) as client:
                 until = time.monotonic() + args.seconds
                 async with trio.open_nursery() as nursery:
+                    if tokens:
+                        nursery.start_soon(
+                            uploading, client, tokens, args.uploads_per_minute, until, times,
+                            errors,
+                        )  # fmt: skip
                     for n, viewer in enumerate(viewers):
                         nursery.start_soon(
                             browse, client, viewer, signed[viewer], viewer == made.staff, made,
@@ -340,6 +473,9 @@ def main() -> None:
         trio.run(run)
         cpu = cpu_seconds(server.pid) - cpu_before
         client_cpu = time.process_time() - client_before
+        # What the server did meanwhile, read once it has had a moment to commit the checks
+        # already under way (not waited for: an upload's check is not a page).
+        games, checked, active = played(root, since)
     finally:
         server.terminate()
         server.wait(30)
@@ -350,12 +486,26 @@ def main() -> None:
     print(f"retried={errors['retried']}")
     for kind in sorted(k for k in errors if " " in k):
         print(f"error={kind.replace(' ', ':')} count={errors[kind]}")
-    every = [t for values in times.values() for t in values]
+    every = [t for page, values in times.items() if page != "upload" for t in values]
+    asked = len(every) + len(times["upload"])
+    load = os.getloadavg()[0]
     print(
-        f"{line('all', every, sum(errors[p] for p in times))} clients={args.clients}"
-        f" seconds={args.seconds:g} think_s={args.think:g} rps={len(every) / args.seconds:.0f}"
-        f" server_cpu_s={cpu:.1f} server_cpu_ms_per_request={cpu / max(len(every), 1) * 1000:.1f}"
-        f" client_cpu_s={client_cpu:.1f} load_average={os.getloadavg()[0]:.1f}"
+        f"{line('all', every, sum(errors[p] for p in times if p != 'upload'))}"
+        f" clients={args.clients} seconds={args.seconds:g} think_s={args.think:g}"
+        f" rps={len(every) / args.seconds:.0f} uploads={len(times['upload'])}"
+        f" uploads_checked={checked} uploads_active={active} games_finished={games}"
+        f" games_per_min={games * 60 / args.seconds:.0f} server_cpu_s={cpu:.1f}"
+        f" server_cpu_ms_per_request={cpu / max(asked, 1) * 1000:.1f}"
+        f" client_cpu_s={client_cpu:.1f} load_average={load:.1f}"
+    )
+    print()
+    print("\n".join(table(times, errors)))
+    print()
+    print(
+        f"{args.clients} clients (think {args.think:g} s), {len(times['upload'])} uploads in"
+        f" {args.seconds:g} s ({checked} checked, {active} active by the end),"
+        f" {games} games finished meanwhile; the server's CPU {cpu / max(asked, 1) * 1000:.1f}"
+        f" ms a request; load average {load:.1f}."
     )
 
 

@@ -9,7 +9,8 @@ Each figure is the time from just before the upload's request to the first answe
 `GET /api/versions/ID` that shows the version active, asked every 20 ms: the upload, the
 worker's pick-up, the unpacking, the build step, the check's start-up timing and its games.
 
-Every line is `key=value`: the median, the 95th percentile and the worst, in seconds.
+Every line is `key=value`: the median, the 95th percentile and the worst, in seconds, and the
+load average at the end; then the same as a table for docs/performance.md.
 
 Usage: python scripts/bench_uploads.py [--uploads N]
 """
@@ -17,6 +18,7 @@ Usage: python scripts/bench_uploads.py [--uploads N]
 from __future__ import annotations
 
 import argparse
+import os
 import re
 import signal
 import statistics
@@ -101,6 +103,15 @@ def main() -> None:
     print(f"upload_to_result_median_s={statistics.median(times):.2f}")
     print(f"upload_to_result_p95_s={times[max(0, round(0.95 * len(times)) - 1)]:.2f}")
     print(f"upload_to_result_worst_s={times[-1]:.2f}")
+    print(f"load_average={os.getloadavg()[0]:.1f}")
+    print()
+    print("| uploads | median | 95th percentile | worst | load average |")
+    print("| --- | --- | --- | --- | --- |")
+    print(
+        f"| {len(times)} | {statistics.median(times):.2f} s"
+        f" | {times[max(0, round(0.95 * len(times)) - 1)]:.2f} s | {times[-1]:.2f} s"
+        f" | {os.getloadavg()[0]:.1f} |"
+    )
 
 
 if __name__ == "__main__":
