@@ -249,7 +249,11 @@ def test_a_term_in_the_browser(people: People, tmp_path: Path) -> None:
     assert int(rows["alice"]["rank"]) < int(rows["carol"]["rank"])
     assert float(rows["alice"]["points"]) > float(rows["carol"]["points"])
     assert int(rows["carol"]["faults"]) > 0 and rows["alice"]["faults"] == "0"
+    # What the scheme gives a student with no version in the final: no points, no rank, and
+    # the grade of its lowest step (default grading.toml: F from 0 points).
     assert rows["bob"]["version"] == "" and rows["bob"]["games"] == "0"
+    assert float(rows["bob"]["points"]) == 0.0 and rows["bob"]["rank"] == ""
+    assert rows["bob"]["grade"] == "F"
     pinned = dict(ask(folder, "SELECT player, version_id FROM finalists"))
     assert pinned["bob"] is None
     verified = referee("tournament", "verify", "ar/final", cwd=folder)
