@@ -37,6 +37,7 @@ from bench_tournament import match_settings, own_cpu_seconds, run_tournament, wr
 
 import referee.bot as bot_module
 from referee.match.driver import _Game as Game
+from referee.match.seats import Seats
 from referee.tournament.store import Store
 
 PLIES = 10
@@ -84,7 +85,7 @@ def install_probes() -> None:
 
     bot_module.start_confined = stamped  # type: ignore[assignment]
     timed(Game, "play", "game")
-    timed(Game, "_open_both", "open")
+    timed(Seats, "open", "open")
     timed(Game, "_turns", "moves")
     timed_sync(Store, "start", "store")
     timed_sync(Store, "finish", "store")

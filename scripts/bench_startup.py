@@ -6,9 +6,10 @@ caches) and reports the median and the minimum, in seconds:
 - `referee --help`, `referee games`, `referee --version`: from just before the process is started
   to its exit;
 - `referee play lasker-morris`: from just before the process is started to the first moment a bot
-  runs. Each bot is a tiny Python script that writes `time.time()` to a file of its own (in its
-  working directory, where even a sandboxed bot may write) as its first statement and exits (so
-  the game ends at once); the earliest of the two is the first spawn. Nothing is subtracted:
+  runs. Each bot is a tiny Python script that writes `time.time()` on its stderr as its first
+  statement and exits (so the game ends at once); the record keeps each bot's stderr (a bot may
+  write no file the referee can read: a sandboxed bot's folder is read-only, its /tmp its own);
+  the earliest of the two is the first spawn. Nothing is subtracted:
   the figure includes the referee's start-up, the isolation's and the bot interpreter's own
   start (run with -S, so that only the interpreter core counts);
 - the same game, to the moment the referee asks for the first bot process
@@ -36,13 +37,13 @@ import time
 from collections import defaultdict
 from pathlib import Path
 
+from referee.records import read_record
+
 LIGHT = {"help": ["--help"], "games": ["games"], "version": ["--version"]}
 GAME = "lasker-morris"
 BOT = """\
 import sys, time
-started = time.time()
-with open(sys.argv[1], "w") as out:
-    out.write(repr(started))
+sys.stderr.write(repr(time.time()))
 """
 # Runs `referee ARGS` as `python -m referee` does, noting when the first process is asked for.
 SPAWN_PROBE = """\
@@ -83,21 +84,21 @@ def first_spawn(
 ) -> float:
     """Seconds from just before `referee play` starts to the first statement of the first bot
     (with `probe`: to the referee asking for the first bot process)."""
-    stamps = [workdir / "bot1.time", workdir / "bot2.time"]
     spawned = workdir / "spawn.time"
-    for stamp in [*stamps, spawned]:
-        stamp.unlink(missing_ok=True)
+    record = workdir / "records" / "game.jsonl"
+    for stale in (spawned, record):
+        stale.unlink(missing_ok=True)
     bot = workdir / "bot.py"
     command = [
         *([sys.executable, "-c", SPAWN_PROBE, str(spawned)] if probe else referee),
         "play",
         GAME,
         "-p1",
-        f"{sys.executable} -S {bot} {stamps[0]}",
+        f"{sys.executable} -S {bot}",
         "-p2",
-        f"{sys.executable} -S {bot} {stamps[1]}",
+        f"{sys.executable} -S {bot}",
         "--record",
-        str(workdir / "records" / "game.jsonl"),
+        str(record),
         "--timeout",
         "1",
         "--startup",
@@ -106,12 +107,15 @@ def first_spawn(
     if isolation is not None:
         command += ["--isolation", isolation]
     launched = time.time()
-    # In the bots' folder: a bot may write only in its working directory.
     done = subprocess.run(
         command, cwd=workdir, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True
     )
-    noted = [spawned] if probe else stamps
-    started = [float(t) for stamp in noted if stamp.exists() for t in stamp.read_text().split()]
+    if probe:
+        started = [float(t) for t in spawned.read_text().split()] if spawned.exists() else []
+    else:
+        result = read_record(record).result if record.exists() else None
+        tails = [] if result is None else [b.stderr_tail for b in result.bots.values()]
+        started = [float(tail) for tail in tails if tail.strip()]
     if not started:
         raise RuntimeError(f"no bot ran (exit code {done.returncode}): {done.stderr.strip()}")
     return min(started) - launched
@@ -122,8 +126,8 @@ def spawn_times(
 ) -> list[float]:
     with tempfile.TemporaryDirectory(prefix="bench-startup-") as tmp:
         workdir = Path(tmp)
-        # Open to every user and writable: a bot may run as a user of its own, in its own folder.
-        workdir.chmod(0o777)
+        # Open to every user: a bot may run as a user of its own, in this folder.
+        workdir.chmod(0o755)
         (workdir / "bot.py").write_text(BOT)
         (workdir / "bot.py").chmod(0o644)
         first_spawn(referee, workdir, isolation, probe)  # warms the caches
