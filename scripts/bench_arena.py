@@ -261,6 +261,12 @@ def tables(
     games: list[dict[str, float]],
 ) -> list[str]:
     """The figures as docs/performance.md's tables (CPU times: what a run takes alone)."""
+
+    def micro(value: float | None) -> str:
+        if value is None:
+            return ""
+        return f"{value:.0f} µs" if value < 1000 else f"{value / 1000:.2g} ms"
+
     lines = []
     if scheduled or stored:
         lines += [
@@ -272,7 +278,7 @@ def tables(
             cpu = scheduled.get(n, {}).get("cpu_us_per_game")
             store = stored.get(n, {})
             lines.append(
-                f"| {n:,} ({n * 25:,} games) | {'' if cpu is None else f'{cpu:.0f} µs'}"
+                f"| {n:,} ({n * 25:,} games) | {micro(cpu)}"
                 f" | {store.get('snapshot_ms', float('nan')):.0f} ms (wall)"
                 f" | {store.get('fit_cpu_ms', float('nan')):.0f} ms |"
             )

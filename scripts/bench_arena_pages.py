@@ -10,7 +10,9 @@ disk: `--records` distinct record files, shared round robin, so that the server'
 is not the only thing read), a running and some pending games, a rating fit per version every
 few hours over a week (the history the charts and trends read), a staff account, and the
 accounts that upload (one upload each, by the API, as `referee arena submit` sends it).
-Sessions are made in the store directly (no password hashing in the way).
+Sessions are made in the store directly (no password hashing in the way). With `--no-games`
+the ladder is paused (the staff's switch) and, with `--uploads-per-minute 0`, the server serves
+pages alone: what a page itself costs.
 
 Each client opens, in a random order weighted as people browse: the leaderboard, its own page,
 its losses (with their final positions and stderr tails), a game (a random one it may see), that
@@ -24,7 +26,7 @@ shared machine the times say more about the neighbours than about the server; it
 request does not); then the same as a table for docs/performance.md.
 
     python scripts/bench_arena_pages.py [--students 200] [--games 20000] [--clients 200]
-        [--uploads-per-minute 50] [--seconds 60] [--think 1.0] [--dir /tmp/arena-bench]
+        [--uploads-per-minute 50] [--seconds 60] [--think 5.0] [--dir /tmp/arena-bench] [--no-games]
 """
 
 from __future__ import annotations
@@ -61,6 +63,7 @@ from referee.arena.ratings import store_ratings
 from referee.arena.roster import Person
 from referee.arena.rows import Rating, Role
 from referee.arena.sessions import SESSION_COOKIE, CookieSigner, start_session
+from referee.arena.staff_actions import PAUSED, switch
 from referee.arena.store import stamp, transaction
 from referee.course.builds import content_hash
 from referee.records import (
@@ -225,6 +228,16 @@ def cookies(root: Path, people: list[int]) -> dict[int, str]:
     return found
 
 
+def pause_ladder(root: Path, paused: bool) -> None:
+    """Pause the ladder (the staff's switch) for a run that measures the pages alone, or
+    resume it."""
+    arena = open_arena(root)
+    try:
+        switch(arena.store.writer, datetime.now(UTC), None, PAUSED, paused)
+    finally:
+        arena.close()
+
+
 def upload_tokens(root: Path, count: int) -> list[str]:
     """`count` new accounts that upload (after those of earlier runs of a reused arena), each
     with its API token."""
@@ -312,30 +325,39 @@ async def uploading(
     times: dict[str, list[float]],
     errors: dict[str, int],
 ) -> None:
-    """One upload every 60 / `per_minute` seconds, each by an account of its own, as `referee
-    arena submit` sends it; timed to its answer (the check runs on after it)."""
+    """One upload every 60 / `per_minute` seconds whatever the answers' times (each its own
+    task: people do not wait for each other), each by an account of its own."""
     every = 60 / per_minute
     due = time.monotonic() + every / 2
-    for token in tokens:
-        await trio.sleep(max(0.0, due - time.monotonic()))
-        if time.monotonic() >= until:
-            return
-        started = time.perf_counter()
-        try:
-            response = await client.post(
-                "/api/versions",
-                params={"name": "bot.py"},
-                content=BOT,
-                headers={"Authorization": f"Bearer {token}"},
-            )
-            what = str(response.status_code)
-        except httpx.HTTPError as exc:
-            what = type(exc).__name__
-        times["upload"].append(time.perf_counter() - started)
-        if what != "201":
-            errors["upload"] += 1
-            errors[f"upload {what}"] += 1
-        due += every
+    async with trio.open_nursery() as nursery:
+        for token in tokens:
+            await trio.sleep(max(0.0, due - time.monotonic()))
+            if time.monotonic() >= until:
+                return
+            nursery.start_soon(upload, client, token, times, errors)
+            due += every
+
+
+async def upload(
+    client: httpx.AsyncClient, token: str, times: dict[str, list[float]], errors: dict[str, int]
+) -> None:
+    """One upload of the small bot, as `referee arena submit` sends it; timed to its answer
+    (the check runs on after it)."""
+    started = time.perf_counter()
+    try:
+        response = await client.post(
+            "/api/versions",
+            params={"name": "bot.py"},
+            content=BOT,
+            headers={"Authorization": f"Bearer {token}"},
+        )
+        what = str(response.status_code)
+    except httpx.HTTPError as exc:
+        what = type(exc).__name__
+    times["upload"].append(time.perf_counter() - started)
+    if what != "201":
+        errors["upload"] += 1
+        errors[f"upload {what}"] += 1
 
 
 def played(root: Path, since: str) -> tuple[int, int, int]:
@@ -402,8 +424,11 @@ def main() -> None:
     parser.add_argument("--clients", type=int, default=200)
     parser.add_argument("--seconds", type=float, default=60.0)
     parser.add_argument("--uploads-per-minute", type=float, default=50.0, help="0: no uploads")
-    parser.add_argument("--think", type=float, default=1.0, help="mean seconds between pages")
+    parser.add_argument("--think", type=float, default=5.0, help="mean seconds between pages")
     parser.add_argument("--dir", type=Path, default=None, help="make (or reuse) the arena here")
+    parser.add_argument(
+        "--no-games", action="store_true", help="the ladder paused: the pages' own cost"
+    )
     args = parser.parse_args()
     root = args.dir or Path("/tmp") / f"arena-bench-{os.getpid()}"
     if not (root / "arena.toml").exists():
@@ -420,6 +445,7 @@ def main() -> None:
         made = Made(students, staff, games)
     uploads = math.ceil(args.uploads_per_minute * args.seconds / 60)
     tokens = upload_tokens(root, uploads) if uploads else []
+    pause_ladder(root, args.no_games)
     port = free_port()
     server = subprocess.Popen(
         [sys.executable, "-m", "referee", "arena", "serve", str(root), "--port", str(port)],
