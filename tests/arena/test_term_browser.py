@@ -145,11 +145,17 @@ def accept(page: Any, url: str, invite: str, username: str) -> None:
     page.wait_for_url(f"{url}/")
 
 
-def upload(page: Any, url: str, folder: Path, name: str, text: str) -> None:
+def navigate(page: Any, label: str) -> None:
+    """Follow the navigation bar's link `label`."""
+    page.locator("nav.bar").get_by_role("link", name=label, exact=True).click()
+    page.wait_for_load_state()
+
+
+def upload(page: Any, folder: Path, name: str, text: str) -> None:
     """Upload `name` on the Upload page: lands on the new version's page."""
     path = folder / name
     path.write_text(text)
-    page.goto(f"{url}/versions")
+    navigate(page, "Upload")
     page.set_input_files('input[type="file"]', str(path))
     page.click('#upload button[type="submit"]')
     page.wait_for_url(re.compile(r"/versions/\d+$"))
@@ -187,21 +193,21 @@ def test_a_term_in_the_browser(people: People, tmp_path: Path) -> None:
             accept(page, url, links[name], name)
 
         # Alice's good bot passes its check; she reads its games on the version's page.
-        upload(alice, url, folder, "bot.py", GOOD_BOT)
+        upload(alice, folder, "bot.py", GOOD_BOT)
         assert checked(alice) == "active"
         assert alice.locator("#check tbody tr.clean").count() == 2
-        alice.goto(f"{url}/leaderboard")
+        navigate(alice, "Leaderboard")
         mine = alice.locator("p.mine")
         assert "not rated yet" in mine.inner_text()
 
         # Bob's C bot does not compile: failed, the compiler's complaint in the build's log.
-        upload(bob, url, folder, "bot.c", BROKEN_BOT)
+        upload(bob, folder, "bot.c", BROKEN_BOT)
         assert checked(bob) == "failed"
         assert "error" in bob.locator("#build pre.log").inner_text()
         assert bob.locator("#problem").is_visible()
 
         # Carol's bot passes its check (the random bot did not open in a1) ...
-        upload(carol, url, folder, "bot.py", CRASH_BOT)
+        upload(carol, folder, "bot.py", CRASH_BOT)
         assert checked(carol) == "active", carol.locator("#check").inner_text()
 
         # ... and the ladder plays them: Alice's leaderboard moves by itself (no reload).
@@ -210,13 +216,11 @@ def test_a_term_in_the_browser(people: People, tmp_path: Path) -> None:
         assert "Alice Good" in board.inner_text() and "Carol Crash" in board.inner_text()
 
         # Carol watches one of her games: the replay is drawn on the page.
-        carol.goto(f"{url}/games")
+        navigate(carol, "Games")
         carol.locator('table a[href^="/games/"]').first.click()
         carol.locator("svg.board").wait_for()
         # Her page links her losses: the crash, with her bot's stderr.
-        carol.goto(f"{url}/")
-        carol.goto(f"{url}/leaderboard")
-        carol.locator("p.mine a", has_text="your page").click()
+        navigate(carol, "My page")
         carol.locator('a[href$="/losses"]').click()
         carol.locator("pre", has_text="KeyError").first.wait_for()
 
@@ -228,14 +232,15 @@ def test_a_term_in_the_browser(people: People, tmp_path: Path) -> None:
         tess.goto(f"{url}/staff/grades")
         reload_until(tess, lambda: tess.locator("table").count() > 0, "the grades")
         assert "hidden" in tess.locator("main").inner_text()
-        bob.goto(f"{url}/grades")
+        bob.goto(f"{url}/")
+        navigate(bob, "Grade")
         assert "not released yet" in bob.locator("main").inner_text()
         # The staff page's button releases them.
-        tess.goto(f"{url}/staff")
+        navigate(tess, "Staff")
         tess.click('#grades_released button:has-text("Release grades")')
         tess.locator("#grades_released", has_text="released").wait_for()
         # The CSV, downloaded as the page offers it.
-        tess.goto(f"{url}/staff/grades")
+        navigate(tess, "Grades")
         with tess.expect_download() as download:
             tess.click("text=Download grades.csv")
         saved = Path(download.value.path())
