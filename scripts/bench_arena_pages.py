@@ -47,7 +47,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
-import httpx
+import httpx2
 import trio
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
@@ -274,7 +274,7 @@ def address(page: str, account: int, made: Made, rng: random.Random) -> str:
 
 
 async def browse(
-    client: httpx.AsyncClient,
+    client: httpx2.AsyncClient,
     account: int,
     cookie: str,
     staff: bool,
@@ -302,12 +302,12 @@ async def browse(
                 ok = response.status_code == 200
                 what = str(response.status_code)
                 break
-            except httpx.RemoteProtocolError as exc:
+            except httpx2.RemoteProtocolError as exc:
                 # A kept-alive connection the server closed (idle 5 s) as it was reused: a
                 # browser asks again on a new one, and so does this client, once.
                 ok, what = False, type(exc).__name__
                 errors["retried"] += attempt == 1
-            except httpx.HTTPError as exc:
+            except httpx2.HTTPError as exc:
                 ok, what = False, type(exc).__name__
                 break
         times[page].append(time.perf_counter() - started)
@@ -318,7 +318,7 @@ async def browse(
 
 
 async def uploading(
-    client: httpx.AsyncClient,
+    client: httpx2.AsyncClient,
     tokens: list[str],
     per_minute: float,
     until: float,
@@ -339,7 +339,7 @@ async def uploading(
 
 
 async def upload(
-    client: httpx.AsyncClient, token: str, times: dict[str, list[float]], errors: dict[str, int]
+    client: httpx2.AsyncClient, token: str, times: dict[str, list[float]], errors: dict[str, int]
 ) -> None:
     """One upload of the small bot, as `referee arena submit` sends it; timed to its answer
     (the check runs on after it)."""
@@ -352,7 +352,7 @@ async def upload(
             headers={"Authorization": f"Bearer {token}"},
         )
         what = str(response.status_code)
-    except httpx.HTTPError as exc:
+    except httpx2.HTTPError as exc:
         what = type(exc).__name__
     times["upload"].append(time.perf_counter() - started)
     if what != "201":
@@ -455,9 +455,9 @@ def main() -> None:
         url = f"http://127.0.0.1:{port}"
         for _ in range(200):
             try:
-                httpx.get(f"{url}/login", timeout=1)
+                httpx2.get(f"{url}/login", timeout=1)
                 break
-            except httpx.HTTPError:
+            except httpx2.HTTPError:
                 time.sleep(0.1)
         viewers = [
             (made.staff if n % 20 == 19 else made.students[n % len(made.students)])
@@ -468,7 +468,7 @@ def main() -> None:
         # their first use, which is no part of browsing.
         warm = {SESSION_COOKIE: signed[made.staff]}
         for page in STAFF_PAGES:
-            httpx.get(url + address(page, made.staff, made, random.Random(0)), cookies=warm)
+            httpx2.get(url + address(page, made.staff, made, random.Random(0)), cookies=warm)
         times: dict[str, list[float]] = defaultdict(list)
         errors: dict[str, int] = defaultdict(int)
         cpu_before = cpu_seconds(server.pid)
@@ -478,10 +478,10 @@ def main() -> None:
         async def run() -> None:
             # One client for all (its own connection for each person at most): what is timed
             # is the server, not the making of 200 clients.
-            pool = httpx.Limits(
+            pool = httpx2.Limits(
                 max_connections=args.clients, max_keepalive_connections=args.clients
             )
-            async with httpx.AsyncClient(base_url=url, limits=pool, timeout=60) as client:
+            async with httpx2.AsyncClient(base_url=url, limits=pool, timeout=60) as client:
                 until = time.monotonic() + args.seconds
                 async with trio.open_nursery() as nursery:
                     if tokens:
