@@ -77,6 +77,7 @@ from referee.records import (
     write_lines,
 )
 from referee.tournament.layouts import guess_command
+from referee.web.listen import KEEP_ALIVE_SECONDS
 
 PAGES = {  # page -> weight: how often a browsing student opens it
     "leaderboard": 5,
@@ -478,8 +479,12 @@ def main() -> None:
         async def run() -> None:
             # One client for all (its own connection for each person at most): what is timed
             # is the server, not the making of 200 clients.
+            # A connection idle for the server's whole keep-alive time is let go first here,
+            # as browsers do, rather than reused as the server closes it.
             pool = httpx2.Limits(
-                max_connections=args.clients, max_keepalive_connections=args.clients
+                max_connections=args.clients,
+                max_keepalive_connections=args.clients,
+                keepalive_expiry=KEEP_ALIVE_SECONDS / 2,
             )
             async with httpx2.AsyncClient(base_url=url, limits=pool, timeout=60) as client:
                 until = time.monotonic() + args.seconds
