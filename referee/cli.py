@@ -20,11 +20,14 @@ import os
 import sys
 import threading
 from collections.abc import Sequence
-from typing import NamedTuple, NoReturn
+from typing import TYPE_CHECKING, NamedTuple, NoReturn
 
 from protocols import UnknownGame, canonical_name
 from referee import EXIT_INTERRUPTED, EXIT_USAGE, __version__
 from referee.nofollow import PlantedLink
+
+if TYPE_CHECKING:  # rich is imported only once a command runs (the start-up cost)
+    from rich.console import Console
 
 
 class Command(NamedTuple):
@@ -137,17 +140,25 @@ def normalise_argv(argv: list[str]) -> list[str]:
     return argv
 
 
-def run_command(argv: list[str] | None = None) -> tuple[int, argparse.Namespace]:
-    """Run the command line `argv` (default: the process's): its exit code and its arguments."""
+def run_command(
+    argv: list[str] | None = None,
+    out: Console | None = None,
+    err: Console | None = None,
+) -> tuple[int, argparse.Namespace]:
+    """Run the command line `argv` (default: the process's): its exit code and its arguments.
+    The command writes to `out` and `err`, by default the process's stdout and stderr (a caller
+    in the same process, such as a test, passes consoles of its own)."""
     arguments = normalise_argv(sys.argv[1:] if argv is None else argv)
     args = parse(build_parser(arguments), arguments)
     # Deferred: `--help`, `--version` and a usage error never need rich.
     from rich.console import Console
 
-    out = Console(soft_wrap=True)
-    # Messages are wrapped to fit a terminal; in a log or a pipe each stays one line, whole, so
-    # that it can be read and searched as it was said.
-    err = Console(stderr=True, soft_wrap=not sys.stderr.isatty())
+    if out is None:
+        out = Console(soft_wrap=True)
+    if err is None:
+        # Messages are wrapped to fit a terminal; in a log or a pipe each stays one line,
+        # whole, so that it can be read and searched as it was said.
+        err = Console(stderr=True, soft_wrap=not sys.stderr.isatty())
     try:
         code: int = args.run(args, out, err)
     except (PlantedLink, BaseExceptionGroup) as exc:

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from referee.records import read_record
-from tests.commandline import referee
+from tests.commandline import referee_here
 
 PLAY = ["play", "alak", "-o", "size=5", "--no-random-assignment"]
 MATCH = ["match", "alak", "-o", "size=5", "--games", "2", "-q"]
@@ -21,7 +21,7 @@ MATCH = ["match", "alak", "-o", "size=5", "--games", "2", "-q"]
 def refused(*args: str, cwd: Path) -> str:
     """The one message of a usage error: exit 2, nothing on stdout, nothing written, and no
     isolation line (nothing was about to start)."""
-    done = referee(*args, cwd=cwd)
+    done = referee_here(*args, cwd=cwd)
     assert done.returncode == 2, (done.stdout, done.stderr)
     assert done.stdout == ""
     assert not any(line.startswith("isolation: ") for line in done.stderr.splitlines())
@@ -102,21 +102,24 @@ def test_a_tournament_or_course_with_such_a_bot_is_refused_at_its_line(tmp_path:
         'name = "cup"\ngame = "tic-tac-toe"\n[[players]]\nname = "a"\ncommand = "builtin:random"\n'
         '[[players]]\nname = "b"\ncommand = "builtin:perfect --seed {seed}"\n'
     )
-    done = referee("tournament", "run", "cup.toml", "-q", cwd=tmp_path)
+    done = referee_here("tournament", "run", "cup.toml", "-q", cwd=tmp_path)
     assert done.returncode == 2 and "isolation:" not in done.stderr
     assert done.stderr.strip() == (
         "cup.toml:8: players[1].command: builtin:perfect plays only l-game and alak, "
         "not tic-tac-toe (the built-in bots of tic-tac-toe: random, greedy, search, applet)"
     )
     course = tmp_path / "course"
-    assert referee("course", "new", str(course), "-g", "tic-tac-toe", cwd=tmp_path).returncode == 0
+    assert (
+        referee_here("course", "new", str(course), "-g", "tic-tac-toe", cwd=tmp_path).returncode
+        == 0
+    )
     text = (course / "course.toml").read_text()
     # The template offers the games there are and the bots that play this one.
     assert "# alak, l-game, lasker-morris, legionnaires, lielow, tic-tac-toe" in text
     assert "a built-in bot that plays this game: random, greedy, search, applet\n" in text
     assert "perfect" not in text
     (course / "course.toml").write_text(text.replace('opponent = "random"', 'opponent = "perfect"'))
-    done = referee("course", "check", "-C", str(course), cwd=tmp_path)
+    done = referee_here("course", "check", "-C", str(course), cwd=tmp_path)
     assert done.returncode == 2
     assert "course.toml:30: check.opponent: builtin:perfect plays only l-game and alak" in (
         " ".join(done.stderr.split())
@@ -133,16 +136,18 @@ def test_options_are_read_as_their_types_and_an_unknown_one_gets_a_guess(tmp_pat
     said = refused(*MATCH, "-p1", "builtin:random", "-p2", "builtin:greedy", "-o", "size=99",
                    cwd=tmp_path)  # fmt: skip
     assert said == "referee: -o size=99: alak's size is a whole number from 5 to 26 (default 11)"
-    done = referee("match", "alak", "-o", "size=07", "--games", "2", "-q", "-p1", "builtin:random",
-                   "-p2", "builtin:greedy", "--dir", "m", cwd=tmp_path)  # fmt: skip
+    done = referee_here("match", "alak", "-o", "size=07", "--games", "2", "-q",
+                        "-p1", "builtin:random", "-p2", "builtin:greedy", "--dir", "m",
+                        cwd=tmp_path)  # fmt: skip
     assert done.returncode == 0, done.stderr
     assert tomllib.loads((tmp_path / "m" / "match.toml").read_text())["game_options"] == {"size": 7}
     # The same match asked for as size=7 resumes it: nothing to play, nothing refused.
-    again = referee("match", "alak", "-o", "size=7", "--games", "2", "-q", "-p1", "builtin:random",
-                    "-p2", "builtin:greedy", "--dir", "m", cwd=tmp_path)  # fmt: skip
+    again = referee_here("match", "alak", "-o", "size=7", "--games", "2", "-q",
+                         "-p1", "builtin:random", "-p2", "builtin:greedy", "--dir", "m",
+                         cwd=tmp_path)  # fmt: skip
     assert again.returncode == 0, again.stderr
-    done = referee(*PLAY, "-p1", "builtin:random", "-p2", "builtin:random", "-o", "ply_limit=040",
-                   "--record", "g.jsonl", cwd=tmp_path)  # fmt: skip
+    done = referee_here(*PLAY, "-p1", "builtin:random", "-p2", "builtin:random",
+                        "-o", "ply_limit=040", "--record", "g.jsonl", cwd=tmp_path)  # fmt: skip
     assert done.returncode == 0, done.stderr
     assert read_record(tmp_path / "g.jsonl").header.options["ply_limit"] == 40
 
@@ -166,7 +171,7 @@ def test_the_isolation_line_comes_after_the_command_line_is_checked(tmp_path: Pa
         "referee: --isolation: unknown isolation feature 'nonsense': use auto, basic, or "
         "sandbox+users+cgroup"
     )
-    done = referee(*PLAY, "-p1", "builtin:random", "-p2", "builtin:random", cwd=tmp_path)
+    done = referee_here(*PLAY, "-p1", "builtin:random", "-p2", "builtin:random", cwd=tmp_path)
     assert done.returncode == 0 and done.stderr.startswith("isolation: ")
 
 
@@ -178,9 +183,9 @@ def test_a_changed_setting_is_said_as_a_config_writes_it(tmp_path: Path) -> None
         '[[players]]\nname = "b"\ncommand = "builtin:greedy"\n'
     )
     config.write_text(text)
-    assert referee("tournament", "run", "cup.toml", "-q", cwd=tmp_path).returncode == 0
+    assert referee_here("tournament", "run", "cup.toml", "-q", cwd=tmp_path).returncode == 0
     config.write_text(text.replace("size = 5", "size = 6\nply_limit = 50"))
-    done = referee("tournament", "run", "cup.toml", "-q", cwd=tmp_path)
+    done = referee_here("tournament", "run", "cup.toml", "-q", cwd=tmp_path)
     said = " ".join(done.stderr.split())
     assert done.returncode == 2 and "{" not in said, said
     assert "(game_options.size: 5 -> 6; game_options.ply_limit: 200 -> 50)" in said
@@ -189,8 +194,8 @@ def test_a_changed_setting_is_said_as_a_config_writes_it(tmp_path: Path) -> None
 
     args = ["match", "alak", "-o", "size=5", "--games", "2", "-q", "-p1", "builtin:random",
             "-p2", "builtin:greedy", "--dir", "m"]  # fmt: skip
-    assert referee(*args, cwd=tmp_path).returncode == 0
-    done = referee(*args, "--opening-plies", "2", cwd=tmp_path)
+    assert referee_here(*args, cwd=tmp_path).returncode == 0
+    done = referee_here(*args, "--opening-plies", "2", cwd=tmp_path)
     said = " ".join(done.stderr.split())
     assert done.returncode == 2 and "{" not in said and "null" not in said, said
     assert "the openings none (from the start), not --opening-plies 2." in said

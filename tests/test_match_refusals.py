@@ -10,14 +10,14 @@ from pathlib import Path
 
 import pytest
 
-from tests.commandline import referee
+from tests.commandline import referee_here
 
 UNTERMINATED = 'python3 "unterminated'
 MATCH = ["match", "tic-tac-toe", "--games", "2", "-q"]
 
 
 def test_a_bot_that_cannot_start_is_fixed_by_its_flag(tmp_path: Path) -> None:
-    done = referee(*MATCH, "-p1", "python3 nothere.py", "-p2", "builtin:random", cwd=tmp_path)
+    done = referee_here(*MATCH, "-p1", "python3 nothere.py", "-p2", "builtin:random", cwd=tmp_path)
     said = " ".join(done.stderr.split())
     assert done.returncode == 2, said
     assert "nothere: cannot start: " in said and "nothere.py" in said  # why, said above
@@ -33,7 +33,7 @@ def test_nested_bot_folders_are_refused_before_any_folder_is_made(tmp_path: Path
     (tmp_path / "alice" / "main.py").write_text("print('a')\n")
     (tmp_path / "alice" / "sub" / "bot.py").write_text("print('b')\n")
     bots = ["-p1", "python3 alice/main.py", "-p2", "python3 alice/sub/bot.py"]
-    done = referee(*MATCH, *bots, cwd=tmp_path)
+    done = referee_here(*MATCH, *bots, cwd=tmp_path)
     said = " ".join(done.stderr.split())
     assert done.returncode == 2, said
     alice, sub = tmp_path / "alice", tmp_path / "alice" / "sub"
@@ -57,7 +57,7 @@ def test_nested_bot_folders_are_refused_before_any_folder_is_made(tmp_path: Path
 def test_a_command_a_shell_could_not_split_is_a_usage_error(
     tmp_path: Path, command: list[str], flag: str
 ) -> None:
-    done = referee(*command, UNTERMINATED, cwd=tmp_path)
+    done = referee_here(*command, UNTERMINATED, cwd=tmp_path)
     assert done.returncode == 2, done.stderr
     said = " ".join(done.stderr.split())
     assert (
@@ -75,10 +75,10 @@ def test_an_option_of_the_wrong_type_names_what_it_takes(tmp_path: Path, command
         ("abc", "alak's size is a whole number from 5 to 26 (default 11)"),
         ("99", "alak's size is a whole number from 5 to 26 (default 11)"),
     ):
-        done = referee(*base, *bots, "-o", f"size={value}", cwd=tmp_path)
+        done = referee_here(*base, *bots, "-o", f"size={value}", cwd=tmp_path)
         assert done.returncode == 2, done.stderr
         assert done.stderr.strip() == f"referee: -o size={value}: {expected}"
-    done = referee(*base, *bots, "-o", "ply_limit=soon", cwd=tmp_path)
+    done = referee_here(*base, *bots, "-o", "ply_limit=soon", cwd=tmp_path)
     assert done.stderr.strip() == (
         "referee: -o ply_limit=soon: alak's ply_limit is a whole number of at least 0 (default 200)"
     )

@@ -7,12 +7,11 @@ traceback, and nothing written where the link leads (referee/nofollow.py)."""
 from __future__ import annotations
 
 import os
-import subprocess
 from pathlib import Path
 
 import pytest
 
-from tests.commandline import referee
+from tests.commandline import Ran, referee_here
 
 NOBODY = 65534
 BOTS = ["-p1", "builtin:random", "-p2", "builtin:greedy"]
@@ -44,7 +43,7 @@ def plant(link: Path, target: Path) -> None:
         os.lchown(link, NOBODY, NOBODY)
 
 
-def refused(done: subprocess.CompletedProcess[str], link: str, target: Path) -> str:
+def refused(done: Ran, link: str, target: Path) -> str:
     """The one message of a command stopped by the planted `link`."""
     said = done.stdout + done.stderr
     assert done.returncode == 2, said
@@ -58,14 +57,14 @@ def refused(done: subprocess.CompletedProcess[str], link: str, target: Path) -> 
 
 def test_play_stops_before_its_isolation_line(here: Path, target: Path) -> None:
     plant(here / "referee-games", target)
-    done = referee("play", "tic-tac-toe", *BOTS, cwd=here)
+    done = referee_here("play", "tic-tac-toe", *BOTS, cwd=here)
     said = refused(done, "referee-games", target)
     assert said.startswith("referee: cannot write the record: referee-games is a link")
 
 
 def test_match_stops_before_anything_is_made(here: Path, target: Path) -> None:
     plant(here / "referee-matches", target)
-    done = referee("match", "tic-tac-toe", *BOTS, "--games", "2", "-q", cwd=here)
+    done = referee_here("match", "tic-tac-toe", *BOTS, "--games", "2", "-q", cwd=here)
     said = refused(done, "referee-matches", target)
     assert said.startswith("referee: cannot write the match: referee-matches is a link")
     assert sorted(p.name for p in here.iterdir()) == ["referee-matches"]
@@ -80,13 +79,13 @@ def test_a_tournament_whose_directory_is_reached_through_a_link_is_refused(
         '[[players]]\nname = "a"\ncommand = "builtin:random"\n'
         '[[players]]\nname = "b"\ncommand = "builtin:greedy"\n'
     )
-    said = refused(referee("tournament", "run", "cup.toml", "-q", cwd=here), "out", target)
+    said = refused(referee_here("tournament", "run", "cup.toml", "-q", cwd=here), "out", target)
     assert said.startswith("referee: cannot write the tournament: out is a link")
 
 
 def test_demo(here: Path, target: Path) -> None:
     plant(here / "demo", target)
-    done = referee("demo", "--dir", "demo", "-g", "tic-tac-toe", "-q", cwd=here)
+    done = referee_here("demo", "--dir", "demo", "-g", "tic-tac-toe", "-q", cwd=here)
     said = refused(done, "demo", target)
     assert said.startswith("referee: cannot write the demo: demo is a link")
 
@@ -96,45 +95,49 @@ def test_check(here: Path, target: Path, records: str | None) -> None:
     link = "referee-games" if records is None else "out"
     plant(here / link, target)
     asked = [] if records is None else ["--records", records]
-    done = referee("check", "tic-tac-toe", "builtin:random", "-n", "1", *asked, cwd=here)
+    done = referee_here("check", "tic-tac-toe", "builtin:random", "-n", "1", *asked, cwd=here)
     said = refused(done, link, target)
     assert said.startswith(f"referee check: cannot write the records: {link} is a link")
 
 
 def test_course_folders(here: Path, target: Path) -> None:
     plant(here / "out", target)
-    refused(referee("course", "new", "out/course", "-g", "tic-tac-toe", cwd=here), "out", target)
+    refused(
+        referee_here("course", "new", "out/course", "-g", "tic-tac-toe", cwd=here), "out", target
+    )
     course = here / "course"
-    assert referee("course", "new", "course", "-g", "tic-tac-toe", cwd=here).returncode == 0
+    assert referee_here("course", "new", "course", "-g", "tic-tac-toe", cwd=here).returncode == 0
     (course / "submissions" / "alice").mkdir()
     (course / "submissions" / "alice" / "main.py").write_text("print('ready')\n")
     plant(course / "work", target)
-    done = referee("course", "collect", "-C", "course", cwd=here)
+    done = referee_here("course", "collect", "-C", "course", cwd=here)
     refused(done, "course/work", target)
 
 
 def test_league_and_exported_pages(here: Path, target: Path) -> None:
     plant(here / "out", target)
-    refused(referee("league", "new", "out/league", cwd=here), "out", target)
-    assert referee("league", "new", "league", cwd=here).returncode == 0
-    done = referee("league", "export", "league", "--html", "out/pages", cwd=here)
+    refused(referee_here("league", "new", "out/league", cwd=here), "out", target)
+    assert referee_here("league", "new", "league", cwd=here).returncode == 0
+    done = referee_here("league", "export", "league", "--html", "out/pages", cwd=here)
     refused(done, "out", target)
     for index in (here / "league").glob("league.sqlite*"):
         index.unlink()
     plant(here / "league" / "league.sqlite", target / "index")
-    done = referee("league", "rate", "league", cwd=here)
+    done = referee_here("league", "rate", "league", cwd=here)
     refused(done, "league/league.sqlite", target)
 
 
 def test_replay_page_and_tournament_config(here: Path, target: Path) -> None:
     plant(here / "out", target)
-    played = referee("play", "tic-tac-toe", *BOTS, "--record", "game.jsonl", cwd=here)
+    played = referee_here("play", "tic-tac-toe", *BOTS, "--record", "game.jsonl", cwd=here)
     assert played.returncode == 0, played.stderr
-    done = referee("replay", "game.jsonl", "--html", "-o", "out/game.html", cwd=here)
+    done = referee_here("replay", "game.jsonl", "--html", "-o", "out/game.html", cwd=here)
     refused(done, "out", target)
     (here / "bots" / "a").mkdir(parents=True)
     (here / "bots" / "a" / "main.py").write_text("print('a')\n")
-    done = referee("tournament", "new", "bots", "-g", "tic-tac-toe", "-o", "out/t.toml", cwd=here)
+    done = referee_here(
+        "tournament", "new", "bots", "-g", "tic-tac-toe", "-o", "out/t.toml", cwd=here
+    )
     refused(done, "out", target)
     assert (here / "bots" / "a" / "main.py").is_file()  # nothing moved either
 
@@ -147,7 +150,7 @@ def test_course_new_writes_nothing_where_its_last_file_is_a_planted_link(
     if os.geteuid() != 0:
         course.chmod(0o777)  # anybody's folder: a link in it may be anybody's
     plant(course / "grading.toml", target / "grading.toml")
-    done = referee("course", "new", "course", "-g", "tic-tac-toe", cwd=here)
+    done = referee_here("course", "new", "course", "-g", "tic-tac-toe", cwd=here)
     said = done.stdout + done.stderr
     assert done.returncode == 2 and "grading.toml is a link (made by user " in said, said
     assert sorted(p.name for p in course.iterdir()) == ["grading.toml"]  # nothing else written

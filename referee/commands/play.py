@@ -1,4 +1,6 @@
-"""`referee play`: one game between two programs, with the course referee's flags.
+"""`referee play`: one game between two programs, with the course referee's flags. The command
+line is read into a request, which the app plays (referee/app/play_game.py); the views render
+its result (referee/views/play_result.py).
 
 What the game needs is imported here; what shows it afterwards (the summary, the web view) only
 once it is wanted, so that the bots start as soon as possible after the command does.
@@ -7,18 +9,25 @@ once it is wanted, so that the bots start as soon as possible after the command 
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import random
 from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-import trio
 from pydantic import ValidationError
 
 from protocols import GAME_HELP, UnknownGame, canonical_name, get_game
 from referee.app.game_options import game_options
+from referee.app.play_game import (
+    PlayRefused,
+    PlayRequest,
+    PlayResult,
+    PreparedGame,
+    WebWatch,
+    play_game,
+    prepare_game,
+)
 from referee.arguments import (
     POSITION_CAPABLE,
     bot_command,
@@ -29,32 +38,13 @@ from referee.arguments import (
     seconds,
     seconds_above_zero,
 )
-from referee.bot import unwrap_single
 from referee.commands import EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE, EXIT_VOID
-from referee.isolation import (
-    IsolationSettings,
-    describe,
-    ran_as_root_warning,
-)
-from referee.match import driver
-from referee.match.host import Host, choose_host, run_log
-from referee.match.order import GameOrder
+from referee.isolation import IsolationSettings, describe
+from referee.match.host import choose_host
 from referee.match.recorder import Listener
 from referee.match.settings import MatchSettings
-from referee.nofollow import PlantedLink, check_file
-from referee.openings import OpeningError, canonical_opening
-from referee.players import (
-    POSITION,
-    OpeningRefused,
-    PlayerSpec,
-    builtin_refusal,
-    refuse_undeclared,
-    resolve_command,
-    unreachable_player,
-)
+from referee.players import POSITION, PlayerSpec, builtin_refusal, resolve_command
 from referee.records import GameRecord, Header, Ply, Result, describe_validation_error
-from referee.tournament.bot_folders import contain_run
-from referee.verify import verify_record
 from referee.web import DEFAULT_HOST, check_address
 
 if TYPE_CHECKING:
@@ -212,29 +202,9 @@ def default_record_path(game: str) -> Path:
 
 
 def run_play(args: argparse.Namespace, out: Console, err: Console) -> int:
+    """Read the command line into a request, play it through the app, render what happened."""
     try:
-        game_name = canonical_name(args.game)
-        game = get_game(game_name)
-        for flag, command in (("-p1", args.player1), ("-p2", args.player2)):
-            if refusal := builtin_refusal(command, game_name):
-                raise ValueError(f"{flag}: {refusal}")
-        raw_options = game_options(game_name, parse_option_values(args.option))
-        if args.no_repetition:
-            if "repetition" not in game.options_model.model_fields:
-                raise ValueError(f"{game_name} has no repetition rule to switch off")
-            raw_options["repetition"] = 0
-        options = game.parse_options(raw_options)
-        settings = MatchSettings(
-            move_timeout=args.timeout,
-            grace=args.grace,
-            startup_allowance=args.startup,
-            random_assignment=args.random_assignment,
-            freeze=args.freeze,
-            clock_total=args.clock[0] if args.clock else None,
-            clock_increment=args.clock[1] if args.clock else 0.0,
-            isolation=play_isolation(args.isolation, args.allow_network),
-        )
-        host = choose_host(settings.isolation)
+        request = play_request(args)
         if args.visual:  # the address taken is said before anything starts, as a usage error
             try:
                 check_address(DEFAULT_HOST, args.port)
@@ -247,8 +217,58 @@ def run_play(args: argparse.Namespace, out: Console, err: Console) -> int:
     except (UnknownGame, ValueError) as exc:  # IsolationUnavailable is a ValueError
         err.print(f"referee: {exc}", markup=False, highlight=False)
         return EXIT_USAGE
-    seed = args.seed if args.seed is not None else random.randrange(2**31)
-    record_path = args.record or default_record_path(game_name)
+    undeclared = {
+        key: player.name
+        for key, player in zip(("p1", "p2"), request.players, strict=True)
+        if not player.understands(POSITION)
+    }
+    if request.opening is not None and undeclared:
+        refusal = position_refusal(undeclared, args.position_capable, "play without --opening")
+        err.print(f"referee: {refusal}", markup=False, highlight=False)
+        return EXIT_USAGE
+    try:
+        game = prepare_game(request)
+    except PlayRefused as exc:
+        err.print(f"referee: {exc}", markup=False, highlight=False)
+        return EXIT_USAGE
+    # Nothing in the command line or on this machine stops the game: say how the bots will be
+    # contained, the first line of a game that starts.
+    err.print(describe(game.host.isolation), markup=False, highlight=False)
+    listener = move_logger(err) if args.log else None
+    if args.visual:
+        return run_visual(args, out, err, game, listener)
+    played = play_game(game, listener)
+    if played.record is None:
+        return refused_or_interrupted(err, played, game.record_path)
+    show_result(args, out, err, game, played.record)
+    return EXIT_VOID if played.record.result is not None and played.record.result.void else EXIT_OK
+
+
+def play_request(args: argparse.Namespace) -> PlayRequest:
+    """The game the command line asks for; a ValueError (or a pydantic ValidationError of the
+    settings) says what in it cannot be played, naming the flag."""
+    game_name = canonical_name(args.game)
+    game = get_game(game_name)
+    for flag, command in (("-p1", args.player1), ("-p2", args.player2)):
+        if refusal := builtin_refusal(command, game_name):
+            raise ValueError(f"{flag}: {refusal}")
+    raw_options = game_options(game_name, parse_option_values(args.option))
+    if args.no_repetition:
+        if "repetition" not in game.options_model.model_fields:
+            raise ValueError(f"{game_name} has no repetition rule to switch off")
+        raw_options["repetition"] = 0
+    options = game.parse_options(raw_options)
+    settings = MatchSettings(
+        move_timeout=args.timeout,
+        grace=args.grace,
+        startup_allowance=args.startup,
+        random_assignment=args.random_assignment,
+        freeze=args.freeze,
+        clock_total=args.clock[0] if args.clock else None,
+        clock_increment=args.clock[1] if args.clock else 0.0,
+        isolation=play_isolation(args.isolation, args.allow_network),
+    )
+    isolation = choose_host(settings.isolation).isolation  # chosen once for this process
     capable = POSITION_CAPABLE.get(args.position_capable, set())
     players = [
         PlayerSpec(
@@ -259,59 +279,26 @@ def run_play(args: argparse.Namespace, out: Console, err: Console) -> int:
         )
         for key, name, cmd in (("p1", args.name1, args.player1), ("p2", args.name2, args.player2))
     ]
-    undeclared = {
-        key: player.name
-        for key, player in zip(("p1", "p2"), players, strict=True)
-        if not player.understands(POSITION)
-    }
-    if args.opening is not None and undeclared:
-        refusal = position_refusal(undeclared, args.position_capable, "play without --opening")
-        err.print(f"referee: {refusal}", markup=False, highlight=False)
+    return PlayRequest(
+        game=game_name,
+        options=raw_options,
+        players=(players[0], players[1]),
+        settings=settings,
+        isolation=isolation,
+        seed=args.seed if args.seed is not None else random.randrange(2**31),
+        record_path=args.record or default_record_path(game_name),
+        opening=args.opening,
+    )
+
+
+def refused_or_interrupted(err: Console, played: PlayResult, record_path: Path) -> int:
+    """What is said of a game that has no record: refused before any bot started, or
+    interrupted with its record so far on disk."""
+    if played.refusal is not None:
+        err.print(f"referee: {played.refusal}", markup=False, highlight=False)
         return EXIT_USAGE
-    # Each kept from the other's files, and records; a referee error's log by the record.
-    isolation = contain_run(host.isolation, players)
-    host = Host(isolation, run_log(record_path.parent))
-    try:
-        opening: list[str] = []
-        if args.opening is not None:
-            opening = canonical_opening(game_name, raw_options, args.opening)
-        order = GameOrder(
-            game=game_name,
-            options=raw_options,
-            players=(players[0], players[1]),
-            settings=settings,
-            seed=seed,
-            opening=tuple(opening),
-        )
-        refuse_undeclared(order.players, order.opening)
-    except (OpeningError, OpeningRefused) as exc:
-        err.print(f"referee: --opening: {exc}", markup=False, highlight=False)
-        return EXIT_USAGE
-    if refused := unreachable_player(players, isolation):  # the path and the fix
-        err.print(f"referee: {refused}", markup=False, highlight=False)
-        return EXIT_USAGE
-    try:
-        check_file(record_path)  # a planted link, refused before anything starts
-    except PlantedLink as exc:
-        err.print(f"referee: cannot write the record: {exc}", markup=False, highlight=False)
-        return EXIT_USAGE
-    # Nothing in the command line or on this machine stops the game: say how the bots will be
-    # contained, the first line of a game that starts.
-    err.print(describe(isolation), markup=False, highlight=False)
-    listener = move_logger(err) if args.log else None
-    if args.visual:
-        return run_visual(args, out, err, order, host, listener, record_path)
-    try:
-        record = trio.run(
-            lambda: driver.play(order, host, record_path=record_path, listener=listener)
-        )
-    except KeyboardInterrupt:
-        err.print(f"[red]interrupted; the record so far is in {record_path}[/red]")
-        return EXIT_INTERRUPTED
-    except PlantedLink as exc:  # planted since it was checked: raised before any bot starts
-        err.print(f"referee: cannot write the record: {exc}", markup=False, highlight=False)
-        return EXIT_USAGE
-    return report_play(args, out, err, host, record, record_path)
+    err.print(f"[red]interrupted; the record so far is in {record_path}[/red]")
+    return EXIT_INTERRUPTED
 
 
 def move_logger(err: Console) -> Listener:
@@ -326,99 +313,52 @@ def move_logger(err: Console) -> Listener:
     return listener
 
 
-def report_play(
-    args: argparse.Namespace,
-    out: Console,
-    err: Console,
-    host: Host,
-    record: GameRecord,
-    record_path: Path,
-) -> int:
+def show_result(
+    args: argparse.Namespace, out: Console, err: Console, game: PreparedGame, record: GameRecord
+) -> None:
+    """The game's summary and result, as --debug and --json ask."""
     # Deferred: the views load once the game is over, never while a bot's clock runs.
-    from referee.views.console import course_result_line, print_summary
+    from referee.views.play_result import show_play_result
 
-    result = record.result
-    assert result is not None
-    # Without --debug the summary leaves the bots' stderr out.
-    played = verify_record(record)  # the position the game ended in, played through again
-    game = get_game(record.header.game)
-    print_summary(err, game, record, played.states[-1], stderr_tails=args.debug)
-    for side, report in result.bots.items():
-        name = record.header.players[side].name
-        warning = ran_as_root_warning(name, host.isolation, report.isolation, report.isolation_note)
-        if warning:
-            err.print(warning, markup=False, highlight=False)
-    err.print(f"record: {record_path}")
-    if args.json:
-        payload = {
-            "record": str(record_path),
-            "players": {
-                s.value: p.model_dump(mode="json") for s, p in record.header.players.items()
-            },
-            # The moves played before the bots took over (None: the game started at the start);
-            # `plies` counts the bots' moves after them.
-            "opening": record.header.opening,
-            **result.model_dump(mode="json", exclude={"type"}),
-            "result": result.label,  # in one word: blue, orange, draw, double-forfeit, void
-        }
-        out.out(json.dumps(payload), highlight=False)
-    else:
-        out.out(course_result_line(result), highlight=False)
-    return EXIT_VOID if result.void else EXIT_OK
+    show_play_result(
+        out,
+        err,
+        record,
+        game.record_path,
+        game.host.isolation,
+        stderr_tails=args.debug,  # without --debug the summary leaves the bots' stderr out
+        as_json=args.json,
+    )
 
 
 def run_visual(
     args: argparse.Namespace,
     out: Console,
     err: Console,
-    order: GameOrder,
-    host: Host,
+    game: PreparedGame,
     listener: Listener | None,
-    record_path: Path,
 ) -> int:
     """`referee play --visual`: the game with its live view, then the view stays up."""
     # Deferred: the web stack (starlette, hypercorn) loads only for --visual.
-    from referee.web.live import chain
-    from referee.web.server import WebServerError, check_can_bind
-    from referee.web.watch import play_watched
+    from referee.web.server import WebServerError
 
     codes: list[int] = []
 
     def finished(record: GameRecord) -> None:
-        codes.append(report_play(args, out, err, host, record, record_path))
+        show_result(args, out, err, game, record)
+        assert record.result is not None
+        codes.append(EXIT_VOID if record.result.void else EXIT_OK)
         out.file.flush()
         err.print("the web view stays up to replay the game; Ctrl-C to stop")
 
     def show_url(url: str) -> None:
         err.print(f"[bold]live view: {url}[/bold]", highlight=False)
 
-    async def play(live: Listener) -> GameRecord:
-        lines = chain(listener, live)
-        return await driver.play(order, host, record_path=record_path, listener=lines)
-
     try:
-        check_can_bind(DEFAULT_HOST, args.port)  # before any game starts (the port is checked)
-        watched = trio.run(
-            lambda: play_watched(
-                play,
-                record=record_path,
-                port=args.port,
-                host=DEFAULT_HOST,
-                folders=[record_path.parent],
-                title=record_path.stem,
-                on_url=show_url,
-                on_finished=finished,
-            )
-        )
+        played = play_game(game, listener, WebWatch(DEFAULT_HOST, args.port, show_url, finished))
     except (ValueError, WebServerError) as exc:
         err.print(f"[red]referee: {exc}; choose another with --port[/red]", highlight=False)
         return EXIT_USAGE
-    except BaseExceptionGroup as group:  # the record refused, from inside the view's nursery
-        if not isinstance(planted := unwrap_single(group), PlantedLink):
-            raise
-        err.print(f"referee: cannot write the record: {planted}", markup=False, highlight=False)
-        return EXIT_USAGE
-    if watched.record is None:
-        err.print(f"[red]interrupted; the record so far is in {record_path}[/red]")
-        return EXIT_INTERRUPTED
+    if played.record is None:
+        return refused_or_interrupted(err, played, game.record_path)
     return codes[0] if codes else EXIT_VOID

@@ -12,7 +12,7 @@ import sys
 import urllib.request
 from pathlib import Path
 
-from tests.commandline import referee
+from tests.commandline import referee, referee_here
 
 ROSTER = "username,name,role,email\nalice,Alice,student,alice@example.edu\ntess,Tess,staff\n"
 LINK = re.compile(r"^http://127\.0\.0\.1:8000/invite/[A-Za-z0-9_-]{40,}$")
@@ -24,13 +24,13 @@ def rows(stdout: str) -> list[dict[str, str]]:
 
 def test_new_with_a_roster_prints_each_invite_once(tmp_path: Path) -> None:
     (tmp_path / "roster.csv").write_text(ROSTER)
-    done = referee("arena", "new", "ar", "-g", "alak", "--roster", "roster.csv", cwd=tmp_path)
+    done = referee_here("arena", "new", "ar", "-g", "alak", "--roster", "roster.csv", cwd=tmp_path)
     assert done.returncode == 0, done.stderr
     invites = rows(done.stdout)
     assert [r["username"] for r in invites] == ["alice", "tess"]
     assert all(LINK.match(r["invite"]) for r in invites)
     assert "2 accounts added, 0 already there" in done.stderr
-    again = referee("arena", "accounts", "ar", cwd=tmp_path)  # arena.toml's roster
+    again = referee_here("arena", "accounts", "ar", cwd=tmp_path)  # arena.toml's roster
     assert again.returncode == 0, again.stderr
     assert again.stdout == ""
     assert "0 accounts added, 2 already there" in again.stderr
@@ -38,40 +38,42 @@ def test_new_with_a_roster_prints_each_invite_once(tmp_path: Path) -> None:
 
 def test_initial_passwords_instead_of_invites(tmp_path: Path) -> None:
     (tmp_path / "roster.csv").write_text(ROSTER)
-    assert referee("arena", "new", "ar", cwd=tmp_path).returncode == 0
-    done = referee("arena", "accounts", "ar", "roster.csv", "--passwords", cwd=tmp_path)
+    assert referee_here("arena", "new", "ar", cwd=tmp_path).returncode == 0
+    done = referee_here("arena", "accounts", "ar", "roster.csv", "--passwords", cwd=tmp_path)
     assert done.returncode == 0, done.stderr
     passwords = rows(done.stdout)
     assert [r["username"] for r in passwords] == ["alice", "tess"]
     assert all(len(r["password"]) >= 16 for r in passwords)
-    one = referee("arena", "invite", "ar", "alice", cwd=tmp_path)
+    one = referee_here("arena", "invite", "ar", "alice", cwd=tmp_path)
     assert one.returncode == 0 and LINK.match(rows(one.stdout)[0]["invite"])
 
 
 def test_a_bad_roster_imports_nobody_and_says_where(tmp_path: Path) -> None:
     (tmp_path / "roster.csv").write_text("alice,Alice,student\nbob,Bob,boss\n")
-    assert referee("arena", "new", "ar", cwd=tmp_path).returncode == 0
-    done = referee("arena", "accounts", "ar", "roster.csv", cwd=tmp_path)
+    assert referee_here("arena", "new", "ar", cwd=tmp_path).returncode == 0
+    done = referee_here("arena", "accounts", "ar", "roster.csv", cwd=tmp_path)
     assert done.returncode == 2
     assert "roster.csv:2: role: 'boss' is neither 'student' nor 'staff'" in done.stderr
     assert done.stdout == ""
     (tmp_path / "roster.csv").write_text("alice,Alice,student\n")
-    assert rows(referee("arena", "accounts", "ar", "roster.csv", cwd=tmp_path).stdout)
+    assert rows(referee_here("arena", "accounts", "ar", "roster.csv", cwd=tmp_path).stdout)
 
 
 def test_token_and_disable_name_the_account(tmp_path: Path) -> None:
     (tmp_path / "roster.csv").write_text(ROSTER)
-    assert referee("arena", "new", "ar", "--roster", "roster.csv", cwd=tmp_path).returncode == 0
-    token = referee("arena", "token", "ar", "alice", cwd=tmp_path)
+    assert (
+        referee_here("arena", "new", "ar", "--roster", "roster.csv", cwd=tmp_path).returncode == 0
+    )
+    token = referee_here("arena", "token", "ar", "alice", cwd=tmp_path)
     assert token.returncode == 0 and re.fullmatch(r"[A-Za-z0-9_-]{40,}\n", token.stdout)
-    missing = referee("arena", "token", "ar", "nobody", cwd=tmp_path)
+    missing = referee_here("arena", "token", "ar", "nobody", cwd=tmp_path)
     assert missing.returncode == 2 and "no account 'nobody'" in missing.stderr
-    disabled = referee("arena", "disable", "ar", "alice", cwd=tmp_path)
+    disabled = referee_here("arena", "disable", "ar", "alice", cwd=tmp_path)
     assert disabled.returncode == 0 and "alice disabled" in disabled.stderr
 
 
 def test_commands_on_a_folder_that_is_not_an_arena_say_so(tmp_path: Path) -> None:
-    done = referee("arena", "accounts", "nowhere", "x.csv", cwd=tmp_path)
+    done = referee_here("arena", "accounts", "nowhere", "x.csv", cwd=tmp_path)
     assert done.returncode == 2 and "nowhere: not an arena" in done.stderr
 
 

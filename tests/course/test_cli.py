@@ -21,7 +21,7 @@ from referee.bot import BotInfrastructureError
 from referee.cli import main
 from referee.records import read_record
 from referee.verify import verify_record
-from tests.commandline import referee
+from tests.commandline import referee, referee_here
 
 COURSE_PLAYER = Path(__file__).with_name("course_player.py")
 RULE_ENDINGS = {  # (reason, ending)
@@ -117,7 +117,7 @@ def test_no_repetition_is_recorded(tmp_path: Path) -> None:
 def test_usage_errors_exit_2_with_a_clear_message(
     tmp_path: Path, args: list[str], message: str
 ) -> None:
-    proc = referee(*args, cwd=tmp_path)
+    proc = referee_here(*args, cwd=tmp_path)
     assert proc.returncode == 2
     assert message in proc.stderr
 
@@ -159,7 +159,7 @@ def test_killed_referee_leaves_every_played_move_on_disk(tmp_path: Path) -> None
 
 def test_play_names_players_and_takes_a_game_clock(tmp_path: Path) -> None:
     record = tmp_path / "named.jsonl"
-    done = referee(
+    done = referee_here(
         "play", "alak", "-o", "size=5", "-p1", "builtin:random", "-p2", "builtin:random",
         "--name1", "ann", "--name2", "ben", "--clock", "30+1.5", "--no-random-assignment",
         "--record", str(record), cwd=tmp_path,
@@ -169,12 +169,12 @@ def test_play_names_players_and_takes_a_game_clock(tmp_path: Path) -> None:
     assert {p.name for p in header.players.values()} == {"ann", "ben"}
     assert header.players[Side.BLUE].name == "ann"
     assert (header.time_control.clock_total, header.time_control.clock_increment) == (30.0, 1.5)
-    bad = referee("play", "alak", "-p1", "a", "-p2", "b", "--clock", "x+1", cwd=tmp_path)
+    bad = referee_here("play", "alak", "-p1", "a", "-p2", "b", "--clock", "x+1", cwd=tmp_path)
     assert bad.returncode == 2 and "not a clock: 'x+1'" in bad.stderr
 
 
 def test_an_empty_player_command_is_a_usage_error(tmp_path: Path) -> None:
-    done = referee("play", "lasker-morris", "-p1", "", "-p2", "", cwd=tmp_path)
+    done = referee_here("play", "lasker-morris", "-p1", "", "-p2", "", cwd=tmp_path)
     assert done.returncode == 2, done.stdout
     assert done.stderr.startswith("usage: referee play ")
     assert "referee play: error: argument -p1/--player1: empty: give the command" in done.stderr

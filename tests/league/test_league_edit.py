@@ -11,7 +11,7 @@ import sqlite3
 from pathlib import Path
 
 from referee.league.config import load_league
-from tests.commandline import referee
+from tests.commandline import referee_here
 
 from .conftest import PLAN
 
@@ -25,11 +25,15 @@ def _games(league: Path) -> int:
 
 
 def test_show_as_csv_and_json_is_the_table_shown(rated: Path) -> None:
-    as_json = referee("league", "show", str(rated), "--all-versions", "--format", "json", cwd=rated)
+    as_json = referee_here(
+        "league", "show", str(rated), "--all-versions", "--format", "json", cwd=rated
+    )
     assert as_json.returncode == 0, as_json.stderr
     rows = json.loads(as_json.stdout)
     assert rows and all(list(row) == ["game", *FIELDS] for row in rows)
-    as_csv = referee("league", "show", str(rated), "--all-versions", "--format", "csv", cwd=rated)
+    as_csv = referee_here(
+        "league", "show", str(rated), "--all-versions", "--format", "csv", cwd=rated
+    )
     assert as_csv.returncode == 0, as_csv.stderr
     table = list(csv.DictReader(io.StringIO(as_csv.stdout)))
     assert list(table[0]) == ["game", *FIELDS]
@@ -51,7 +55,7 @@ def test_show_as_csv_and_json_is_the_table_shown(rated: Path) -> None:
 def test_remove_drops_a_source_and_its_games(rated: Path, sources: list[Path]) -> None:
     before = _games(rated)
     gone = f"../runs/{sources[0].name}"
-    removed = referee("league", "remove", str(rated), gone, cwd=rated)
+    removed = referee_here("league", "remove", str(rated), gone, cwd=rated)
     assert removed.returncode == 0, removed.stderr
     assert gone not in load_league(rated).sources
     assert len(load_league(rated).sources) == PLAN.tournaments - 1
@@ -62,12 +66,12 @@ def test_remove_drops_a_source_and_its_games(rated: Path, sources: list[Path]) -
     assert str(sources[0].resolve()) not in paths
     # The ratings shown next are of the games left: each game counts for its two players.
     assert rated_games == 2 * _games(rated)
-    unknown = referee("league", "remove", str(rated), "../runs/nothing", cwd=rated)
+    unknown = referee_here("league", "remove", str(rated), "../runs/nothing", cwd=rated)
     assert unknown.returncode == 2 and "not a source of the league" in unknown.stderr
 
 
 def test_add_and_remove_keep_comments_and_order(tmp_path: Path, sources: list[Path]) -> None:
-    referee("league", "new", "course", cwd=tmp_path)
+    referee_here("league", "new", "course", cwd=tmp_path)
     path = tmp_path / "course" / "league.toml"
     text = path.read_text()
     text = "# Spring term: weekly ladders.\n" + text.replace(
@@ -76,9 +80,11 @@ def test_add_and_remove_keep_comments_and_order(tmp_path: Path, sources: list[Pa
     text = re.sub(r"(?m)^bootstrap = \d+$", "bootstrap = 20  # resamples", text)
     assert "# resamples" in text
     path.write_text(text)
-    added = referee("league", "add", "course", *(f"runs/{s.name}" for s in sources), cwd=tmp_path)
+    added = referee_here(
+        "league", "add", "course", *(f"runs/{s.name}" for s in sources), cwd=tmp_path
+    )
     assert added.returncode == 0, added.stderr
-    removed = referee("league", "remove", "course", f"runs/{sources[1].name}", cwd=tmp_path)
+    removed = referee_here("league", "remove", "course", f"runs/{sources[1].name}", cwd=tmp_path)
     assert removed.returncode == 0, removed.stderr
     after = path.read_text()
     for comment in ("# Spring term: weekly ladders.", "# fewer resamples", "# resamples"):

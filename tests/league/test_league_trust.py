@@ -17,7 +17,7 @@ from referee.league.config import FitSettings, LeagueError, load_league, save_le
 from referee.league.discovery import SyncReport, sync
 from referee.league.index import open_index
 from referee.league.rating import rate_league
-from tests.commandline import referee
+from tests.commandline import referee_here
 from tests.replay.make_records import strip_chain
 
 from .conftest import PLAN, serve_league_in_thread
@@ -134,12 +134,12 @@ def test_a_league_of_tampered_games_says_so_and_exits_1(
     tmp_path: Path, league: Path, sources: list[Path]
 ) -> None:
     _tampered_league(league, sources)
-    rated = referee("league", "rate", "league", "--bootstrap", "0", cwd=tmp_path)
+    rated = referee_here("league", "rate", "league", "--bootstrap", "0", cwd=tmp_path)
     assert rated.returncode == 1, rated.stderr
     said = " ".join(rated.stderr.split())
     assert "4 games refused, not rated:" in said
     assert f"{sources[0]}: game 3 (games/0003.jsonl): the record says" in said
-    shown = referee("league", "show", "league", cwd=tmp_path)
+    shown = referee_here("league", "show", "league", cwd=tmp_path)
     assert shown.returncode == 0, shown.stderr
     assert "4 games refused, not rated" in " ".join(shown.stderr.split())
 

@@ -25,7 +25,7 @@ from referee.records import (
     read_record,
     utc_now,
 )
-from tests.commandline import referee
+from tests.commandline import referee_here
 from tests.replay.make_records import random_record, record_lines, strip_chain, write_record
 from tests.replay.tamper import (
     EDITS_WITH_LINE,
@@ -86,7 +86,7 @@ def test_the_chain_is_sha256_over_the_previous_hash_and_the_canonical_line(recor
 
 
 def test_an_intact_record_verifies_with_its_final_hash(record: Path) -> None:
-    proc = referee("replay", str(record), "--verify-only", cwd=record.parent)
+    proc = referee_here("replay", str(record), "--verify-only", cwd=record.parent)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert f"hash chain intact; final hash {chain_of(record)}" in proc.stdout
 
@@ -106,7 +106,7 @@ def test_every_edit_is_found_at_its_line(record: Path, name: str) -> None:
     line = line or len(read_lines(record))
     with pytest.raises(EditedRecord, match=f"game.jsonl:{line}: the record was edited after"):
         read_record(record)
-    proc = referee("replay", "game.jsonl", "--verify-only", cwd=record.parent)
+    proc = referee_here("replay", "game.jsonl", "--verify-only", cwd=record.parent)
     assert proc.returncode == 1, proc.stdout + proc.stderr
     assert f"game.jsonl:{line}: the record was edited after it was written" in proc.stderr
 
@@ -118,7 +118,7 @@ def test_a_record_cut_at_its_end_is_unfinished_not_edited(
     """Only the store's final hash tells a cut record from a game whose referee stopped."""
     tamper(record, cut)
     assert read_record(record).result is None
-    proc = referee("replay", "game.jsonl", "--verify-only", cwd=record.parent)
+    proc = referee_here("replay", "game.jsonl", "--verify-only", cwd=record.parent)
     assert proc.returncode == 1, proc.stdout + proc.stderr
     assert "unfinished: alak" in proc.stdout and "no result line" in proc.stdout
     assert "edited" not in proc.stdout + proc.stderr
@@ -143,7 +143,7 @@ def test_a_chain_that_does_not_start_at_the_header_is_an_edit(record: Path) -> N
 def test_an_older_record_without_a_chain_still_verifies_with_a_note(record: Path) -> None:
     strip_chain(record)
     assert chain_of(record) is None
-    proc = referee("replay", "game.jsonl", "--verify-only", cwd=record.parent)
+    proc = referee_here("replay", "game.jsonl", "--verify-only", cwd=record.parent)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert "verified: alak" in proc.stdout
     assert "note: no hash chain (written by an older referee)" in proc.stdout
@@ -152,9 +152,9 @@ def test_an_older_record_without_a_chain_still_verifies_with_a_note(record: Path
 def test_an_unfinished_game_is_shown_but_does_not_verify(tmp_path: Path) -> None:
     path = tmp_path / "cut.jsonl"
     write_record(path, record_lines("lielow", 3)[:-1])
-    proc = referee("replay", "cut.jsonl", "--verify-only", cwd=tmp_path)
+    proc = referee_here("replay", "cut.jsonl", "--verify-only", cwd=tmp_path)
     assert proc.returncode == 1 and "unfinished" in proc.stdout
-    shown = referee("replay", "cut.jsonl", cwd=tmp_path)
+    shown = referee_here("replay", "cut.jsonl", cwd=tmp_path)
     assert shown.returncode == 0, shown.stderr  # viewing it is fine
     assert "unfinished" in shown.stderr
 
@@ -209,5 +209,5 @@ def test_a_record_of_a_void_game_with_a_winner_is_refused(tmp_path: Path) -> Non
     write_lines(path, lines)
     with pytest.raises(RecordError, match=r"void.jsonl:\d+: field result.void: .*no winner"):
         read_record(path)
-    proc = referee("replay", "void.jsonl", "--verify-only", cwd=tmp_path)
+    proc = referee_here("replay", "void.jsonl", "--verify-only", cwd=tmp_path)
     assert proc.returncode == 2 and "result.void" in proc.stderr and "no winner" in proc.stderr

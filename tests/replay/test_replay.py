@@ -16,7 +16,7 @@ from referee.replay import FrameBuilder, build_replay, load_replay
 from referee.views.boards import draw_board
 from referee.views.console import replay_frame
 from referee.web.html_export import replay_html
-from tests.commandline import referee
+from tests.commandline import referee_here
 from tests.replay.make_records import (
     GAMES,
     header_for,
@@ -95,7 +95,7 @@ def test_an_illegal_recorded_move_stops_the_replay_with_the_ply(tmp_path: Path) 
     replay = build_replay(write_record(path, lines))
     assert len(replay.frames) == 4  # the start and plies 1..3
     assert replay.problems and replay.problems[0].startswith("ply 4: 'h1 z9 r0' is illegal")
-    proc = referee("replay", str(path), "--verify-only", cwd=tmp_path)
+    proc = referee_here("replay", str(path), "--verify-only", cwd=tmp_path)
     assert proc.returncode == 1
     assert "mismatch: ply 4" in proc.stdout
 
@@ -107,7 +107,7 @@ def test_a_result_that_does_not_follow_is_a_mismatch(tmp_path: Path) -> None:
     lines[-1] = result.model_copy(update={"winner": result.winner.other})
     path = tmp_path / "swapped.jsonl"
     write_record(path, lines)
-    proc = referee("replay", str(path), "--verify-only", cwd=tmp_path)
+    proc = referee_here("replay", str(path), "--verify-only", cwd=tmp_path)
     assert proc.returncode == 1
     assert "the rules say" in proc.stdout
 
@@ -147,7 +147,7 @@ def test_an_older_record_replays_and_says_by_its_ending(tmp_path: Path) -> None:
     del result["ending"]
     lines[-1] = json.dumps({**result, "reason": "king-lost"})
     (tmp_path / "g.jsonl").write_text("\n".join(lines) + "\n")
-    proc = referee("replay", "g.jsonl", "--verify-only", cwd=tmp_path)
+    proc = referee_here("replay", "g.jsonl", "--verify-only", cwd=tmp_path)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert "wins by king-lost" in proc.stdout
     assert "note: no hash chain (written by an older referee)" in proc.stdout
@@ -155,7 +155,7 @@ def test_an_older_record_replays_and_says_by_its_ending(tmp_path: Path) -> None:
 
 def test_verify_only_accepts_a_consistent_record(tmp_path: Path) -> None:
     record = random_record(tmp_path / "ok.jsonl", "legionnaires", 2)
-    proc = referee("replay", "ok.jsonl", "--verify-only", cwd=tmp_path)
+    proc = referee_here("replay", "ok.jsonl", "--verify-only", cwd=tmp_path)
     assert proc.returncode == 0, proc.stderr
     assert f"verified: legionnaires, {len(record.plies)} plies" in proc.stdout
 
@@ -166,24 +166,24 @@ def test_a_malformed_record_names_file_and_line(tmp_path: Path) -> None:
     lines = (tmp_path / "r.jsonl").read_text().splitlines()
     lines[2] = json.dumps({**json.loads(lines[2]), "side": "green"})
     (tmp_path / "r.jsonl").write_text("\n".join(lines) + "\n")
-    proc = referee("replay", "r.jsonl", cwd=tmp_path)
+    proc = referee_here("replay", "r.jsonl", cwd=tmp_path)
     assert proc.returncode == 2
     assert "r.jsonl:3: field" in proc.stderr and "side" in proc.stderr
 
 
 def test_ply_prints_that_position_and_checks_the_range(tmp_path: Path) -> None:
     record = random_record(tmp_path / "r.jsonl", "lielow", 3)
-    proc = referee("replay", "r.jsonl", "--ply", "2", cwd=tmp_path)
+    proc = referee_here("replay", "r.jsonl", "--ply", "2", cwd=tmp_path)
     assert proc.returncode == 0, proc.stderr
     assert "lielow: ply 2 of" in proc.stdout and "blue to move" in proc.stdout
     assert record.plies[1].move in proc.stdout
-    bad = referee("replay", "r.jsonl", "--ply", "9999", cwd=tmp_path)
+    bad = referee_here("replay", "r.jsonl", "--ply", "9999", cwd=tmp_path)
     assert bad.returncode == 2 and "--ply must be 0.." in bad.stderr
 
 
 def test_without_a_terminal_the_final_position_is_printed(tmp_path: Path) -> None:
     record = random_record(tmp_path / "r.jsonl", "alak", 3)
-    proc = referee("replay", "r.jsonl", cwd=tmp_path)
+    proc = referee_here("replay", "r.jsonl", cwd=tmp_path)
     assert proc.returncode == 0, proc.stderr
     assert f"ply {len(record.plies)} of {len(record.plies)}" in proc.stdout
     assert "by stone-count" in proc.stdout
@@ -238,7 +238,7 @@ def test_html_export_is_self_contained(tmp_path: Path) -> None:
     evil = header.players["blue"].model_copy(update={"name": "</script><b>x"})
     lines[0] = header.model_copy(update={"players": {**header.players, "blue": evil}})
     write_record(tmp_path / "a.jsonl", lines)
-    proc = referee("replay", "--html", "a.jsonl", "-o", "a.html", cwd=tmp_path)
+    proc = referee_here("replay", "--html", "a.jsonl", "-o", "a.html", cwd=tmp_path)
     assert proc.returncode == 0, proc.stderr
     page = (tmp_path / "a.html").read_text()
     outside = page.replace('"http://www.w3.org/2000/svg"', "")  # a name, not an address

@@ -18,7 +18,7 @@ import pytest
 from referee.app.config import load_config
 from referee.tournament.resume import open_tournament
 from referee.tournament.store import STORE_NAME, StoreError, open_store, open_view
-from tests.commandline import referee
+from tests.commandline import referee_here
 from tests.conftest import ReadableFolders
 from tests.web.conftest import serve_in_thread
 
@@ -98,7 +98,7 @@ def spoilt(request: pytest.FixtureRequest, tmp_path: Path) -> tuple[Path, str]:
 def test_run_names_the_store_and_changes_nothing(spoilt: tuple[Path, str]) -> None:
     folder, message = spoilt
     before = (folder / "t" / STORE_NAME).read_bytes()
-    proc = referee("tournament", "run", "t.toml", "-q", cwd=folder)
+    proc = referee_here("tournament", "run", "t.toml", "-q", cwd=folder)
     assert proc.returncode == 2, proc.stderr
     assert f"t/{STORE_NAME}" in proc.stderr and message in flat(proc.stderr)
     assert "Traceback" not in proc.stderr
@@ -109,7 +109,7 @@ def test_run_names_the_store_and_changes_nothing(spoilt: tuple[Path, str]) -> No
 @pytest.mark.parametrize("target", ["t.toml", "t"])
 def test_results_name_the_store(spoilt: tuple[Path, str], target: str) -> None:
     folder, message = spoilt
-    proc = referee("tournament", "results", target, cwd=folder)
+    proc = referee_here("tournament", "results", target, cwd=folder)
     assert proc.returncode == 2, proc.stdout + proc.stderr
     assert f"t/{STORE_NAME}" in proc.stderr and message in flat(proc.stderr)
     assert "Traceback" not in proc.stderr

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from referee.app.config import load_config
-from tests.commandline import referee
+from tests.commandline import referee, referee_here
 
 SMALL = """\
 name = "small"
@@ -45,7 +45,7 @@ def test_new_writes_a_working_config_from_a_folder_of_bots(tmp_path: Path) -> No
             (bots / folder / name).write_text("")
     os.chmod(bots / "carol" / "run", 0o755)
     (bots / "eve.py").write_text("")
-    proc = referee("tournament", "new", "bots", "--game", "lgame", cwd=tmp_path)
+    proc = referee_here("tournament", "new", "bots", "--game", "lgame", cwd=tmp_path)
     assert proc.returncode == 0, proc.stderr
     assert "with 4 players" in proc.stderr and "dave" in proc.stderr
     loaded = load_config(tmp_path / "tournament.toml")
@@ -60,13 +60,13 @@ def test_new_writes_a_working_config_from_a_folder_of_bots(tmp_path: Path) -> No
     assert loaded.config.game == "l-game"
     text = (tmp_path / "tournament.toml").read_text()
     assert '# name = "dave"' in text  # left for the instructor to complete
-    again = referee("tournament", "new", "bots", cwd=tmp_path)
+    again = referee_here("tournament", "new", "bots", cwd=tmp_path)
     assert again.returncode == 2 and "--force" in again.stderr
 
 
 def test_run_then_results_as_table_csv_and_json(tmp_path: Path) -> None:
     (tmp_path / "small.toml").write_text(SMALL)
-    run = referee("tournament", "run", "small.toml", "--events", "-q", cwd=tmp_path)
+    run = referee_here("tournament", "run", "small.toml", "--events", "-q", cwd=tmp_path)
     assert run.returncode == 0, run.stderr
     events = [json.loads(line) for line in run.stdout.splitlines()]
     kinds = [e["event"] for e in events]
@@ -74,36 +74,40 @@ def test_run_then_results_as_table_csv_and_json(tmp_path: Path) -> None:
     assert kinds.count("game-started") == kinds.count("game-finished") == 3
     assert events[-1]["complete"] and len(events[-1]["standings"]) == 3
 
-    as_json = json.loads(referee("tournament", "results", "small.toml", "-f", "json",
-                                 cwd=tmp_path).stdout)  # fmt: skip
+    as_json = json.loads(referee_here("tournament", "results", "small.toml", "-f", "json",
+                                      cwd=tmp_path).stdout)  # fmt: skip
     assert as_json["counts"]["finished"] == 3
     assert [s["name"] for s in as_json["standings"]] == [s["name"] for s in events[-1]["standings"]]
     assert all(Path(g["record"]).is_file() for g in as_json["games"])
 
-    table = referee("tournament", "results", "small", "--games", cwd=tmp_path)  # a directory
+    table = referee_here("tournament", "results", "small", "--games", cwd=tmp_path)  # a directory
     assert table.returncode == 0 and "Standings" in table.stdout and "0003.jsonl" in table.stdout
 
-    standings = referee("tournament", "results", "small.toml", "-f", "csv", cwd=tmp_path).stdout
+    standings = referee_here(
+        "tournament", "results", "small.toml", "-f", "csv", cwd=tmp_path
+    ).stdout
     rows = list(csv.DictReader(io.StringIO(standings)))
     assert [r["name"] for r in rows] == [s["name"] for s in as_json["standings"]]
     assert {"points", "elo", "elo_low", "elo_high", "timeouts"} <= set(rows[0])
-    games = referee("tournament", "results", "small.toml", "-f", "csv", "--games", cwd=tmp_path)
+    games = referee_here(
+        "tournament", "results", "small.toml", "-f", "csv", "--games", cwd=tmp_path
+    )
     assert len(list(csv.DictReader(io.StringIO(games.stdout)))) == 3
 
     # The anchor holds a player at a rating; three games rate nobody finitely, so an anchor
     # on a player is refused, naming it; a bare number puts the components' means there.
-    anchored = referee("tournament", "results", "small.toml", "-f", "json", "--anchor", "z=100",
-                       cwd=tmp_path)  # fmt: skip
+    anchored = referee_here("tournament", "results", "small.toml", "-f", "json",
+                            "--anchor", "z=100", cwd=tmp_path)  # fmt: skip
     assert anchored.returncode == 2 and "the anchor 'z'" in anchored.stderr
     table = json.loads(
-        referee("tournament", "results", "small.toml", "-f", "json", cwd=tmp_path).stdout
+        referee_here("tournament", "results", "small.toml", "-f", "json", cwd=tmp_path).stdout
     )["ratings"]
     assert {"unbeaten", "winless", "unbounded"} & {f for r in table["rows"] for f in r["flags"]}
 
 
 def test_a_bad_config_is_reported_with_its_line_and_exit_code_2(tmp_path: Path) -> None:
     (tmp_path / "bad.toml").write_text(SMALL.replace("games_per_pairing = 1", "games = 1"))
-    proc = referee("tournament", "run", "bad.toml", cwd=tmp_path)
+    proc = referee_here("tournament", "run", "bad.toml", cwd=tmp_path)
     assert proc.returncode == 2
     assert "bad.toml:4: games: unknown setting" in proc.stderr
     assert not (tmp_path / "bad").exists()

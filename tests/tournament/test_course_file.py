@@ -13,7 +13,7 @@ from referee.app.config import load_config
 from referee.tournament.config import ConfigError
 from referee.tournament.formats import plan_for
 from referee.tournament.store import GameState, open_view
-from tests.commandline import referee
+from tests.commandline import referee_here
 
 # The "Basic Tic-tac-toe Tournament" of the course's configuration guide, its commands replaced
 # by built-in bots (each game's seed fills `{seed}`).
@@ -132,7 +132,7 @@ def test_a_referee_table_sets_this_referees_own_settings(tmp_path: Path) -> None
 def test_the_docs_example_is_played_end_to_end(tmp_path: Path) -> None:
     path = tmp_path / "tournament.toml"
     path.write_text(DOCS_EXAMPLE)
-    done = referee("tournament", "run", str(path), "--quiet", "-j", "2", cwd=tmp_path)
+    done = referee_here("tournament", "run", str(path), "--quiet", "-j", "2", cwd=tmp_path)
     assert done.returncode == 0, done.stderr
     view = open_view(tmp_path / "tournament")
     try:
@@ -156,7 +156,7 @@ def test_the_docs_example_is_played_end_to_end(tmp_path: Path) -> None:
                                    if p != third.winner)]  # fmt: skip
     assert sorted(plan.placings) == [f"player{i}" for i in range(1, 9)]
 
-    table = referee("tournament", "results", str(path), cwd=tmp_path)
+    table = referee_here("tournament", "results", str(path), cwd=tmp_path)
     assert table.returncode == 0, table.stderr
     for title in ("First Round: Group A", "First Round: Group B", "Second Round: Group A"):
         assert title in table.stdout
@@ -167,10 +167,10 @@ def test_the_docs_example_is_played_end_to_end(tmp_path: Path) -> None:
     standings = table.stdout[table.stdout.index("Standings") :]
     assert standings.index(plan.placings[0]) < standings.index(plan.placings[1])
 
-    again = referee("tournament", "replay", str(path), "--player", "player1", cwd=tmp_path)
+    again = referee_here("tournament", "replay", str(path), "--player", "player1", cwd=tmp_path)
     assert again.returncode == 2 and "cannot be played again" in again.stderr
 
-    csv = referee("tournament", "results", str(path), "--format", "course-csv", cwd=tmp_path)
+    csv = referee_here("tournament", "results", str(path), "--format", "course-csv", cwd=tmp_path)
     assert csv.returncode == 0, csv.stderr
     lines = csv.stdout.splitlines()
     assert lines[0] == "Round,Group,Game Number,Player 1,Player 2,Winner,Is Draw,Error"

@@ -5,7 +5,7 @@ from __future__ import annotations
 import sqlite3
 from pathlib import Path
 
-from tests.commandline import referee
+from tests.commandline import referee_here
 
 PLAYER = '[[players]]\nname = "{name}"\ncommand = "builtin:random --seed {seed}"\n'
 
@@ -27,12 +27,12 @@ def games(tmp_path: Path) -> list[tuple[int, str, str, str, int, str | None, str
 
 def test_a_late_player_and_more_games_per_pairing_keep_the_games_played(tmp_path: Path) -> None:
     write(tmp_path, ["ann", "ben", "cat"], 1)
-    assert referee("tournament", "run", "cup.toml", "-q", cwd=tmp_path).returncode == 0
+    assert referee_here("tournament", "run", "cup.toml", "-q", cwd=tmp_path).returncode == 0
     played = games(tmp_path)
     assert len(played) == 3 and all(g[3] == "finished" for g in played)
 
     write(tmp_path, ["ann", "ben", "cat", "dan"], 2)
-    done = referee("tournament", "run", "cup.toml", "-q", cwd=tmp_path)
+    done = referee_here("tournament", "run", "cup.toml", "-q", cwd=tmp_path)
     assert done.returncode == 0, done.stderr
     assert "resuming: 3/12 games done" in done.stderr
     grown = games(tmp_path)
@@ -45,15 +45,15 @@ def test_a_late_player_and_more_games_per_pairing_keep_the_games_played(tmp_path
     # Each pair played once in each colour.
     assert all(len(set(blues)) == 2 for blues in pairs.values())
 
-    again = referee("tournament", "run", "cup.toml", "-q", cwd=tmp_path)
+    again = referee_here("tournament", "run", "cup.toml", "-q", cwd=tmp_path)
     assert again.returncode == 0, again.stderr  # resumes the grown tournament as it is
     assert games(tmp_path) == grown
 
 
 def test_a_player_who_leaves_still_changes_the_schedule(tmp_path: Path) -> None:
     write(tmp_path, ["ann", "ben", "cat"], 1)
-    assert referee("tournament", "run", "cup.toml", "-q", cwd=tmp_path).returncode == 0
+    assert referee_here("tournament", "run", "cup.toml", "-q", cwd=tmp_path).returncode == 0
     write(tmp_path, ["ann", "ben"], 1)
-    done = referee("tournament", "run", "cup.toml", "-q", cwd=tmp_path)
+    done = referee_here("tournament", "run", "cup.toml", "-q", cwd=tmp_path)
     assert done.returncode == 2
     assert "changes the schedule" in " ".join(done.stderr.split())

@@ -28,7 +28,7 @@ from referee.views.match_live import MatchDisplay
 from referee.web.archive import Archive
 from referee.web.live import LiveHub
 from referee.web.tournaments import summarise
-from tests.commandline import referee
+from tests.commandline import referee_here
 from tests.scriptbots import script_bot
 
 # -- names and config -------------------------------------------------------------------------
@@ -209,14 +209,14 @@ hear()
 
 def test_match_plays_reports_and_resumes(tmp_path: Path) -> None:
     args = ["match", "alak", "-p1", GREEDY, "-p2", RANDOM, "--games", "4", *BASIC]
-    first = referee(*args, cwd=tmp_path)
+    first = referee_here(*args, cwd=tmp_path)
     assert first.returncode == 0, first.stderr
     assert "greedy vs random: 4 games, greedy +" in first.stdout
     assert "Elo difference (from 2 pairs):" in first.stdout
     assert "LOS (likelihood greedy" in first.stdout and "SPRT" not in first.stdout
     directory = tmp_path / "referee-matches" / "greedy-vs-random"
     assert (directory / "match.toml").is_file() and (directory / "tournament.sqlite").is_file()
-    again = referee(*args, "--events", cwd=tmp_path)
+    again = referee_here(*args, "--events", cwd=tmp_path)
     assert again.returncode == 0, again.stderr
     events = [json.loads(line) for line in again.stdout.splitlines()]
     assert [e["event"] for e in events] == ["tournament-started", "tournament-finished"]
@@ -228,13 +228,13 @@ def test_match_sprt_stops_once_decided(tmp_path: Path) -> None:
     # Greedy beats random at alak nearly always; wide bounds decide in a few pairs.
     args = ["match", "alak", "-p1", GREEDY, "-p2", RANDOM, "--games", "400", *BASIC]
     args += ["--dir", "m", "--sprt", "elo0=0", "elo1=200", "alpha=0.1", "beta=0.1"]
-    first = referee(*args, cwd=tmp_path)
+    first = referee_here(*args, cwd=tmp_path)
     assert first.returncode == 0, first.stderr
     assert "H1 accepted: greedy is stronger than random by at least 200 Elo" in first.stdout
     assert "bounds -2.20, 2.20" in first.stdout
     played = int(first.stdout.split(" games,")[0].split()[-1])
     assert 4 <= played < 200
-    again = referee(*args, cwd=tmp_path)
+    again = referee_here(*args, cwd=tmp_path)
     assert again.returncode == 0, again.stderr
     assert "the SPRT had already decided: no game to play" in again.stderr
     assert f"greedy vs random: {played} games" in again.stdout
@@ -243,7 +243,7 @@ def test_match_sprt_stops_once_decided(tmp_path: Path) -> None:
 def test_options_clock_odd_games_and_json(tmp_path: Path) -> None:
     args = ["match", "alak", "-p1", GREEDY, "-p2", RANDOM, "--games", "3", *BASIC, "--json"]
     args += ["-o", "size=9", "--clock", "20+0.5", "--dir", "m"]
-    done = referee(*args, cwd=tmp_path)
+    done = referee_here(*args, cwd=tmp_path)
     assert done.returncode == 0, done.stderr
     assert "--games 3 is odd: playing 4, so that every game has its pair" in done.stderr
     summary = json.loads(done.stdout)
@@ -263,29 +263,29 @@ def test_options_clock_odd_games_and_json(tmp_path: Path) -> None:
 
 def test_fewer_games_or_another_seed_are_refused_in_the_match_words(tmp_path: Path) -> None:
     args = ["match", "alak", "-p1", GREEDY, "-p2", RANDOM, *BASIC, "--dir", "m"]
-    assert referee(*args, "--games", "4", cwd=tmp_path).returncode == 0
+    assert referee_here(*args, "--games", "4", cwd=tmp_path).returncode == 0
     config = (tmp_path / "m" / "match.toml").read_text()
-    fewer = referee(*args, "--games", "2", cwd=tmp_path)
+    fewer = referee_here(*args, "--games", "2", cwd=tmp_path)
     assert fewer.returncode == 2
     message = " ".join(fewer.stderr.split())  # as one line, however the terminal wrapped it
     assert "the match in m was started with other settings: --games 4, not 2" in message
     assert "games_per_pairing" not in message and "`directory`" not in message
     assert (tmp_path / "m" / "match.toml").read_text() == config  # nothing overwritten
-    seed = referee(*args, "--games", "4", "--seed", "5", cwd=tmp_path)
+    seed = referee_here(*args, "--games", "4", "--seed", "5", cwd=tmp_path)
     assert seed.returncode == 2 and "--seed 1, not 5" in " ".join(seed.stderr.split())
-    grown = referee(*args, "--games", "6", cwd=tmp_path)
+    grown = referee_here(*args, "--games", "6", cwd=tmp_path)
     assert grown.returncode == 0, grown.stderr
     assert "greedy vs random: 6 games" in grown.stdout
 
 
 def test_bad_options_are_named(tmp_path: Path) -> None:
     base = ["match", "alak", "-p1", GREEDY, "-p2", RANDOM, *BASIC]
-    size = referee(*base, "-o", "size=99", cwd=tmp_path)
+    size = referee_here(*base, "-o", "size=99", cwd=tmp_path)
     said = "-o size=99: alak's size is a whole number from 5 to 26"
     assert size.returncode == 2 and said in size.stderr
-    clock = referee(*base, "--clock", "0", cwd=tmp_path)
+    clock = referee_here(*base, "--clock", "0", cwd=tmp_path)
     assert clock.returncode == 2 and "argument --clock: not a clock: '0'" in clock.stderr
-    sprt = referee(*base, "--sprt", "elo1=x", cwd=tmp_path)
+    sprt = referee_here(*base, "--sprt", "elo1=x", cwd=tmp_path)
     assert sprt.returncode == 2 and "--sprt 'elo1=x'" in sprt.stderr
     assert not (tmp_path / "referee-matches").exists()
 
@@ -293,7 +293,7 @@ def test_bad_options_are_named(tmp_path: Path) -> None:
 def test_a_thirty_game_sweep_prints_a_finite_lower_bound(tmp_path: Path) -> None:
     loser = script_bot(tmp_path, "loser", ILLEGAL)
     args = ["match", "alak", "-p1", GREEDY, "-p2", loser, "--games", "30", *BASIC, "--dir", "m"]
-    done = referee(*args, cwd=tmp_path)
+    done = referee_here(*args, cwd=tmp_path)
     assert done.returncode == 0, done.stderr
     assert "greedy vs loser: 30 games, greedy +30 =0 -0 (100.0%)" in done.stdout
     assert (
@@ -310,14 +310,14 @@ def test_one_game_at_a_time_stops_at_the_game_that_decided(tmp_path: Path) -> No
     args = ["match", "alak", "-p1", GREEDY, "-p2", loser, "--games", "40", "--dir", "m"]
     args += ["--isolation", "basic+root", "-q", "-j", "1", "--json"]
     args += ["--sprt", "elo0=0", "elo1=200", "alpha=0.1", "beta=0.1"]
-    done = referee(*args, cwd=tmp_path)
+    done = referee_here(*args, cwd=tmp_path)
     assert done.returncode == 0, done.stderr
     summary = json.loads(done.stdout)
     assert (summary["games"], summary["decision"]) == (12, "H1")
     assert len(list((tmp_path / "m").rglob("*.jsonl"))) == 12  # no game started after it
     # What shows the folder says the 28 games left were not played, the SPRT having stopped
     # the match: none of them is waiting.
-    results = referee("tournament", "results", "m", cwd=tmp_path)
+    results = referee_here("tournament", "results", "m", cwd=tmp_path)
     assert results.returncode == 0, results.stderr
     heading = results.stdout.splitlines()[0]
     assert heading.endswith("12 finished, 28 not played: the SPRT stopped the match"), heading
@@ -334,7 +334,7 @@ def test_the_match_folder_shows_the_figures_referee_match_printed(tmp_path: Path
     loser = script_bot(tmp_path, "loser", ILLEGAL)
     args = ["match", "alak", "-p1", GREEDY, "-p2", loser, "--games", "6", *BASIC, "--dir", "m"]
     args += ["--sprt", "elo0=0", "elo1=200", "alpha=0.1", "beta=0.1"]
-    played = referee(*args, cwd=tmp_path)
+    played = referee_here(*args, cwd=tmp_path)
     assert played.returncode == 0, played.stderr
     printed = [line for line in played.stdout.splitlines() if line.startswith(("greedy", "pairs",
                "Elo", "normalised", "LOS", "SPRT", "no decision", "rating model"))]  # fmt: skip
@@ -342,15 +342,17 @@ def test_the_match_folder_shows_the_figures_referee_match_printed(tmp_path: Path
     # Six games won by greedy: the model's difference has a lower bound only.
     assert any(line.startswith("rating model (docs/ratings.md): greedy - loser: every game won")
                for line in printed)  # fmt: skip
-    results = referee("tournament", "results", "m", cwd=tmp_path)
+    results = referee_here("tournament", "results", "m", cwd=tmp_path)
     assert results.returncode == 0, results.stderr
     shown = [line.strip() for line in results.stdout.splitlines()]
     assert all(line in shown for line in printed), (printed, shown)
     note = " ".join(results.stdout.split())
     assert "Elo: Bradley-Terry with a draw margin and a first-move advantage" in note
     assert "the match's pentanomial Elo above is from its game pairs" in note
-    as_json = json.loads(referee("tournament", "results", "m", "-f", "json", cwd=tmp_path).stdout)
-    again = json.loads(referee(*args, "--json", cwd=tmp_path).stdout)  # resumes: nothing new
+    as_json = json.loads(
+        referee_here("tournament", "results", "m", "-f", "json", cwd=tmp_path).stdout
+    )
+    again = json.loads(referee_here(*args, "--json", cwd=tmp_path).stdout)  # resumes: nothing new
     summary = as_json["match"]["summary"]
     keys = ("games", "pentanomial", "score", "elo_low", "los", "sprt", "llr", "decision")
     for key in (*keys, "rating"):
@@ -373,14 +375,14 @@ def two_versions(folder: Path) -> tuple[str, str]:
 
 def test_relative_commands_run_where_the_match_was_started(tmp_path: Path) -> None:
     v2, v1 = two_versions(tmp_path)
-    done = referee("match", "alak", "-p1", v2, "-p2", v1, "--games", "2", "-q", cwd=tmp_path)
+    done = referee_here("match", "alak", "-p1", v2, "-p2", v1, "--games", "2", "-q", cwd=tmp_path)
     assert done.returncode == 0, done.stderr
     assert "v2 vs v1: 2 games" in done.stdout
     directory = tmp_path / "referee-matches" / "v2-vs-v1"
     # From another folder, the match's games are played again where it was started.
     elsewhere = tmp_path / "elsewhere"
     elsewhere.mkdir()
-    again = referee(
+    again = referee_here(
         "tournament", "replay", str(directory / "match.toml"), "--player", "v1", "-q", cwd=elsewhere
     )
     assert again.returncode == 0, again.stderr

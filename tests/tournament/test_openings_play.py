@@ -19,7 +19,7 @@ from referee.app.config import load_config
 from referee.records import read_record
 from referee.tournament.resume import ScheduleChanged, open_tournament
 from referee.tournament.store import open_view
-from tests.commandline import referee
+from tests.commandline import referee_here
 
 BASIC = ["--isolation", "basic+root", "-q", "-j", "2"]
 COURSE_BOT = "import sys\nfor line in sys.stdin:\n    pass\n"
@@ -32,7 +32,7 @@ def game_records(folder: Path) -> list[Path]:
 def test_a_match_from_openings_plays_pairs_from_one_opening_with_colours_reversed(
     tmp_path: Path,
 ) -> None:
-    done = referee(
+    done = referee_here(
         "match", "lasker-morris", "-p1", "builtin:greedy --seed {seed}",
         "-p2", "builtin:random --seed {seed}", "--games", "6", "--opening-plies", "3",
         "--dir", str(tmp_path / "m"), *BASIC, cwd=tmp_path,
@@ -60,7 +60,7 @@ def test_a_match_from_openings_plays_pairs_from_one_opening_with_colours_reverse
             raise AssertionError(f"{first_move} is legal at the start too")
         except IllegalMove:
             pass  # orange's placement: illegal at the start, where blue moves
-    verified = referee("tournament", "verify", str(tmp_path / "m"), cwd=tmp_path)
+    verified = referee_here("tournament", "verify", str(tmp_path / "m"), cwd=tmp_path)
     assert verified.returncode == 0, verified.stdout + verified.stderr
 
 
@@ -68,7 +68,7 @@ def test_a_match_with_a_bot_that_has_not_declared_the_extension_is_refused_by_na
     tmp_path: Path,
 ) -> None:
     (tmp_path / "course_bot.py").write_text(COURSE_BOT)
-    done = referee(
+    done = referee_here(
         "match", "lasker-morris", "-p1", f"{sys.executable} course_bot.py", "--name1", "student",
         "-p2", "builtin:random", "--games", "2", "--opening-plies", "2",
         "--dir", str(tmp_path / "m"), *BASIC, cwd=tmp_path,
@@ -120,7 +120,7 @@ def test_a_tournament_from_a_book_plays_it_in_order(tmp_path: Path) -> None:
         'book = "book.txt"\norder = "sequential"\nstart = 3',  # a line of the file
         'capabilities = ["position"]',
     )
-    done = referee("tournament", "run", "cup.toml", "-q", cwd=tmp_path)
+    done = referee_here("tournament", "run", "cup.toml", "-q", cwd=tmp_path)
     assert done.returncode == 0, done.stderr
     records = [read_record(path) for path in game_records(tmp_path / "cup")]
     assert len(records) == 6
@@ -136,7 +136,7 @@ def test_a_tournament_from_a_book_plays_it_in_order(tmp_path: Path) -> None:
         assert record.result is not None and not record.result.void
         for report in record.result.bots.values():
             assert "Traceback" not in report.stderr_tail
-    verified = referee("tournament", "verify", "cup.toml", cwd=tmp_path)
+    verified = referee_here("tournament", "verify", "cup.toml", cwd=tmp_path)
     assert verified.returncode == 0, verified.stdout + verified.stderr
 
 
@@ -144,7 +144,7 @@ def test_a_tournament_player_that_has_not_declared_the_extension_is_named(
     tmp_path: Path,
 ) -> None:
     tournament(tmp_path, "plies = 2", "")
-    done = referee("tournament", "run", "cup.toml", "-q", cwd=tmp_path)
+    done = referee_here("tournament", "run", "cup.toml", "-q", cwd=tmp_path)
     assert done.returncode == 2
     said = " ".join(done.stderr.split())
     assert "players[0].capabilities: template has not declared the 'position' extension" in said
@@ -153,12 +153,12 @@ def test_a_tournament_player_that_has_not_declared_the_extension_is_named(
 
 def test_the_openings_of_a_tournament_are_part_of_what_it_resumes(tmp_path: Path) -> None:
     tournament(tmp_path, "plies = 2", 'capabilities = ["position"]')
-    assert referee("tournament", "run", "cup.toml", "-q", cwd=tmp_path).returncode == 0
+    assert referee_here("tournament", "run", "cup.toml", "-q", cwd=tmp_path).returncode == 0
     tournament(tmp_path, "plies = 3", 'capabilities = ["position"]')
-    done = referee("tournament", "run", "cup.toml", "-q", cwd=tmp_path)
+    done = referee_here("tournament", "run", "cup.toml", "-q", cwd=tmp_path)
     assert done.returncode == 2
     assert "openings" in done.stderr
-    results = referee("tournament", "results", "cup.toml", "--format", "json", cwd=tmp_path)
+    results = referee_here("tournament", "results", "cup.toml", "--format", "json", cwd=tmp_path)
     assert json.loads(results.stdout)
 
 
@@ -177,32 +177,32 @@ def test_book_start_and_the_books_errors_count_the_same_lines(tmp_path: Path) ->
     (tmp_path / "book.txt").write_text(BOOK)
     sequential = ["--book-order", "sequential", "--games", "4"]
     # Line 4 is a comment: the first pair takes the opening after it, on line 5.
-    done = referee(*match_from_book(tmp_path, *sequential, "--book-start", "4"), cwd=tmp_path)
+    done = referee_here(*match_from_book(tmp_path, *sequential, "--book-start", "4"), cwd=tmp_path)
     assert done.returncode == 0, done.stderr
     openings = [read_record(path).header.opening for path in game_records(tmp_path / "m")]
     assert openings == [["e", "f"], ["e", "f"], ["b", "g"], ["b", "g"]]
-    past = referee(*match_from_book(tmp_path, *sequential, "--book-start", "7"), cwd=tmp_path)
+    past = referee_here(*match_from_book(tmp_path, *sequential, "--book-start", "7"), cwd=tmp_path)
     assert past.returncode == 2
     assert "--book-start 7:" in past.stderr and "no opening on line 7 or after it" in past.stderr
     assert "(the last is on line 6)" in " ".join(past.stderr.split())
     (tmp_path / "book.txt").write_text(BOOK.replace("b, g", "b, b"))  # line 6: illegal
-    bad = referee(*match_from_book(tmp_path, "--dir", str(tmp_path / "n")), cwd=tmp_path)
+    bad = referee_here(*match_from_book(tmp_path, "--dir", str(tmp_path / "n")), cwd=tmp_path)
     assert bad.returncode == 2 and "book.txt:6: opening move 2 ('b')" in bad.stderr
 
 
 def test_a_match_is_not_resumed_from_an_edited_book(tmp_path: Path) -> None:
     (tmp_path / "book.txt").write_text(BOOK)
-    first = referee(*match_from_book(tmp_path, "--games", "2"), cwd=tmp_path)
+    first = referee_here(*match_from_book(tmp_path, "--games", "2"), cwd=tmp_path)
     assert first.returncode == 0, first.stderr
     (tmp_path / "book.txt").write_text(BOOK.replace("e f", "e g"))
-    edited = referee(*match_from_book(tmp_path, "--games", "4"), cwd=tmp_path)
+    edited = referee_here(*match_from_book(tmp_path, "--games", "4"), cwd=tmp_path)
     assert edited.returncode == 2
     said = " ".join(edited.stderr.split())
     assert f"the book {tmp_path / 'book.txt'} has changed since its games started" in said
     assert "Put the old book back to resume it, or give another --dir" in said
     assert len(game_records(tmp_path / "m")) == 2  # nothing played from the other book
     (tmp_path / "book.txt").write_text(BOOK)  # the same bytes again: the match goes on
-    again = referee(*match_from_book(tmp_path, "--games", "4"), cwd=tmp_path)
+    again = referee_here(*match_from_book(tmp_path, "--games", "4"), cwd=tmp_path)
     assert again.returncode == 0, again.stderr
     assert len(game_records(tmp_path / "m")) == 4
 
@@ -261,14 +261,14 @@ def test_a_tournament_started_before_books_were_hashed_still_resumes(tmp_path: P
 
 def test_a_match_with_openings_is_not_resumed_without_them_or_with_others(tmp_path: Path) -> None:
     (tmp_path / "book.txt").write_text(BOOK)
-    first = referee(*match_from_book(tmp_path, "--games", "4"), cwd=tmp_path)
+    first = referee_here(*match_from_book(tmp_path, "--games", "4"), cwd=tmp_path)
     assert first.returncode == 0, first.stderr
     config = (tmp_path / "m" / "match.toml").read_text()
     book = f"--openings {tmp_path / 'book.txt'} --book-order random --book-start 1"
     # The same match and more games, the openings left out: refused, nothing played or written.
     plain = ["match", "alak", "-p1", "builtin:greedy --seed {seed}", "-p2",
              "builtin:random --seed {seed}", "--dir", str(tmp_path / "m"), *BASIC]  # fmt: skip
-    without = referee(*plain, "--games", "6", cwd=tmp_path)
+    without = referee_here(*plain, "--games", "6", cwd=tmp_path)
     assert without.returncode == 2
     said = " ".join(without.stderr.split())
     assert f"was started with other settings: the openings {book}, not none (from the start)" in (
@@ -278,13 +278,13 @@ def test_a_match_with_openings_is_not_resumed_without_them_or_with_others(tmp_pa
     assert len(game_records(tmp_path / "m")) == 4
     assert (tmp_path / "m" / "match.toml").read_text() == config
     # Other openings: the stored ones are still said as they are.
-    plies = referee(*plain, "--games", "6", "--opening-plies", "2", cwd=tmp_path)
+    plies = referee_here(*plain, "--games", "6", "--opening-plies", "2", cwd=tmp_path)
     assert plies.returncode == 2
     said = " ".join(plies.stderr.split())
     assert f"the openings {book}, not --opening-plies 2" in said, said
     assert len(game_records(tmp_path / "m")) == 4
     # The flags it was started with: it grows.
-    again = referee(*match_from_book(tmp_path, "--games", "6"), cwd=tmp_path)
+    again = referee_here(*match_from_book(tmp_path, "--games", "6"), cwd=tmp_path)
     assert again.returncode == 0, again.stderr
     openings = [read_record(path).header.opening for path in game_records(tmp_path / "m")]
     assert len(openings) == 6 and all(openings), openings
@@ -294,11 +294,11 @@ def test_a_tournament_with_openings_is_not_resumed_from_a_config_without_them(
     tmp_path: Path,
 ) -> None:
     tournament(tmp_path, "plies = 2", 'capabilities = ["position"]')
-    assert referee("tournament", "run", "cup.toml", "-q", cwd=tmp_path).returncode == 0
+    assert referee_here("tournament", "run", "cup.toml", "-q", cwd=tmp_path).returncode == 0
     config = (tmp_path / "cup.toml").read_text()
     (tmp_path / "cup.toml").write_text(config.replace("[openings]\nplies = 2\n", ""))
     assert "[openings]" not in (tmp_path / "cup.toml").read_text()
-    done = referee("tournament", "run", "cup.toml", "-q", cwd=tmp_path)
+    done = referee_here("tournament", "run", "cup.toml", "-q", cwd=tmp_path)
     assert done.returncode == 2
     said = " ".join(done.stderr.split())
     assert "the config changes the schedule" in said and "openings: {" in said, said

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.commandline import referee
+from tests.commandline import referee_here
 
 CONFIG = """\
 name = "cup"
@@ -52,7 +52,7 @@ def test_a_bot_that_cannot_start_stops_the_tournament_before_its_first_game(
     tmp_path: Path,
 ) -> None:
     write_config(tmp_path, "python3 mian.py")
-    done = referee("tournament", "run", "cup.toml", "-q", cwd=tmp_path)
+    done = referee_here("tournament", "run", "cup.toml", "-q", cwd=tmp_path)
     assert done.returncode == 2
     text = " ".join(done.stderr.split())
     assert "typo: cannot start:" in text and "mian.py" in text
@@ -63,7 +63,7 @@ def test_a_bot_that_cannot_start_stops_the_tournament_before_its_first_game(
 
 def test_allow_broken_plays_and_replay_plays_the_fixed_bots_games_again(tmp_path: Path) -> None:
     write_config(tmp_path, "python3 mian.py")
-    done = referee("tournament", "run", "cup.toml", "-q", "--allow-broken", cwd=tmp_path)
+    done = referee_here("tournament", "run", "cup.toml", "-q", "--allow-broken", cwd=tmp_path)
     assert done.returncode == 0, done.stderr
     games = finished_games(tmp_path)
     assert len(games) == 6
@@ -72,7 +72,7 @@ def test_allow_broken_plays_and_replay_plays_the_fixed_bots_games_again(tmp_path
     records_before = sorted((tmp_path / "cup" / "games").glob("*.jsonl"))
 
     write_config(tmp_path, "python3 main.py")  # the command is fixed
-    done = referee("tournament", "replay", "cup.toml", "--player", "typo", "-q", cwd=tmp_path)
+    done = referee_here("tournament", "replay", "cup.toml", "--player", "typo", "-q", cwd=tmp_path)
     assert done.returncode == 0, done.stderr
     assert "typo: 4 played games set aside" in " ".join(done.stderr.split())
     games = finished_games(tmp_path)
@@ -88,7 +88,7 @@ def test_allow_broken_plays_and_replay_plays_the_fixed_bots_games_again(tmp_path
 
 def test_replay_names_an_unknown_player(tmp_path: Path) -> None:
     write_config(tmp_path, "python3 main.py")
-    done = referee("tournament", "replay", "cup.toml", "--player", "nobody", cwd=tmp_path)
+    done = referee_here("tournament", "replay", "cup.toml", "--player", "nobody", cwd=tmp_path)
     assert done.returncode == 2
     assert "no player 'nobody'" in done.stderr
 
@@ -99,7 +99,7 @@ def test_a_player_whose_folder_does_not_exist_is_refused_before_the_first_game(
     write_config(tmp_path, "python3 main.py")
     config = (tmp_path / "cup.toml").read_text().replace('cwd = "typo"', 'cwd = "tpyo"')
     (tmp_path / "cup.toml").write_text(config + '[match.isolation]\nlevel = "basic+root"\n')
-    done = referee("tournament", "run", "cup.toml", "-q", cwd=tmp_path)
+    done = referee_here("tournament", "run", "cup.toml", "-q", cwd=tmp_path)
     assert done.returncode == 2, done.stderr
     text = " ".join(done.stderr.split())
     assert f"typo: cannot start: its folder {tmp_path / 'tpyo'} (cwd) does not exist" in text
@@ -148,9 +148,9 @@ def test_players_that_never_start_collect_no_wins_and_their_games_are_double_for
             'seeds = ["ann", "folder", "missing", "ben"]', ""
         )
     (tmp_path / "cup.toml").write_text(config)
-    done = referee("tournament", "run", "cup.toml", "-q", "--allow-broken", cwd=tmp_path)
+    done = referee_here("tournament", "run", "cup.toml", "-q", "--allow-broken", cwd=tmp_path)
     assert done.returncode == 0, done.stderr
-    shown = referee("tournament", "results", "cup.toml", "--format", "json", cwd=tmp_path)
+    shown = referee_here("tournament", "results", "cup.toml", "--format", "json", cwd=tmp_path)
     report = json.loads(shown.stdout)
     standings = {s["name"]: s for s in report["standings"]}
     broken = {"folder", "missing"}
@@ -160,7 +160,7 @@ def test_players_that_never_start_collect_no_wins_and_their_games_are_double_for
     between = [g for g in report["games"] if {g["blue"], g["orange"]} == broken]
     assert between, "the two that cannot start never met"
     assert all(g["result"] == "double-forfeit" and g["winner"] is None for g in between)
-    table = referee("tournament", "results", "cup.toml", "--games", cwd=tmp_path).stdout
+    table = referee_here("tournament", "results", "cup.toml", "--games", cwd=tmp_path).stdout
     games = [line for line in table.splitlines() if "games/0" in line]
     lines = [line for line in games if "folder" in line and "missing" in line]
     assert len(lines) == len(between)

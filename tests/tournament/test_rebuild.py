@@ -14,7 +14,7 @@ import pytest
 from referee.app.config import load_config
 from referee.tournament.rebuild import RebuildError, rebuild_store
 from referee.tournament.store import SIDE_NAME, STORE_NAME
-from tests.commandline import referee
+from tests.commandline import referee_here
 
 PLAYER = '[[players]]\nname = "{name}"\ncommand = "builtin:random --seed {seed}"\n'
 BASIC = '[match.isolation]\nlevel = "basic+root"\n'
@@ -28,13 +28,13 @@ def write(folder: Path, names: list[str], *, format: str = "round-robin", seed: 
 
 
 def run(folder: Path) -> str:
-    done = referee("tournament", "run", "cup.toml", "-q", cwd=folder)
+    done = referee_here("tournament", "run", "cup.toml", "-q", cwd=folder)
     assert done.returncode == 0, done.stderr
     return done.stderr
 
 
 def results(folder: Path) -> dict[str, Any]:
-    done = referee("tournament", "results", "cup.toml", "--format", "json", cwd=folder)
+    done = referee_here("tournament", "results", "cup.toml", "--format", "json", cwd=folder)
     assert done.returncode == 0, done.stderr
     found: dict[str, Any] = json.loads(done.stdout)
     return found
@@ -54,7 +54,7 @@ def test_an_emptied_store_is_refused_and_rebuilt_from_the_records(tmp_path: Path
     before, played = results(tmp_path), records(tmp_path)
     (tmp_path / "cup" / STORE_NAME).write_bytes(b"")
 
-    refused = referee("tournament", "run", "cup.toml", "-q", cwd=tmp_path)
+    refused = referee_here("tournament", "run", "cup.toml", "-q", cwd=tmp_path)
     assert refused.returncode == 2, refused.stderr
     said = flat(refused.stderr)
     assert f"cup/{STORE_NAME}: the tournament store is empty (0 bytes" in said
@@ -63,13 +63,13 @@ def test_an_emptied_store_is_refused_and_rebuilt_from_the_records(tmp_path: Path
     assert records(tmp_path) == played
     assert (tmp_path / "cup" / STORE_NAME).read_bytes() == b""
 
-    rebuilt = referee("tournament", "rebuild", "cup.toml", cwd=tmp_path)
+    rebuilt = referee_here("tournament", "rebuild", "cup.toml", cwd=tmp_path)
     assert rebuilt.returncode == 0, rebuilt.stderr
     assert "from 6 game records: 6 games finished, 0 to play" in flat(rebuilt.stderr)
     kept = [p for p in (tmp_path / "cup").glob(f"{STORE_NAME}.replaced-*[0-9]")]
     assert len(kept) == 1 and kept[0].read_bytes() == b""  # the old file, kept as it was
     assert results(tmp_path) == before
-    assert referee("tournament", "verify", "cup.toml", cwd=tmp_path).returncode == 0
+    assert referee_here("tournament", "verify", "cup.toml", cwd=tmp_path).returncode == 0
     assert "resuming: 6/6 games done" in run(tmp_path)
     assert records(tmp_path) == played
 
@@ -79,7 +79,7 @@ def test_a_deleted_store_whose_records_remain_is_refused(tmp_path: Path) -> None
     run(tmp_path)
     played = records(tmp_path)
     (tmp_path / "cup" / STORE_NAME).unlink()
-    refused = referee("tournament", "run", "cup.toml", "-q", cwd=tmp_path)
+    refused = referee_here("tournament", "run", "cup.toml", "-q", cwd=tmp_path)
     assert refused.returncode == 2
     said = flat(refused.stderr)
     assert "the tournament store is missing, but" in said and "holds 2 game records" in said

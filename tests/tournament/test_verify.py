@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from referee.tournament.store import STORE_NAME, open_store, open_view
-from tests.commandline import referee
+from tests.commandline import referee_here
 from tests.conftest import ReadableFolders
 from tests.replay.make_records import strip_chain
 from tests.replay.tamper import (
@@ -46,7 +46,7 @@ command = "builtin:random --seed {seed}"
 def played(readable_folders: ReadableFolders) -> Path:
     base = readable_folders.mktemp("verified")
     (base / "verified.toml").write_text(CONFIG)
-    run = referee("tournament", "run", "verified.toml", "-q", cwd=base)
+    run = referee_here("tournament", "run", "verified.toml", "-q", cwd=base)
     assert run.returncode == 0, run.stderr
     return base / "verified"
 
@@ -58,7 +58,7 @@ def tournament(played: Path, tmp_path: Path) -> Path:
 
 
 def verify(directory: Path) -> tuple[int, str]:
-    proc = referee("tournament", "verify", directory.name, cwd=directory.parent)
+    proc = referee_here("tournament", "verify", directory.name, cwd=directory.parent)
     return proc.returncode, proc.stdout + proc.stderr
 
 
@@ -70,7 +70,7 @@ def test_an_untouched_tournament_verifies(played: Path) -> None:
     view = open_view(played)
     assert all(row.chain and len(row.chain) == 64 for row in view.games())
     view.close()
-    by_config = referee("tournament", "verify", "verified.toml", cwd=played.parent)
+    by_config = referee_here("tournament", "verify", "verified.toml", cwd=played.parent)
     assert by_config.returncode == 0, by_config.stdout + by_config.stderr
 
 
@@ -129,7 +129,7 @@ def test_a_missing_record_fails(tournament: Path) -> None:
 
 
 def test_a_bad_store_or_config_is_exit_code_2(tournament: Path) -> None:
-    assert referee("tournament", "verify", "nope.toml", cwd=tournament.parent).returncode == 2
+    assert referee_here("tournament", "verify", "nope.toml", cwd=tournament.parent).returncode == 2
     (tournament / STORE_NAME).write_bytes(b"not a database, just text " * 200)
     code, output = verify(tournament)
     assert code == 2 and "tournament.sqlite" in output and "Traceback" not in output
