@@ -215,13 +215,17 @@ def opponents(index: LeagueIndex, bot: int) -> list[OpponentRow]:
 
 
 def faults(index: LeagueIndex, bot: int) -> list[tuple[str, int]]:
-    """How often each fault of the bot (any version) ended a game."""
+    """How often each fault of the bot (any version) ended a game: counted side by side in the
+    indexes of faults (a game has one fault, so the two sides never count a game twice)."""
     return index.db.execute(
         """
-        WITH mine AS (SELECT id FROM versions WHERE bot = ?)
-        SELECT reason, COUNT(*) FROM games
-        WHERE (fault = 'blue' AND blue IN mine) OR (fault = 'orange' AND orange IN mine)
-        GROUP BY reason ORDER BY COUNT(*) DESC
+        WITH mine AS (SELECT id FROM versions WHERE bot = ?),
+        faulted AS (
+            SELECT reason FROM games g WHERE g.blue IN mine AND g.fault = 'blue'
+            UNION ALL
+            SELECT reason FROM games g WHERE g.orange IN mine AND g.fault = 'orange'
+        )
+        SELECT reason, COUNT(*) FROM faulted GROUP BY reason ORDER BY COUNT(*) DESC, reason
         """,
         (bot,),
     ).fetchall()
@@ -279,7 +283,10 @@ class GameFilter:
             where.append("g.result = ?")
             args.append(self.result)
         if self.fault:
-            if mine:
+            if mine and side in ("blue", "orange"):
+                # The bot's side lost by a fault: what the side's index of faults holds.
+                where.append(f"g.fault = '{side}'")
+            elif mine:
                 where.append(
                     f"((g.fault = 'blue' AND g.blue IN {mine}) OR"
                     f" (g.fault = 'orange' AND g.orange IN {mine}))"
@@ -361,6 +368,18 @@ def count_games(index: LeagueIndex, chosen: GameFilter) -> int:
     condition, args = chosen.query()
     if condition == "1 = 1":  # the whole table, by its smallest index: 20 ms a million
         (total,) = index.db.execute("SELECT COUNT(*) FROM games").fetchone()
+    elif chosen.sided and chosen.fault:
+        # Side by side, each in its index of faults, which holds only those games: a game has
+        # one fault, so no game is counted on both sides.
+        total = 0
+        for side in ("blue", "orange"):
+            where, these = chosen.query(side)
+            (found,) = index.db.execute(
+                f"SELECT COUNT(*) FROM (SELECT 1 FROM games g WHERE {where} LIMIT ?)",
+                [*these, COUNT_LIMIT + 1],
+            ).fetchone()
+            total += int(found)
+        total = min(total, COUNT_LIMIT + 1)
     else:
         (total,) = index.db.execute(
             f"SELECT COUNT(*) FROM (SELECT 1 FROM games g WHERE {condition} LIMIT ?)",
@@ -423,23 +442,27 @@ def games(index: LeagueIndex, chosen: GameFilter, at: At = At(), size: int = PAG
     if not keys:
         return GamePage(rows, total, at, None, None, size)
     if way == "DESC":
-        has_older, has_newer = more, _beyond(index, condition, args, keys[0], ">")
+        has_older, has_newer = more, _beyond(index, chosen, keys[0], ">")
     else:
-        has_newer, has_older = more, _beyond(index, condition, args, keys[-1], "<")
+        has_newer, has_older = more, _beyond(index, chosen, keys[-1], "<")
     number = at.number if not at.oldest else max(1, -(-total // size))
     newer = At(number - 1, before=keys[0]) if has_newer else None
     older = At(number + 1, after=keys[-1]) if has_older else None
     return GamePage(rows, total, At(number, at.after, at.before, at.oldest), newer, older, size)
 
 
-def _beyond(index: LeagueIndex, condition: str, args: list[Any], key: str, way: str) -> bool:
+def _beyond(index: LeagueIndex, chosen: GameFilter, key: str, way: str) -> bool:
     """Whether a game the filter lets through lies past `key` (`>`: newer, `<`: older): one
-    step in the key's index."""
-    found = index.db.execute(
-        f"SELECT 1 FROM games g WHERE {condition} AND {_KEY} {way} (?, ?, ?) LIMIT 1",
-        [*args, *parse_page_key(key)],
-    ).fetchone()
-    return found is not None
+    step in the key's index (a bot's games: in each side's, as its page reads them)."""
+    for side in ("blue", "orange") if chosen.sided else (None,):
+        condition, args = chosen.query(side)
+        found = index.db.execute(
+            f"SELECT 1 FROM games g WHERE {condition} AND {_KEY} {way} (?, ?, ?) LIMIT 1",
+            [*args, *parse_page_key(key)],
+        ).fetchone()
+        if found is not None:
+            return True
+    return False
 
 
 def reasons(index: LeagueIndex) -> list[str]:
