@@ -51,6 +51,9 @@ class VersionRow:
     points: float
     los_next: float | None
     flags: str  # the rating model's, spaced: unbeaten, winless, unbounded, provisional
+    # The group of versions rated together (0 the first): versions of one game that never met
+    # another group's, even through others, are rated apart and cannot be compared with them.
+    component: int = 0
 
     @property
     def label(self) -> str:
@@ -72,7 +75,7 @@ class VersionRow:
 _VERSION_COLUMNS = (
     "v.id, v.bot, v.name, v.game, v.number, v.versions, v.content_hash, v.command, v.first_seen,"
     " r.rank, r.rating, r.low, r.high, COALESCE(r.games, 0), COALESCE(r.points, 0), r.los_next,"
-    " COALESCE(r.flags, '')"
+    " COALESCE(r.flags, ''), COALESCE(r.component, 0)"
 )
 
 

@@ -80,16 +80,17 @@ def difference_words(line: RatingLine, first: str, second: str) -> str:
     if line.rating is None or line.games == 0:
         return f"{head}: no game rated yet"
     if line.side == "lower" and line.low is not None:
-        return f"{head}: every game won, at least {line.low:+.0f} Elo (one-sided bound)"
+        return f"{head}: every game won (unbeaten), at least {line.low:+.0f} Elo (one-sided bound)"
     if line.side == "upper" and line.high is not None:
-        return f"{head}: every game lost, at most {line.high:+.0f} Elo (one-sided bound)"
+        return f"{head}: every game lost (winless), at most {line.high:+.0f} Elo (one-sided bound)"
     if line.low is None or line.high is None:
         return f"{head}: {line.rating:+.0f} Elo, no interval"
     return f"{head} = {line.rating:+.0f} Elo, interval [{line.low:+.0f}, {line.high:+.0f}]"
 
 
 def difference_fields(line: RatingLine) -> dict[str, object]:
-    """For `--json`: the difference, its bounds (null where there is none) and how."""
+    """For `--json`: the difference, its bounds (null where there is none), how, and the first
+    bot's flags (unbeaten after a sweep, winless after being swept)."""
     return {
         "difference": line.rating,
         "low": line.low,
@@ -97,4 +98,5 @@ def difference_fields(line: RatingLine) -> dict[str, object]:
         "side": line.side,
         "method": line.method,
         "games": line.games,
+        "flags": list(line.flags),
     }

@@ -14,7 +14,10 @@ from collections.abc import Sequence
 
 from referee.league.queries import VersionRow
 
-FIELDS = ("game", "rank", "name", "version", "rating", "low", "high", "games", "score", "flags")
+FIELDS = (
+    "game", "rank", "name", "version", "rating", "low", "high", "games", "score", "flags",
+    "component",
+)  # fmt: skip
 
 Value = str | int | float | list[str] | None
 
@@ -26,7 +29,8 @@ def _round(value: float | None) -> float | None:
 
 def row_fields(row: VersionRow) -> dict[str, Value]:
     """One version's row: `version` is its number among its bot's versions (1 for the first);
-    `score` the share of points (wins and half the draws) over its games."""
+    `score` the share of points (wins and half the draws) over its games; `component` the
+    group rated together, numbered from 0 as `tournament results --format json` does."""
     return {
         "game": row.game,
         "rank": row.rank,
@@ -38,6 +42,7 @@ def row_fields(row: VersionRow) -> dict[str, Value]:
         "games": row.games,
         "score": round(row.points / row.games, 4) if row.games else None,
         "flags": sorted(row.flags.split()),
+        "component": row.component,  # 0 the first; ratings compare only within one
     }
 
 
