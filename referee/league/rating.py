@@ -15,11 +15,12 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from datetime import datetime
 
-from referee.league.config import FitSettings
+from referee.league.config import FitSettings, LeagueError
 from referee.league.index import HistoryRow, KindRow, LeagueIndex, RatedGame, RatingRow
 from referee.records import utc_now
 from referee.stats.rating import RatingInput, RatingOptions, RatingReport, rate
 from referee.stats.rating_input import Outcome
+from referee.stats.rating_report import LosMatrix
 
 _OUTCOME: dict[str, Outcome] = {"blue": "first", "draw": "draw", "orange": "second"}
 
@@ -81,11 +82,33 @@ def rate_league(
         "rated_at": utc_now().isoformat(),
         "rated_games": str(len(rows)),
         "fit": _describe(report, chosen),
+        "joined_components": str(int(report.joined)),  # for `league show --los-matrix`
     }
     index.save_ratings(_rating_rows(report), _kind_rows(report), history, meta)
     steps = len({h.step for h in history})
     players = sum(1 for r in report.rows if r.games)
     return RatedLeague(len(rows), players, report, chosen.bootstrap, steps)
+
+
+def los_matrix(index: LeagueIndex, settings: FitSettings, versions: list[int]) -> LosMatrix:
+    """The likelihood of superiority of every pair of `versions` (ids; the matrix names them
+    so, in the order the fit shows them), from the Laplace covariance of the fit that gave the
+    stored ratings: the index keeps the ratings, not their covariance (for thousands of
+    versions, millions of numbers), so the same games are fitted again, as `league rate` did."""
+    rows = index.rated_games()
+    meta = index.meta()
+    if meta.get("rated_games") != str(len(rows)):
+        raise LeagueError("games were read since the league was rated: run `referee league rate`")
+    options = RatingOptions(
+        level=settings.level,
+        prior_sd=settings.prior_sd,
+        join_components=meta.get("joined_components") == "1",
+        los_matrix=True,
+        los_players=frozenset(str(v) for v in versions),
+    )
+    found = rate(league_input(rows), options).los_matrix
+    assert found is not None  # asked for
+    return found
 
 
 def _describe(report: RatingReport, options: RatingOptions) -> str:

@@ -56,3 +56,15 @@ def leaderboard_table(rows: Sequence[VersionRow], title: str) -> Table:
             cells.append(f"component {row.component + 1}")
         table.add_row(*cells)
     return table
+
+
+def los_table(rows: Sequence[VersionRow], los: Sequence[Sequence[float | None]]) -> Table:
+    """`league show --los-matrix`: P(row stronger than column) of the rows shown, in percent;
+    empty where nothing compares them (another game, another component)."""
+    table = Table(title="Likelihood of superiority (row over column)", title_justify="left")
+    table.add_column("")
+    for row in rows:
+        table.add_column(plain(row.label), justify="right")
+    for row, line in zip(rows, los, strict=True):
+        table.add_row(plain(row.label), *("" if v is None else f"{v:.0%}" for v in line))
+    return table
