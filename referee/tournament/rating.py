@@ -53,7 +53,7 @@ def rating_difference(
     that its interval is the difference's (one-sided after a sweep). The same number as the
     league's and the tournament table's for these games (the model is the same; only where
     the ratings sit differs)."""
-    results = [r for r in finished_results(rows) if {r.blue, r.orange} == {first, second}]
+    results = _between(first, second, rows)
     held = RatingOptions(level=level, anchor=Anchor(0.0, second), min_games=0)
     try:
         return rate_results([first, second], results, game, held).by_name()[first]
@@ -72,6 +72,20 @@ def rating_difference(
             "high": None if mine.high is None else mine.high - at,
         }
     )
+
+
+def _between(first: str, second: str, rows: Sequence[GameRow]) -> list[GameResult]:
+    return [r for r in finished_results(rows) if {r.blue, r.orange} == {first, second}]
+
+
+def anchored_ratings(
+    first: str, second: str, rows: Sequence[GameRow], game: str, anchor: Anchor, level: float = 0.95
+) -> RatingTable:
+    """`referee match --anchor`: both bots' ratings where `anchor` puts the scale, as
+    `tournament results --anchor` of the match's folder gives them. ValueError where the
+    anchor cannot hold (a bot held after a sweep has no finite rating)."""
+    options = RatingOptions(level=level, anchor=anchor, min_games=0)
+    return rate_results([first, second], _between(first, second, rows), game, options)
 
 
 def difference_words(line: RatingLine, first: str, second: str) -> str:
