@@ -111,9 +111,15 @@ CREATE TABLE history (
     period TEXT NOT NULL,
     rating REAL NOT NULL,
     games INTEGER NOT NULL,
+    low REAL,                              -- the interval at that step; NULL: no such bound
+    high REAL,
     PRIMARY KEY (version, step)
 );
 """
+
+# Columns added since SCHEMA_VERSION 3 without a rebuild: a writer adds those an index lacks
+# (its rows get NULL, filled by the next rating), a reader reads NULL in their place.
+_ADDED_COLUMNS = {"history": (("low", "REAL"), ("high", "REAL"))}
 
 
 # The lists of games are paged by their key (finished_at, source, number), latest first: each
@@ -248,6 +254,8 @@ class HistoryRow:
     period: str  # a source's path, a week (2024-W07) or a month (2024-02)
     rating: float
     games: int
+    low: float | None = None  # its interval at that step (Laplace's); None: no such bound
+    high: float | None = None
 
 
 class LeagueIndex:
@@ -439,8 +447,9 @@ class LeagueIndex:
                 [(k.game, k.advantage, k.draw_elo, k.games) for k in kinds],
             )
             self.db.executemany(
-                "INSERT INTO history VALUES (?, ?, ?, ?, ?)",
-                [(h.version, h.step, h.period, h.rating, h.games) for h in history],
+                "INSERT INTO history (version, step, period, rating, games, low, high)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?)",
+                [(h.version, h.step, h.period, h.rating, h.games, h.low, h.high) for h in history],
             )
             self.db.executemany("INSERT OR REPLACE INTO meta VALUES (?, ?)", meta.items())
 
@@ -497,6 +506,7 @@ def _connect(path: Path, writer: bool) -> sqlite3.Connection:
                     db.execute("INSERT INTO meta VALUES ('schema_version', ?)", (SCHEMA_VERSION,))
                 tables = set(_TABLES)
             if tables >= _TABLES:
+                _add_columns(db)
                 db.executescript(_INDEXES)
         elif _older(db, tables):
             raise LeagueError(
@@ -512,6 +522,21 @@ def _connect(path: Path, writer: bool) -> sqlite3.Connection:
         db.close()
         raise
     return db
+
+
+def missing_columns(db: sqlite3.Connection, table: str) -> set[str]:
+    """The columns of `_ADDED_COLUMNS` that the index's `table` lacks (made before them)."""
+    have = {row[1] for row in db.execute(f"PRAGMA table_info({table})")}
+    return {name for name, _ in _ADDED_COLUMNS.get(table, ()) if name not in have}
+
+
+def _add_columns(db: sqlite3.Connection) -> None:
+    for table, columns in _ADDED_COLUMNS.items():
+        lacking = missing_columns(db, table)
+        with db:
+            for name, kind in columns:
+                if name in lacking:
+                    db.execute(f"ALTER TABLE {table} ADD COLUMN {name} {kind}")
 
 
 def _older(db: sqlite3.Connection, tables: set[str]) -> bool:

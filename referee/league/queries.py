@@ -10,7 +10,7 @@ import os
 from dataclasses import dataclass
 from typing import Any
 
-from referee.league.index import HistoryRow, KindRow, LeagueIndex
+from referee.league.index import HistoryRow, KindRow, LeagueIndex, missing_columns
 from referee.stats.elo import signed_elo
 
 PAGE_SIZE = 50
@@ -164,8 +164,12 @@ def find_bot(index: LeagueIndex, game: str, name: str) -> int | None:
 
 def history(index: LeagueIndex, bot: int) -> list[HistoryRow]:
     """The rating history of a bot's versions, by step."""
+    # An index made before the history kept intervals has no such columns until a writer
+    # opens it: read as none.
+    lacking = missing_columns(index.db, "history")
+    bounds = ", ".join("NULL" if name in lacking else name for name in ("low", "high"))
     rows = index.db.execute(
-        "SELECT history.version, step, period, rating, games FROM history"
+        f"SELECT history.version, step, period, rating, games, {bounds} FROM history"
         " JOIN versions ON versions.id = history.version WHERE versions.bot = ?"
         " ORDER BY step, history.version",
         (bot,),
@@ -176,8 +180,8 @@ def history(index: LeagueIndex, bot: int) -> list[HistoryRow]:
     sources = {path for (path,) in index.db.execute("SELECT path FROM sources")}
     return [
         HistoryRow(version, step, os.path.relpath(period, league) if period in sources else period,
-                   rating, games)
-        for version, step, period, rating, games in rows
+                   rating, games, low, high)
+        for version, step, period, rating, games, low, high in rows
     ]  # fmt: skip
 
 

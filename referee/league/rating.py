@@ -152,8 +152,8 @@ def _history(
     options: RatingOptions,
     progress: Callable[[str, int, int], None],
 ) -> list[HistoryRow]:
-    """Each version's rating after each period, from the games up to its end (Laplace: the
-    history shows ratings, not intervals)."""
+    """Each version's rating after each period, from the games up to its end, with its
+    interval then (Laplace's, even where the ratings' are a bootstrap's: one fit a step)."""
     periods = [period_of(settings.history, r.finished_at, r.source) for r in rows]
     order = list(dict.fromkeys(periods))  # sources in the config's order
     if settings.history != "source":
@@ -165,7 +165,15 @@ def _history(
         upto = [r for r, p in zip(rows, periods, strict=True) if rank[p] <= step]
         report = rate(league_input(upto), quick)
         out += [
-            HistoryRow(int(row.name), step + 1, period, row.rating, row.games)
+            HistoryRow(
+                int(row.name),
+                step + 1,
+                period,
+                row.rating,
+                row.games,
+                row.interval.low,
+                row.interval.high,
+            )
             for row in (*report.rows, *report.hidden)
             if row.rating is not None and row.games
         ]
