@@ -224,13 +224,15 @@ def opponents(index: LeagueIndex, bot: int) -> list[OpponentRow]:
 def faults(index: LeagueIndex, bot: int) -> list[tuple[str, int]]:
     """How often each fault of the bot (any version) ended a game: counted side by side in the
     indexes of faults (a game has one fault, so the two sides never count a game twice)."""
+    chosen = GameFilter(bot=bot, fault=True)
+    blue, orange = _table(index, chosen, "blue"), _table(index, chosen, "orange")
     return index.db.execute(
-        """
+        f"""
         WITH mine AS (SELECT id FROM versions WHERE bot = ?),
         faulted AS (
-            SELECT reason FROM games g WHERE g.blue IN mine AND g.fault = 'blue'
+            SELECT reason FROM {blue} WHERE g.blue IN mine AND g.fault = 'blue'
             UNION ALL
-            SELECT reason FROM games g WHERE g.orange IN mine AND g.fault = 'orange'
+            SELECT reason FROM {orange} WHERE g.orange IN mine AND g.fault = 'orange'
         )
         SELECT reason, COUNT(*) FROM faulted GROUP BY reason ORDER BY COUNT(*) DESC, reason
         """,
@@ -368,6 +370,25 @@ def parse_page_key(text: str) -> tuple[str, int, int]:
     return finished_at, int(source), int(number)
 
 
+def _table(index: LeagueIndex, chosen: GameFilter, side: str | None) -> str:
+    """`games g`, for a bot's losses by a fault on one side in that side's index of faults,
+    named: the planner would as soon walk another index led by the side (its results by
+    opponent), and sort all the bot's games. An index made before that one, not yet opened by
+    a writer, is read without it."""
+    if chosen.sided and chosen.fault and side in ("blue", "orange"):
+        name = f"games_{side}_fault_page"
+        if _has_index(index, name):
+            return f"games g INDEXED BY {name}"
+    return "games g"
+
+
+def _has_index(index: LeagueIndex, name: str) -> bool:
+    found = index.db.execute(
+        "SELECT 1 FROM sqlite_master WHERE type = 'index' AND name = ?", (name,)
+    ).fetchone()
+    return found is not None
+
+
 def count_games(index: LeagueIndex, chosen: GameFilter) -> int:
     """How many games the filter lets through; a filtered list is counted up to COUNT_LIMIT + 1
     only: a count reads every row it counts (half a million of one game's: 200 ms), a page
@@ -382,7 +403,8 @@ def count_games(index: LeagueIndex, chosen: GameFilter) -> int:
         for side in ("blue", "orange"):
             where, these = chosen.query(side)
             (found,) = index.db.execute(
-                f"SELECT COUNT(*) FROM (SELECT 1 FROM games g WHERE {where} LIMIT ?)",
+                f"SELECT COUNT(*) FROM (SELECT 1 FROM {_table(index, chosen, side)} WHERE {where}"
+                " LIMIT ?)",
                 [*these, COUNT_LIMIT + 1],
             ).fetchone()
             total += int(found)
@@ -418,7 +440,8 @@ def games(index: LeagueIndex, chosen: GameFilter, at: At = At(), size: int = PAG
         for side in ("blue", "orange"):
             where, these = chosen.query(side)
             parts.append(
-                f"SELECT * FROM (SELECT * FROM games g WHERE {where}{step} {order} LIMIT ?)"
+                f"SELECT * FROM (SELECT * FROM {_table(index, chosen, side)} WHERE {where}{step}"
+                f" {order} LIMIT ?)"
             )
             values += [*these, *bound, size + 1]
         inner = f"SELECT * FROM ({' UNION '.join(parts)}) g {order} LIMIT ?"
@@ -463,8 +486,9 @@ def _beyond(index: LeagueIndex, chosen: GameFilter, key: str, way: str) -> bool:
     step in the key's index (a bot's games: in each side's, as its page reads them)."""
     for side in ("blue", "orange") if chosen.sided else (None,):
         condition, args = chosen.query(side)
+        table = _table(index, chosen, side)
         found = index.db.execute(
-            f"SELECT 1 FROM games g WHERE {condition} AND {_KEY} {way} (?, ?, ?) LIMIT 1",
+            f"SELECT 1 FROM {table} WHERE {condition} AND {_KEY} {way} (?, ?, ?) LIMIT 1",
             [*args, *parse_page_key(key)],
         ).fetchone()
         if found is not None:
@@ -473,7 +497,20 @@ def _beyond(index: LeagueIndex, chosen: GameFilter, key: str, way: str) -> bool:
 
 
 def reasons(index: LeagueIndex) -> list[str]:
-    return [r[0] for r in index.db.execute("SELECT DISTINCT reason FROM games ORDER BY reason")]
+    """Every reason a game ended for, in order: found one after the other, each by one step in
+    the reasons' index (DISTINCT read the whole index: 460 ms at a million games)."""
+    rows = index.db.execute(
+        """
+        WITH RECURSIVE found(reason) AS (
+            SELECT MIN(reason) FROM games
+            UNION ALL
+            SELECT (SELECT MIN(reason) FROM games WHERE reason > found.reason) FROM found
+            WHERE found.reason IS NOT NULL
+        )
+        SELECT reason FROM found WHERE reason IS NOT NULL
+        """
+    )
+    return [reason for (reason,) in rows]
 
 
 @dataclass(frozen=True)
