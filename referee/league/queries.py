@@ -256,7 +256,7 @@ class GameFilter:
 
     def query(self, side: str | None = None) -> tuple[str, list[Any]]:
         """The SQL condition on `games g` and its arguments; with `side` (blue, orange), only
-        the games the bot played on that side."""
+        the games the bot played on that side (both: on both sides)."""
         where: list[str] = []
         args: list[Any] = []
         if self.version is not None:
@@ -267,6 +267,9 @@ class GameFilter:
             mine = ""
         if mine and side in ("blue", "orange"):
             where.append(f"g.{side} IN {mine}")
+        elif mine and side == "both":  # one of its versions against another
+            where.append(f"g.blue IN {mine} AND g.orange IN {mine}")
+            args = args * 2
         elif mine:
             where.append(f"(g.blue IN {mine} OR g.orange IN {mine})")
             args = args * 2
@@ -370,6 +373,15 @@ def parse_page_key(text: str) -> tuple[str, int, int]:
     return finished_at, int(source), int(number)
 
 
+def _count_side(index: LeagueIndex, chosen: GameFilter, side: str) -> int:
+    where, args = chosen.query(side)
+    (found,) = index.db.execute(
+        f"SELECT COUNT(*) FROM (SELECT 1 FROM {_table(index, chosen, side)} WHERE {where} LIMIT ?)",
+        [*args, COUNT_LIMIT + 1],
+    ).fetchone()
+    return int(found)
+
+
 def _table(index: LeagueIndex, chosen: GameFilter, side: str | None) -> str:
     """`games g`; a bot's games on one side in that side's index in the lists' order (of its
     losses by a fault: that side's index of faults), named: the planner would as soon walk
@@ -410,6 +422,14 @@ def count_games(index: LeagueIndex, chosen: GameFilter) -> int:
             ).fetchone()
             total += int(found)
         total = min(total, COUNT_LIMIT + 1)
+    elif chosen.sided:
+        # Side by side in each side's index (a bot's 6,700 games counted through its rows
+        # took 30 ms), less the games it played on both sides, counted twice.
+        counts = [_count_side(index, chosen, side) for side in ("blue", "orange", "both")]
+        if max(counts) > COUNT_LIMIT:
+            total = COUNT_LIMIT + 1
+        else:
+            total = min(counts[0] + counts[1] - counts[2], COUNT_LIMIT + 1)
     else:
         (total,) = index.db.execute(
             f"SELECT COUNT(*) FROM (SELECT 1 FROM games g WHERE {condition} LIMIT ?)",

@@ -248,3 +248,29 @@ def test_an_index_made_before_the_indexes_of_faults_is_read_without_them(tmp_pat
         assert count_games(index, chosen) == page.total > 0
     finally:
         index.close()
+
+
+def test_a_bots_games_against_itself_are_counted_once(tmp_path: Path) -> None:
+    """A bot's list is counted side by side: a game of one of its versions against another,
+    on both sides, counts once."""
+    from referee.league.queries import count_games
+
+    folder = tmp_path / "league"
+    build(folder, 400, bots=8, sources=2)
+    with sqlite3.connect(folder / "league.sqlite") as db:
+        db.execute("INSERT INTO versions VALUES (99, 3, 'v2', 'python3 bot.py', '2026-01-02')")
+        (kind,) = db.execute("SELECT game FROM bots WHERE id = 3").fetchone()
+        db.executemany(
+            "INSERT INTO games VALUES (1, ?, ?, ?, ?, 'draw', 'no moves', NULL, 1, 9, 'r', ?, ?,"
+            " NULL, ?, 'seen')",
+            [(1000 + k, kind, *((3, 99) if k % 2 else (99, 3)), "2026-03-01T00:00:0" + str(k),
+              "2026-03-01T00:00:0" + str(k), f"self{k}") for k in range(3)],
+        )  # fmt: skip
+    index = open_index(folder, writer=False)
+    try:
+        for chosen in (GameFilter(bot=3), GameFilter(bot=3, result="draw"), GameFilter(version=99)):
+            whole = _all_keys(index.db, chosen)
+            assert count_games(index, chosen) == len(whole) > 0, chosen
+            assert games(index, chosen, At(), size=500).total == len(whole)
+    finally:
+        index.close()
