@@ -17,6 +17,7 @@ import argparse
 import hashlib
 import json
 import random
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -126,20 +127,40 @@ def write_tournament(
     pool: dict[str, list[Pooled]],
     rng: random.Random,
 ) -> None:
+    games = []
+    for _ in range(count):
+        blue, orange = rng.sample(names, 2)
+        games.append((blue, orange, rng.randrange(2**31)))
+    write_games(
+        folder, number, names, games,
+        lambda g, blue, orange: draw_result(rng, true[blue], true[orange]),
+        version, pool, rng,
+    )  # fmt: skip
+
+
+def write_games(
+    folder: Path,
+    number: int,
+    names: list[str],
+    games: list[tuple[str, str, int]],
+    ending: Callable[[int, str, str], str],
+    version: Any,
+    pool: dict[str, list[Pooled]],
+    rng: random.Random,
+) -> None:
+    """A finished tournament of `games` (blue, orange, seed), game g (from 1) ending as
+    `ending(g, blue, orange)` says: 'blue' or 'orange' (the side that won) or 'draw'."""
     day = START + timedelta(days=7 * number)
     info = TournamentInfo(f"week {number + 1}", GAME, {}, {}, day.isoformat())
-    schedule = []
-    for g in range(1, count + 1):
-        blue, orange = rng.sample(names, 2)
-        schedule.append((g, 1, blue, orange, rng.randrange(2**31)))
+    schedule = [(g, 1, b, o, seed) for g, (b, o, seed) in enumerate(games, 1)]
     store = open_store(folder)
     try:
         store.db.execute("PRAGMA synchronous = OFF")  # made again if lost: speed over safety
         store.create(info, names, schedule)
         finished = []
         for g, _, blue, orange, seed in schedule:
-            ending = draw_result(rng, true[blue], true[orange])
-            chosen = rng.choice(pool[ending])
+            ended = ending(g, blue, orange)
+            chosen = rng.choice(pool[ended])
             started = day + timedelta(seconds=30 * g)
             header = Header(
                 game=GAME,
@@ -165,7 +186,7 @@ def write_tournament(
             text = chained([header, *chosen.plies, result])
             (folder / record_name(g, 1)).write_text(text, encoding="utf-8")
             chain = json.loads(text.rstrip("\n").rsplit("\n", 1)[-1])[CHAIN_FIELD]
-            winner = None if ending == "draw" else ending
+            winner = None if ended == "draw" else ended
             why = result["ending"] or result["reason"]  # the store keeps Result.why
             row = (winner, why, result["detail"], result["plies"], record_name(g, 1))
             finished.append((*row, started.isoformat(), done, chain, g))

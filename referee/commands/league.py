@@ -48,11 +48,11 @@ from referee.league.config import (
 from referee.league.discovery import SyncReport, named_refusal, sync, tournament_folders
 from referee.league.index import LeagueIndex, open_index
 from referee.league.queries import leaderboard
-from referee.league.rating import rate_league
+from referee.league.rating import los_matrix, rate_league
 from referee.nofollow import PlantedLink
 from referee.tournament.store import StoreError
-from referee.views.league_rows import rows_csv, rows_json
-from referee.views.league_terminal import leaderboard_table
+from referee.views.league_rows import los_of_rows, rows_csv, rows_json
+from referee.views.league_terminal import leaderboard_table, los_table
 from referee.web import add_server_arguments, check_port
 
 EXIT_PROBLEMS = 1
@@ -96,6 +96,11 @@ def register(parser: argparse.ArgumentParser) -> None:
     show.add_argument("--all-versions", action="store_true", help="every version, not the latest")
     show.add_argument("--top", type=int, default=50, help="rows (50)")
     show.add_argument("--format", choices=["table", "csv", "json"], default="table", help="(table)")
+    show.add_argument(
+        "--los-matrix",
+        action="store_true",
+        help="the likelihood of superiority of every pair of the rows shown (fits them again)",
+    )
     show.set_defaults(run=run_show)
     export = commands.add_parser("export", help="write the dashboard as plain files")
     export.add_argument("dir", type=Path)
@@ -310,25 +315,34 @@ def show_board(
     all_versions: bool,
     top: int,
     form: str = "table",
+    settings: FitSettings | None = None,
 ) -> None:
+    """The leaderboard; with `settings` (the league's [fit]), the LOS matrix of its rows."""
     page = leaderboard(index, game=game, all_versions=all_versions, size=max(1, top))
+    los = None
+    if settings is not None:
+        found = los_matrix(index, settings, [row.version for row in page.rows])
+        los = los_of_rows(page.rows, found)
     if form == "table":
         title = f"{page.total} rated {'versions' if all_versions else 'bots'}"
         out.print(leaderboard_table(page.rows, title))
+        if los is not None:
+            out.print(los_table(page.rows, los))
     else:  # data for a script: written as is, never wrapped or styled by the console
-        text = rows_csv(page.rows) if form == "csv" else rows_json(page.rows)
+        text = rows_csv(page.rows, los) if form == "csv" else rows_json(page.rows, los)
         out.file.write(text)
         out.file.flush()
 
 
 def run_show(args: argparse.Namespace, out: Console, err: Console) -> int:
     with guarded(err) as done:
-        load_league(args.dir)
+        config = load_league(args.dir)
         index = open_index(args.dir, writer=False)
         try:
             if "rated_at" not in index.meta():
                 raise LeagueError(f"{args.dir}: not rated yet (run `referee league rate`)")
-            show_board(index, out, args.game, args.all_versions, args.top, args.format)
+            settings = config.fit if args.los_matrix else None
+            show_board(index, out, args.game, args.all_versions, args.top, args.format, settings)
             print_refused(index, err)
         finally:
             index.close()

@@ -33,6 +33,7 @@ from referee.arguments import (
     POSITION_CAPABLE,
     bot_command,
     command_line_folder,
+    parse_anchor,
     parse_clock,
     parse_option_values,
     position_refusal,
@@ -49,9 +50,15 @@ from referee.stats.head_to_head import Tally, summary_fields, summary_lines
 from referee.stats.sprt import parse_sprt, typical_games
 from referee.tournament.config import LoadedConfig
 from referee.tournament.match_setup import MatchSpec, default_directory, player_names
-from referee.tournament.rating import difference_fields, difference_words, rating_difference
-from referee.tournament.store import open_view
+from referee.tournament.rating import (
+    anchored_ratings,
+    difference_fields,
+    difference_words,
+    rating_difference,
+)
+from referee.tournament.store import GameRow, open_view
 from referee.views.match_live import MatchDisplay
+from referee.views.rating import anchored_words
 
 
 def register(parser: argparse.ArgumentParser) -> None:
@@ -134,6 +141,11 @@ def register(parser: argparse.ArgumentParser) -> None:
         "--trinomial", action="store_true",
         help="statistics from single games (wins, draws, losses) instead of game pairs",
     )  # fmt: skip
+    statistics.add_argument(
+        "--anchor", type=parse_anchor, default=None, metavar="NAME=ELO",
+        help="also each bot's rating by the rating model, NAME held at ELO (ELO alone: the "
+        "two bots' mean there)",
+    )  # fmt: skip
     output = parser.add_argument_group("where and how")
     output.add_argument("--dir", type=Path, default=None, help="(referee-matches/P1-vs-P2)")
     output.add_argument("-q", "--quiet", action="store_true", help="no live display")
@@ -202,6 +214,10 @@ def read_request(args: argparse.Namespace, err: Console) -> MatchRequest:
     first, second = args.name1 or guessed[0], args.name2 or guessed[1]
     if first == second:
         raise ValueError("the two bots need different names (see --name1, --name2)")
+    if args.anchor is not None and args.anchor.player not in (None, first, second):
+        raise ValueError(
+            f"--anchor: {args.anchor.player} is not a bot of the match ({first}, {second})"
+        )
     capable = POSITION_CAPABLE.get(args.position_capable, set())
     options = game_options(game, parse_option_values(args.option))  # in the flag's words
     openings = openings_table(args, game, options)
@@ -327,7 +343,28 @@ def print_summary(
     for line in summary_lines(tally.stats(), tally):
         words.print(line, markup=False, highlight=False)
     words.print(difference_words(model, tally.first, tally.second), markup=False, highlight=False)
+    anchored = _anchored(args, tally, rows, loaded.config.game)
+    if anchored is not None:
+        words.print(anchored[0], markup=False, highlight=False)
     words.print(f"match directory: {loaded.directory}", markup=False, highlight=False)
     if args.json:
         fields = summary_fields(tally, str(loaded.directory)) | {"rating": difference_fields(model)}
+        if anchored is not None:
+            fields["anchored"] = anchored[1]
         out.out(json.dumps(fields), highlight=False)
+
+
+def _anchored(
+    args: argparse.Namespace, tally: Tally, rows: Sequence[GameRow], game: str
+) -> tuple[str, dict[str, Any]] | None:
+    """With --anchor: both bots' ratings on its scale, in words and for --json (`rows` as
+    `tournament results --format json` writes its ratings' rows); where the anchor cannot
+    hold (the bot held there swept or was swept), why, in both."""
+    if args.anchor is None:
+        return None
+    try:
+        table = anchored_ratings(tally.first, tally.second, rows, game, args.anchor)
+    except ValueError as exc:
+        return f"rating model, --anchor: {exc}", {"anchor": None, "rows": [], "problem": str(exc)}
+    rows_json = [row.model_dump(mode="json") for row in table.rows]
+    return anchored_words(table), {"anchor": table.anchor, "rows": rows_json, "problem": None}

@@ -111,14 +111,26 @@ CREATE TABLE history (
     period TEXT NOT NULL,
     rating REAL NOT NULL,
     games INTEGER NOT NULL,
+    low REAL,                              -- the interval at that step; NULL: no such bound
+    high REAL,
     PRIMARY KEY (version, step)
 );
 """
+
+# Columns added since SCHEMA_VERSION 3 without a rebuild: a writer adds those an index lacks
+# (its rows get NULL, filled by the next rating), a reader reads NULL in their place.
+_ADDED_COLUMNS = {"history": (("low", "REAL"), ("high", "REAL"))}
 
 
 # The lists of games are paged by their key (finished_at, source, number), latest first: each
 # page starts where the last one ended, found in an index, never by skipping rows (OFFSET reads
 # every row it skips: the millionth game cost a second). One index per filter that can lead.
+# A bot's results by opponent are read from indexes that hold them (reading each of the bot's
+# games' rows took 120 ms at a million games).
+# A bot's losses by a fault (a few of its games) have indexes of their own, of the faulted
+# games only and holding what their count and the tally of faults read: counting them through
+# games_blue_page read each of the bot's games to check whose fault ended it (45 ms a bot at a
+# million games).
 # Made by every writer (IF NOT EXISTS), so an index made before them gains them with no rebuild.
 _INDEXES = """
 DROP INDEX IF EXISTS games_finished;
@@ -127,6 +139,12 @@ CREATE INDEX IF NOT EXISTS games_blue_page ON games (blue, finished_at, source, 
 CREATE INDEX IF NOT EXISTS games_orange_page ON games (orange, finished_at, source, number);
 CREATE INDEX IF NOT EXISTS games_reason_page ON games (reason, finished_at, source, number);
 CREATE INDEX IF NOT EXISTS games_game_page ON games (game, finished_at, source, number);
+CREATE INDEX IF NOT EXISTS games_blue_opponent ON games (blue, orange, result);
+CREATE INDEX IF NOT EXISTS games_orange_opponent ON games (orange, blue, result);
+CREATE INDEX IF NOT EXISTS games_blue_fault_page ON games (blue, finished_at, source, number,
+    fault, reason) WHERE fault = 'blue';
+CREATE INDEX IF NOT EXISTS games_orange_fault_page ON games (orange, finished_at, source, number,
+    fault, reason) WHERE fault = 'orange';
 DROP INDEX IF EXISTS games_blue;
 DROP INDEX IF EXISTS games_orange;
 DROP INDEX IF EXISTS games_reason;
@@ -240,6 +258,8 @@ class HistoryRow:
     period: str  # a source's path, a week (2024-W07) or a month (2024-02)
     rating: float
     games: int
+    low: float | None = None  # its interval at that step (Laplace's); None: no such bound
+    high: float | None = None
 
 
 class LeagueIndex:
@@ -431,8 +451,9 @@ class LeagueIndex:
                 [(k.game, k.advantage, k.draw_elo, k.games) for k in kinds],
             )
             self.db.executemany(
-                "INSERT INTO history VALUES (?, ?, ?, ?, ?)",
-                [(h.version, h.step, h.period, h.rating, h.games) for h in history],
+                "INSERT INTO history (version, step, period, rating, games, low, high)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?)",
+                [(h.version, h.step, h.period, h.rating, h.games, h.low, h.high) for h in history],
             )
             self.db.executemany("INSERT OR REPLACE INTO meta VALUES (?, ?)", meta.items())
 
@@ -489,6 +510,7 @@ def _connect(path: Path, writer: bool) -> sqlite3.Connection:
                     db.execute("INSERT INTO meta VALUES ('schema_version', ?)", (SCHEMA_VERSION,))
                 tables = set(_TABLES)
             if tables >= _TABLES:
+                _add_columns(db)
                 db.executescript(_INDEXES)
         elif _older(db, tables):
             raise LeagueError(
@@ -504,6 +526,21 @@ def _connect(path: Path, writer: bool) -> sqlite3.Connection:
         db.close()
         raise
     return db
+
+
+def missing_columns(db: sqlite3.Connection, table: str) -> set[str]:
+    """The columns of `_ADDED_COLUMNS` that the index's `table` lacks (made before them)."""
+    have = {row[1] for row in db.execute(f"PRAGMA table_info({table})")}
+    return {name for name, _ in _ADDED_COLUMNS.get(table, ()) if name not in have}
+
+
+def _add_columns(db: sqlite3.Connection) -> None:
+    for table, columns in _ADDED_COLUMNS.items():
+        lacking = missing_columns(db, table)
+        with db:
+            for name, kind in columns:
+                if name in lacking:
+                    db.execute(f"ALTER TABLE {table} ADD COLUMN {name} {kind}")
 
 
 def _older(db: sqlite3.Connection, tables: set[str]) -> bool:

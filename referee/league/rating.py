@@ -15,11 +15,12 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from datetime import datetime
 
-from referee.league.config import FitSettings
+from referee.league.config import FitSettings, LeagueError
 from referee.league.index import HistoryRow, KindRow, LeagueIndex, RatedGame, RatingRow
 from referee.records import utc_now
 from referee.stats.rating import RatingInput, RatingOptions, RatingReport, rate
 from referee.stats.rating_input import Outcome
+from referee.stats.rating_report import LosMatrix
 
 _OUTCOME: dict[str, Outcome] = {"blue": "first", "draw": "draw", "orange": "second"}
 
@@ -81,11 +82,33 @@ def rate_league(
         "rated_at": utc_now().isoformat(),
         "rated_games": str(len(rows)),
         "fit": _describe(report, chosen),
+        "joined_components": str(int(report.joined)),  # for `league show --los-matrix`
     }
     index.save_ratings(_rating_rows(report), _kind_rows(report), history, meta)
     steps = len({h.step for h in history})
     players = sum(1 for r in report.rows if r.games)
     return RatedLeague(len(rows), players, report, chosen.bootstrap, steps)
+
+
+def los_matrix(index: LeagueIndex, settings: FitSettings, versions: list[int]) -> LosMatrix:
+    """The likelihood of superiority of every pair of `versions` (ids; the matrix names them
+    so, in the order the fit shows them), from the Laplace covariance of the fit that gave the
+    stored ratings: the index keeps the ratings, not their covariance (for thousands of
+    versions, millions of numbers), so the same games are fitted again, as `league rate` did."""
+    rows = index.rated_games()
+    meta = index.meta()
+    if meta.get("rated_games") != str(len(rows)):
+        raise LeagueError("games were read since the league was rated: run `referee league rate`")
+    options = RatingOptions(
+        level=settings.level,
+        prior_sd=settings.prior_sd,
+        join_components=meta.get("joined_components") == "1",
+        los_matrix=True,
+        los_players=frozenset(str(v) for v in versions),
+    )
+    found = rate(league_input(rows), options).los_matrix
+    assert found is not None  # asked for
+    return found
 
 
 def _describe(report: RatingReport, options: RatingOptions) -> str:
@@ -129,8 +152,8 @@ def _history(
     options: RatingOptions,
     progress: Callable[[str, int, int], None],
 ) -> list[HistoryRow]:
-    """Each version's rating after each period, from the games up to its end (Laplace: the
-    history shows ratings, not intervals)."""
+    """Each version's rating after each period, from the games up to its end, with its
+    interval then (Laplace's, even where the ratings' are a bootstrap's: one fit a step)."""
     periods = [period_of(settings.history, r.finished_at, r.source) for r in rows]
     order = list(dict.fromkeys(periods))  # sources in the config's order
     if settings.history != "source":
@@ -142,7 +165,15 @@ def _history(
         upto = [r for r, p in zip(rows, periods, strict=True) if rank[p] <= step]
         report = rate(league_input(upto), quick)
         out += [
-            HistoryRow(int(row.name), step + 1, period, row.rating, row.games)
+            HistoryRow(
+                int(row.name),
+                step + 1,
+                period,
+                row.rating,
+                row.games,
+                row.interval.low,
+                row.interval.high,
+            )
             for row in (*report.rows, *report.hidden)
             if row.rating is not None and row.games
         ]

@@ -101,7 +101,10 @@ def rate(data: RatingInput, options: RatingOptions | None = None) -> RatingRepor
     shown = [i for i in order if options.show == "all" or ranks[i] is not None]
     showing = set(shown)
     hidden = [i for i in order if i not in showing]
-    los_next, matrix = _los(found, st, joined, ratings, shown, options.los_matrix, names)
+    within = shown
+    if options.los_players is not None:
+        within = [i for i in shown if names[i] in options.los_players]
+    los_next, matrix = _los(found, st, joined, ratings, shown, options.los_matrix, names, within)
     report_rows = [
         PlayerRating(
             name=names[i],
@@ -319,17 +322,19 @@ def _los(
     shown: list[int],
     full: bool,
     names: list[str],
+    within: list[int],
 ) -> tuple[dict[int, float], LosMatrix | None]:
     """P(r_i > r_j) = Phi((r_i - r_j) / sd(r_i - r_j)) from the Laplace covariance, for each row
-    and the next shown one, and for every pair of shown rows on request; only between players
-    with finite ratings that can be compared (one component, unless joined)."""
+    and the next shown one, and on request for every pair of the rows `within` (shown rows);
+    only between players with finite ratings that can be compared (one component, unless
+    joined)."""
 
     def comparable(i: int, j: int) -> bool:
         same = joined or st.component[i] == st.component[j]
         return bool(same and found.laplace[i] and found.laplace[j])
 
     pairs = [(i, j) for i, j in pairwise(shown) if comparable(i, j)]
-    block_players = [i for i in shown if found.laplace[i]] if full else []
+    block_players = [i for i in within if found.laplace[i]] if full else []
     positions = found.position
     wanted = np.array(
         [(positions[i], positions[j]) for i, j in pairs if positions[i] >= 0 and positions[j] >= 0],
@@ -365,9 +370,10 @@ def _los(
     matrix = None
     if full:
         values = tuple(
-            tuple(los(i, j) if i != j and comparable(i, j) else None for j in shown) for i in shown
+            tuple(los(i, j) if i != j and comparable(i, j) else None for j in within)
+            for i in within
         )
-        matrix = LosMatrix(tuple(names[i] for i in shown), values)
+        matrix = LosMatrix(tuple(names[i] for i in within), values)
     return next_los, matrix
 
 

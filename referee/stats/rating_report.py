@@ -36,6 +36,9 @@ class RatingOptions:
     anchor: Anchor | None = None
     show: Literal["all", "ranked"] = "all"  # "ranked": unranked rows go to `hidden`
     los_matrix: bool = False  # the full LOS matrix of the rows shown
+    # ...of these players only (those of them shown, in the rows' order): a league shows a
+    # page of its thousands of versions, and the matrix grows with the square of its players.
+    los_players: frozenset[str] | None = None
     bootstrap: int = 0  # resamples; > 0: the intervals come from them
     seed: int = 1  # of the bootstrap
 

@@ -53,7 +53,7 @@ def rating_difference(
     that its interval is the difference's (one-sided after a sweep). The same number as the
     league's and the tournament table's for these games (the model is the same; only where
     the ratings sit differs)."""
-    results = [r for r in finished_results(rows) if {r.blue, r.orange} == {first, second}]
+    results = _between(first, second, rows)
     held = RatingOptions(level=level, anchor=Anchor(0.0, second), min_games=0)
     try:
         return rate_results([first, second], results, game, held).by_name()[first]
@@ -74,22 +74,37 @@ def rating_difference(
     )
 
 
+def _between(first: str, second: str, rows: Sequence[GameRow]) -> list[GameResult]:
+    return [r for r in finished_results(rows) if {r.blue, r.orange} == {first, second}]
+
+
+def anchored_ratings(
+    first: str, second: str, rows: Sequence[GameRow], game: str, anchor: Anchor, level: float = 0.95
+) -> RatingTable:
+    """`referee match --anchor`: both bots' ratings where `anchor` puts the scale, as
+    `tournament results --anchor` of the match's folder gives them. ValueError where the
+    anchor cannot hold (a bot held after a sweep has no finite rating)."""
+    options = RatingOptions(level=level, anchor=anchor, min_games=0)
+    return rate_results([first, second], _between(first, second, rows), game, options)
+
+
 def difference_words(line: RatingLine, first: str, second: str) -> str:
     """The model's difference in one line, its special cases named."""
     head = f"rating model (docs/ratings.md): {first} - {second}"
     if line.rating is None or line.games == 0:
         return f"{head}: no game rated yet"
     if line.side == "lower" and line.low is not None:
-        return f"{head}: every game won, at least {line.low:+.0f} Elo (one-sided bound)"
+        return f"{head}: every game won (unbeaten), at least {line.low:+.0f} Elo (one-sided bound)"
     if line.side == "upper" and line.high is not None:
-        return f"{head}: every game lost, at most {line.high:+.0f} Elo (one-sided bound)"
+        return f"{head}: every game lost (winless), at most {line.high:+.0f} Elo (one-sided bound)"
     if line.low is None or line.high is None:
         return f"{head}: {line.rating:+.0f} Elo, no interval"
     return f"{head} = {line.rating:+.0f} Elo, interval [{line.low:+.0f}, {line.high:+.0f}]"
 
 
 def difference_fields(line: RatingLine) -> dict[str, object]:
-    """For `--json`: the difference, its bounds (null where there is none) and how."""
+    """For `--json`: the difference, its bounds (null where there is none), how, and the first
+    bot's flags (unbeaten after a sweep, winless after being swept)."""
     return {
         "difference": line.rating,
         "low": line.low,
@@ -97,4 +112,5 @@ def difference_fields(line: RatingLine) -> dict[str, object]:
         "side": line.side,
         "method": line.method,
         "games": line.games,
+        "flags": list(line.flags),
     }

@@ -36,6 +36,22 @@ def flag_text(line: RatingLine) -> str:
     return ", ".join(line.flags)
 
 
+def anchored_words(table: RatingTable) -> str:
+    """`referee match --anchor`: each bot's rating on the anchor's scale in one line, its
+    interval (one bound after a sweep) and its flags named; the bot held there says so."""
+    parts = []
+    for row in table.rows:
+        if row.rating is None:
+            parts.append(f"{row.name}: no game rated yet")
+            continue
+        # The bot held at the anchor: an interval of no width (to the fit's rounding).
+        held = row.low is not None and row.high is not None and row.high - row.low < 0.01
+        bound = "held there" if held else interval_text(row)
+        notes = ", ".join(x for x in (bound, flag_text(row)) if x)
+        parts.append(f"{row.name} {signed(row.rating)}" + (f" ({notes})" if notes else ""))
+    return f"rating model, {table.anchor}: " + "; ".join(parts)
+
+
 def rating_view(table: RatingTable) -> RenderableType:
     parts: list[RenderableType] = []
     many = len({row.component for row in table.rows}) > 1

@@ -9,6 +9,7 @@ worker thread, with a read-only connection of its own; every query parameter is 
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 from pathlib import Path
 
@@ -94,14 +95,19 @@ def league_routes(folder: Path, config: LeagueConfig) -> list[Route]:
     links = server_links("/league")
 
     async def read(work: Callable[[LeagueIndex], str]) -> Response:
-        def run() -> str:
+        def run() -> tuple[str, float]:
+            begun = time.perf_counter()
             index = open_index(folder, writer=False)
             try:
-                return work(index)
+                return work(index), time.perf_counter() - begun
             finally:
                 index.close()
 
-        return HTMLResponse(await trio.to_thread.run_sync(run), headers=_HEADERS)
+        html, took = await trio.to_thread.run_sync(run)
+        # The page's server time (opening the index, its queries, its HTML), for a browser's
+        # network panel and for scripts/bench_league_browser.py.
+        timing = {"Server-Timing": f"page;dur={took * 1000:.1f}"}
+        return HTMLResponse(html, headers=_HEADERS | timing)
 
     async def board(request: Request) -> Response:
         game, search = text(request, "game"), text(request, "q")

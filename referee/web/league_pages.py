@@ -292,10 +292,45 @@ def _x_title(periods: Sequence[str]) -> str:
     return "after each source (as league.toml names it)"
 
 
+def _bands(
+    mine: Sequence[HistoryRow],
+    x: Callable[[int], float],
+    y: Callable[[float], float],
+    colour: str,
+    name: str,
+) -> list[str]:
+    """A version's interval per step as polygons: its highs forwards, then its lows back, one
+    per run of consecutive steps with both bounds (a one-sided step breaks the run)."""
+    runs: list[list[tuple[HistoryRow, float, float]]] = [[]]
+    for h in mine:
+        if h.low is None or h.high is None:
+            runs.append([])
+        else:
+            runs[-1].append((h, h.low, h.high))
+    out = []
+    for run in (r for r in runs if r):
+        what = "; ".join(f"{h.period}: {elo(lo)} to {elo(hi)}" for h, lo, hi in run)
+        widen = 3.0 if len(run) == 1 else 0.0  # one step: a narrow bar, not a line
+        xs = [x(h.step) for h, _, _ in run]
+        if widen:
+            xs = [xs[0] - widen, xs[0] + widen]
+            run = run * 2
+        upper = [(px, y(high)) for px, (_, _, high) in zip(xs, run, strict=True)]
+        lower = [(px, y(low)) for px, (_, low, _) in zip(xs, run, strict=True)]
+        outline = " ".join(f"{px:.1f},{py:.1f}" for px, py in [*upper, *reversed(lower)])
+        out.append(
+            f'<polygon class="band" points="{outline}" fill="{colour}" fill-opacity="0.13">'
+            f"<title>{escape(name)}: {escape(what)}</title></polygon>"
+        )
+    return out
+
+
 def history_chart(versions: Sequence[VersionRow], history: Sequence[HistoryRow]) -> str:
     """Each version's rating after each step, as lines in an SVG with labelled axes; behind
-    each line, the version's interval now (of all its games) as a band over the steps it has
-    played. The history keeps no interval per step, so the band is today's, drawn as such."""
+    each line, its interval at each step (from the games up to it) as a band, over each run
+    of steps that have both bounds (an index rated before the history kept intervals has
+    none: no band until it is rated again). The scale is the ratings' and today's intervals':
+    a first step's wide interval is cut at the chart's edge, its title giving the figures."""
     steps = sorted({h.step for h in history})
     periods = {h.step: h.period for h in history}
     values = [h.rating for h in history]
@@ -307,7 +342,7 @@ def history_chart(versions: Sequence[VersionRow], history: Sequence[HistoryRow])
         return left + (steps.index(step) / max(len(steps) - 1, 1)) * (width - left - right)
 
     def y(value: float) -> float:
-        return top + (high - value) / (high - low) * (height - top - bottom)
+        return top + (high - min(max(value, low), high)) / (high - low) * (height - top - bottom)
 
     colours = ["#1a4d8f", "#d2691e", "#2e8b57", "#8b008b", "#b8860b", "#555"]
     bands, lines = [], []
@@ -316,14 +351,7 @@ def history_chart(versions: Sequence[VersionRow], history: Sequence[HistoryRow])
         if not mine:
             continue
         colour = colours[k % len(colours)]
-        if version.low is not None and version.high is not None:
-            x0, x1 = x(mine[0].step), x(mine[-1].step)
-            bands.append(
-                f'<rect class="band" x="{x0 - 3:.1f}" y="{y(version.high):.1f}"'
-                f' width="{x1 - x0 + 6:.1f}" height="{y(version.low) - y(version.high):.1f}"'
-                f' fill="{colour}" fill-opacity="0.13"><title>v{version.number} now:'
-                f" {elo(version.low)} to {elo(version.high)}</title></rect>"
-            )
+        bands += _bands(mine, x, y, colour, f"v{version.number}")
         points = [(x(h.step), y(h.rating)) for h in mine]
         path = " ".join(f"{px:.1f},{py:.1f}" for px, py in points)
         lines.append(

@@ -1,6 +1,6 @@
 """The rating history chart on a bot's page, in Chromium, served and exported: labelled axes,
-each version's interval as a band, steps named by the source's path relative to the league, and
-no absolute path of the server anywhere in the page."""
+each version's interval at each step as a band, steps named by the source's path relative to
+the league, and no absolute path of the server anywhere in the page."""
 
 from __future__ import annotations
 
@@ -26,7 +26,7 @@ def _check_chart(page: Any, rated: Path) -> None:
     assert len(ticks) >= 3 and all(t.lstrip("+-−").isdigit() for t in ticks)
     steps = chart.locator("text.tick-x").all_text_contents()
     assert steps and all(s.startswith("../runs/") for s in steps)  # as league.toml names them
-    assert chart.locator("rect.band").count() >= 1
+    assert chart.locator("polygon.band").count() >= 1  # each step's interval
     assert chart.locator("polyline").count() >= 1
     content = page.content()
     root = str(rated.resolve().parent)

@@ -15,7 +15,18 @@ from tests.commandline import referee_here
 
 from .conftest import PLAN
 
-FIELDS = ["rank", "name", "version", "rating", "low", "high", "games", "score", "flags"]
+FIELDS = [
+    "rank",
+    "name",
+    "version",
+    "rating",
+    "low",
+    "high",
+    "games",
+    "score",
+    "flags",
+    "component",
+]
 
 
 def _games(league: Path) -> int:

@@ -65,4 +65,4 @@ def test_a_swept_match_has_a_one_sided_model_difference() -> None:
     assert line.low == pytest.approx(400 * math.log10(q / (1 - q)), abs=1e-3)
     assert line.rating is not None and line.rating > line.low
     words = difference_words(line, "greedy", "loser")
-    assert f"every game won, at least {line.low:+.0f} Elo" in words
+    assert f"every game won (unbeaten), at least {line.low:+.0f} Elo" in words
