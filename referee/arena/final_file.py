@@ -37,13 +37,9 @@ from referee.cluster.address import parse_address
 from referee.course.scheme import BASELINE_PREFIX
 from referee.players import BUILTIN_PREFIX
 from referee.printable import printable
-from referee.tournament.config import (
-    ADDRESS_CHECK,
-    Loc,
-    TournamentConfig,
-    describe_problems,
-    validation_message,
-)
+from referee.toml_config.lines import Loc
+from referee.toml_config.reading import describe_problems, model_problems
+from referee.tournament.config import ADDRESS_CHECK, TournamentConfig
 from referee.tournament.config_file import check_config, check_openings
 from referee.tournament.course_file import CourseFile, is_course_file, read_course_file
 from referee.tournament.match_setup import toml_value
@@ -258,7 +254,7 @@ def config_problems(config: dict[str, Any], base: Path) -> list[tuple[Loc, str]]
     try:
         model = TournamentConfig.model_validate(config, context={ADDRESS_CHECK: parse_address})
     except ValidationError as exc:
-        return [(tuple(e["loc"]), validation_message(e, TournamentConfig)) for e in exc.errors()]
+        return model_problems(exc, TournamentConfig)
     return check_config(model) + check_openings(model, base)
 
 

@@ -10,7 +10,7 @@ are relative to the file's own folder, and so is the folder a bot runs in by def
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
@@ -24,17 +24,14 @@ from referee.isolation.limits import Limits
 from referee.match.settings import MatchSettings, TimeSettings
 from referee.openings import Book, load_book
 from referee.players import PlayerSpec
-from referee.records import validation_text
+from referee.toml_config.reading import ConfigFileError
 from referee.tournament.format_settings import (
     KnockoutSettings,
     StagesSettings,
     SwissSettings,
     is_staged,
 )
-from referee.tournament.toml_lines import locate
-from referee.tournament.unknown_settings import settings_at, unknown_setting
 
-Loc = tuple[str | int, ...]
 # The key, in the validation context, of the function that parses a `[cluster] address`.
 ADDRESS_CHECK = "check_address"
 
@@ -223,7 +220,7 @@ def _format_key(config: TournamentConfig) -> dict[str, Any]:
     return {config.format: own, "max_replays": config.max_replays}
 
 
-class ConfigError(ValueError):
+class ConfigError(ConfigFileError):
     """A config that cannot be used; the message has one `FILE:LINE: FIELD: problem` per line."""
 
 
@@ -295,29 +292,3 @@ class LoadedConfig:
             content_hash=self._hashes[name],
             capabilities=frozenset(player.capabilities),
         )
-
-
-def validation_message(error: Any, model: type[BaseModel]) -> str:
-    """A pydantic error of `model` in a config file's words: an unknown key gets the setting
-    it most likely meant, found among those of the table it is in."""
-    if error["type"] != "extra_forbidden":
-        return validation_text(error)
-    loc = tuple(error["loc"])
-    return unknown_setting(loc[-1], settings_at(model, loc[:-1]))
-
-
-def describe_problems(text: str, path: Path, problems: Sequence[tuple[Loc, str]]) -> str:
-    lines = []
-    for loc, message in problems:
-        line = locate(text, loc)
-        where = f"{path}:{line}" if line is not None else str(path)
-        lines.append(f"{where}: {field_name(loc)}: {message}")
-    return "\n".join(lines)
-
-
-def field_name(loc: Loc) -> str:
-    """`players[2].command` from `("players", 2, "command")`."""
-    out = ""
-    for part in loc:
-        out += f"[{part}]" if isinstance(part, int) else (f".{part}" if out else str(part))
-    return out or "(file)"

@@ -10,7 +10,6 @@ the cluster package, above this one: the caller passes its parser (`referee.app.
 from __future__ import annotations
 
 import os
-import tomllib
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -23,16 +22,21 @@ from referee.match.settings import MatchSettings, TimeSettings
 from referee.openings import Book, OpeningError, load_book
 from referee.players import BUILTIN_PREFIX, POSITION, builtin_refusal
 from referee.printable import printable
+from referee.toml_config.lines import Loc
+from referee.toml_config.reading import (
+    describe_problems,
+    model_problems,
+    parse_toml,
+    read_text,
+    validation_message,
+)
 from referee.tournament.bot_folders import outside_words
 from referee.tournament.config import (
     ADDRESS_CHECK,
     COLLECTED_MARK,
     ConfigError,
     LoadedConfig,
-    Loc,
     TournamentConfig,
-    describe_problems,
-    validation_message,
 )
 from referee.tournament.course_file import CourseFile, is_course_file, read_course_file
 from referee.tournament.formats.checks import check_format
@@ -52,19 +56,13 @@ def read_config(
     """Read and validate a tournament config; raise `ConfigError` naming file, line and field.
     `check_address` parses a `[cluster] address` (None: it is not checked)."""
     path = Path(path)  # a str is as good as a Path
-    try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ConfigError(f"{path}: cannot read the config: {exc}") from None
+    text = read_text(path, what="the config", error=ConfigError)
     return read_config_text(text, path, check_address=check_address)
 
 
 def read_config_text(text: str, path: Path, *, check_address: AddressCheck | None) -> LoadedConfig:
     """`read_config` of a config's text, which the file at `path` holds (or will hold)."""
-    try:
-        raw = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as exc:
-        raise ConfigError(f"{path}: not valid TOML: {exc}") from None
+    raw = parse_toml(text, path, error=ConfigError)
     course = None
     if is_course_file(raw):  # the course runner's tournament file (course_file.py)
         course = read_course_file(raw, path)
@@ -74,9 +72,7 @@ def read_config_text(text: str, path: Path, *, check_address: AddressCheck | Non
     try:
         config = TournamentConfig.model_validate(raw, context={ADDRESS_CHECK: check_address})
     except ValidationError as exc:
-        problems = [
-            (tuple(e["loc"]), validation_message(e, TournamentConfig)) for e in exc.errors()
-        ]
+        problems = model_problems(exc, TournamentConfig)
         raise ConfigError(describe_problems(text, path, _in_file(course, problems))) from None
     problems = check_config(config) + check_commands(config, path.parent)
     problems += check_openings(config, path.parent)
