@@ -157,7 +157,7 @@ def final_text(arena: Arena, people: list[Entry], pinned: str | None) -> tuple[s
         name=config.name,
         game_options=config.game_options,
         time_control=config.time_control.model_dump(exclude_none=True),
-        match=config.match,
+        match=config.match_entries(),
         concurrency=config.schedule.concurrency,
         entrants=entrants,
     )

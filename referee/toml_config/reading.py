@@ -95,11 +95,12 @@ def validation_message(error: Any, model: type[BaseModel]) -> str:
 
 
 def describe_problems(text: str, path: Path, problems: Sequence[tuple[Loc, str]]) -> str:
-    """One `FILE:LINE: field: problem` line per problem (`FILE: field: problem` where the
-    field has no line: a missing top-level setting)."""
+    """One `FILE:LINE: field: problem` line per problem, in the file's order (`FILE: field:
+    problem` first, where the field has no line: a missing top-level setting)."""
+    located = [(locate(text, loc), loc, message) for loc, message in problems]
+    located.sort(key=lambda problem: problem[0] or 0)  # stable: one line's in their order
     lines = []
-    for loc, message in problems:
-        line = locate(text, loc)
+    for line, loc, message in located:
         where = f"{path}:{line}" if line is not None else str(path)
         lines.append(f"{where}: {field_name(loc)}: {message}")
     return "\n".join(lines)

@@ -21,7 +21,7 @@ from protocols import UnknownGame, canonical_name, get_game
 from referee import __version__
 from referee.bot_content import bot_content_hash
 from referee.isolation.limits import Limits
-from referee.match.settings import MatchSettings, TimeSettings
+from referee.match.settings import MatchConfig
 from referee.openings import Book, load_book
 from referee.players import PlayerSpec
 from referee.toml_config.reading import ConfigFileError
@@ -95,7 +95,8 @@ class ClusterSettings(_Model):
         return value
 
 
-class TournamentConfig(_Model):
+class TournamentConfig(MatchConfig):
+    # [time_control] and [match] (MatchConfig): how every game is refereed, `match_settings()`.
     name: str = Field(min_length=1)
     game: str
     game_options: dict[str, Any] = Field(default_factory=dict)
@@ -107,10 +108,6 @@ class TournamentConfig(_Model):
     one_game_per_player: bool = False
     max_replays: int = Field(3, ge=0, le=100)
     directory: Path | None = None
-    time_control: TimeSettings = Field(default_factory=TimeSettings)
-    # Any other setting of the match (`MatchSettings`): line limit, exit grace, and the bots'
-    # resource limits and isolation where the match offers them.
-    match: dict[str, Any] = Field(default_factory=dict)
     players: list[PlayerConfig] = Field(min_length=2)
     # The staged formats' settings (docs/formats.md).
     stages: StagesSettings = Field(default_factory=StagesSettings)
@@ -140,12 +137,6 @@ class TournamentConfig(_Model):
         if option is not None:
             return option
         return self.cluster.address if self.cluster else None
-
-    def match_settings(self) -> MatchSettings:
-        """How each game is refereed; colours come from the schedule, never drawn at random."""
-        return MatchSettings(
-            **self.time_control.model_dump(), **self.match, random_assignment=False
-        )
 
     def schedule_key(self) -> dict[str, Any]:
         """Everything the schedule depends on: changing any of it is refused on resume."""

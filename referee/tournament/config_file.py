@@ -18,7 +18,6 @@ from pydantic import ValidationError
 
 from protocols import UnknownGame, get_game
 from referee.isolation.confinement import public_directories
-from referee.match.settings import MatchSettings, TimeSettings
 from referee.openings import Book, OpeningError, load_book
 from referee.players import BUILTIN_PREFIX, POSITION, builtin_refusal
 from referee.printable import printable
@@ -46,8 +45,6 @@ from referee.tournament.store import StoreError, open_view
 
 # Parses a cluster address; its ValueError says what is wrong.
 AddressCheck = Callable[[str], object]
-# Match settings that the config sets in [time_control], or that a tournament fixes.
-_NOT_IN_MATCH = {*TimeSettings.model_fields, "random_assignment"}
 
 
 def read_config(
@@ -91,7 +88,7 @@ def _in_file(course: CourseFile | None, problems: list[tuple[Loc, str]]) -> list
 
 
 def check_config(config: TournamentConfig) -> list[tuple[Loc, str]]:
-    """The checks one field cannot make alone: names, the game and its options, match settings."""
+    """The checks one field cannot make alone: names, the game and its options."""
     problems: list[tuple[Loc, str]] = []
     seen: set[str] = set()
     for i, player in enumerate(config.players):
@@ -102,7 +99,6 @@ def check_config(config: TournamentConfig) -> list[tuple[Loc, str]]:
             problems.append((("players", i, "command"), refusal))
     problems += _check_format(config)
     problems += _check_game(config)
-    problems += _check_match(config)
     return problems
 
 
@@ -207,27 +203,6 @@ def check_game(name: str, options: dict[str, Any]) -> list[tuple[Loc, str]]:
     except ValidationError as exc:
         model = game.options_model
         return [(("game_options", *e["loc"]), validation_message(e, model)) for e in exc.errors()]
-    return []
-
-
-def _check_match(config: TournamentConfig) -> list[tuple[Loc, str]]:
-    return check_match_table(config.match)
-
-
-def check_match_table(match: dict[str, Any]) -> list[tuple[Loc, str]]:
-    """A config's `[match]` table (a tournament's, an arena's): any setting of `MatchSettings`
-    but those of `[time_control]` and the schedule's."""
-    problems: list[tuple[Loc, str]] = [
-        (("match", key), "set by [time_control] or by the schedule, not here")
-        for key in match
-        if key in _NOT_IN_MATCH
-    ]
-    if problems:
-        return problems
-    try:
-        MatchSettings(**match)
-    except ValidationError as exc:
-        return [(("match", *e["loc"]), validation_message(e, MatchSettings)) for e in exc.errors()]
     return []
 
 

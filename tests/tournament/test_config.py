@@ -102,6 +102,15 @@ def test_the_time_control_table_reaches_the_match_settings(tmp_path: Path) -> No
     assert (settings.move_timeout, settings.startup_allowance) == (5.0, 5.0)  # the defaults
 
 
+def test_the_match_settings_are_built_once_when_the_config_is_read(tmp_path: Path) -> None:
+    # Every game, preflight and cluster order of a run is refereed by the one settings object
+    # the config was validated with; [match] is typed, not a table read later.
+    config = load_config(write(tmp_path, GOOD + "\n[match]\nexit_grace = 0.5\n")).config
+    assert config.match_settings() is config.match_settings()
+    assert config.match.exit_grace == config.match_settings().exit_grace == 0.5
+    assert config.match_settings().random_assignment is False
+
+
 def test_a_toml_syntax_error_names_the_file_and_line(tmp_path: Path) -> None:
     message = error_of(tmp_path, GOOD.replace("seed = 7", "seed = = 7"))
     assert message.startswith(f"{tmp_path / 'cup.toml'}: not valid TOML")
