@@ -22,6 +22,7 @@ from referee.tournament.config import ConfigError, LoadedConfig
 from referee.tournament.events import Event, GameFinished
 from referee.tournament.match_figures import save_statistics, tally_rows
 from referee.tournament.match_setup import CONFIG_NAME, MatchSpec, resume_refusal
+from referee.tournament.roster import Roster
 from referee.tournament.store import GameState, StoreError, open_view
 
 
@@ -48,8 +49,7 @@ def open_match(request: MatchRequest, err: Console) -> tuple[LoadedConfig, Tally
         loaded = parse_config(text, path)
     except ConfigError as exc:
         raise ValueError(str(exc)) from None
-    players = [loaded.player_spec(p.name, loaded.config.seed) for p in loaded.config.players]
-    if refusal := layout_refusal(players):
+    if refusal := layout_refusal(Roster.of(loaded).specs(game_seed=loaded.config.seed)):
         raise ValueError(refusal)
     check_folder(request.directory)  # before its store is read
     (first, _), (second, _) = request.spec.players

@@ -32,6 +32,7 @@ from referee.tournament.events import Event, TournamentFinished
 from referee.tournament.opening_plan import OpeningPlan
 from referee.tournament.preflight import StartCheck, check_bots
 from referee.tournament.resume import open_tournament, store_problem
+from referee.tournament.roster import Roster
 from referee.tournament.runner import PlayGame, Runner, RunState, play_match, tournament_host
 from referee.tournament.store import STORE_NAME, GameRow, GameState, Store, StoreError
 from referee.views.tournament_live import LiveDisplay
@@ -98,8 +99,8 @@ def play_tournament(
     cluster (docs/cluster.md): each worker chooses its bots' isolation and starts them.
     """
     address = loaded.config.cluster_address(cluster)
-    players = [loaded.player_spec(p.name, loaded.config.seed) for p in loaded.config.players]
-    if refusal := layout_refusal(players):
+    roster = Roster.of(loaded)  # every player with its content hash, once for the whole run
+    if refusal := layout_refusal(roster.specs(game_seed=loaded.config.seed)):
         err.print(f"referee: {loaded.path}: {refusal}", markup=False, highlight=False)
         return None
     host: Host | None = None
@@ -109,7 +110,7 @@ def play_tournament(
             # its folder (the store, the records), its config, a course's own folders, any
             # other player's files, nor other runs' output.
             course = course_places(loaded.path) if loaded.collected else []
-            host = tournament_host(loaded, *course)
+            host = tournament_host(loaded, roster, *course)
             # Two bots a game, each with a user of its own, as many games at once as it plays.
             games_at_once = concurrency or loaded.config.effective_concurrency()
             check_bot_users(host.isolation, 2 * games_at_once)
@@ -125,7 +126,7 @@ def play_tournament(
         return None
     isolation = host.isolation if host is not None else None
     if isolation is not None:
-        waiting = [loaded.player_spec(name, 0) for name in _waiting(loaded, store.games())]
+        waiting = roster.specs(_waiting(loaded, store.games()))
         if refused := unreachable_player(waiting, isolation):  # the path and the fix
             _let_go(store, new_store, made_directory)
             err.print(f"referee: {refused}", markup=False, highlight=False)
@@ -157,20 +158,20 @@ def play_tournament(
         remote: RemoteCheck | None = None
         play: PlayGame
         if host is not None:
-            play = partial(play_match, host=host)
+            play = partial(play_match, host=host, roster=roster)
         else:
             assert address is not None  # no host: the games are played on a cluster
             # Deferred: the cluster package (asyncio, bot packing) loads only for runs on one.
             from referee.cluster.start import enter_cluster
 
-            session = await enter_cluster(stack, loaded, address, err)
+            session = await enter_cluster(stack, loaded, roster, address, err)
             if session is None:
                 return None
-            play = session.play
+            play = partial(session.play, roster=roster)
             limit = concurrency or loaded.config.concurrency or max(1, session.slots())
             remote = partial(session.check_bots, loaded)
         if not await _bots_start(
-            loaded, store, isolation, err, limit, allow_broken, remote, refuse_broken
+            loaded, roster, store, isolation, err, limit, allow_broken, remote, refuse_broken
         ):
             return None
         on_event = emit
@@ -239,6 +240,7 @@ RemoteCheck = Callable[[list[str], int, Sequence[str]], Awaitable[list[StartChec
 
 async def _bots_start(
     loaded: LoadedConfig,
+    roster: Roster,
     store: Store,
     isolation: Isolation | None,
     err: Console,
@@ -254,7 +256,7 @@ async def _bots_start(
     names = _waiting(loaded, games)
     if not names:
         return True
-    players = [loaded.player_spec(name, 0) for name in names]
+    players = roster.specs(names)
     # The opening of the next game, if the games start from openings: a bot that declared
     # `position` is checked with the lines a game will send it.
     plan = OpeningPlan(loaded)

@@ -18,12 +18,9 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator
 
 from protocols import UnknownGame, canonical_name, get_game
-from referee import __version__
-from referee.bot_content import bot_content_hash
 from referee.isolation.limits import Limits
 from referee.match.settings import MatchConfig
 from referee.openings import Book, load_book
-from referee.players import PlayerSpec
 from referee.toml_config.reading import ConfigFileError
 from referee.tournament.format_settings import (
     KnockoutSettings,
@@ -222,13 +219,12 @@ COLLECTED_MARK = "# Written by `referee course collect`"
 
 @dataclass(frozen=True)
 class LoadedConfig:
-    """A validated config and where it came from."""
+    """A validated config and where it came from. Its players, with their content hashes,
+    are made once when a run starts (`roster.py`)."""
 
     config: TournamentConfig
     path: Path
     collected: bool = False  # written by `referee course collect` (COLLECTED_MARK)
-    # Each player's content hash, computed once per run (a bot's folder may be large).
-    _hashes: dict[str, str] = field(default_factory=dict, compare=False, repr=False)
     # The openings book, read once per run: the openings played and the hash a resumed run is
     # checked by come from the same read.
     _books: dict[Path, Book] = field(default_factory=dict, compare=False, repr=False)
@@ -262,24 +258,3 @@ class LoadedConfig:
         if book is not None:
             key["openings"] = {**key["openings"], BOOK_HASH: book.sha256}
         return key
-
-    def player_spec(self, name: str, game_seed: int) -> PlayerSpec:
-        """How to start player `name` for one game (built-ins expanded, `{seed}` filled in)."""
-        config = self.config
-        player = next(p for p in config.players if p.name == name)
-        options = get_game(config.game).parse_options(config.game_options)
-        cwd = (self.base_dir / player.cwd if player.cwd else self.base_dir).resolve()
-        if name not in self._hashes:
-            own = cwd if player.cwd and not player.shared_cwd else None
-            self._hashes[name] = bot_content_hash(player.command, cwd, own, __version__)
-        return PlayerSpec.for_game(
-            name,
-            player.command,
-            config.game,
-            options,
-            game_seed,
-            cwd=cwd,
-            limits=player.limits,
-            content_hash=self._hashes[name],
-            capabilities=frozenset(player.capabilities),
-        )

@@ -23,6 +23,7 @@ from referee.tournament.match_setup import (
     resume_refusal,
     toml_value,
 )
+from referee.tournament.roster import Roster
 from referee.tournament.runner import RunState
 from referee.views.match_live import MatchDisplay
 from referee.web.archive import Archive
@@ -75,7 +76,7 @@ def test_the_config_holds_options_clock_and_isolation(tmp_path: Path) -> None:
     config = parse_config(spec.config_text(), tmp_path / "match.toml").config
     assert config.game_options == {"size": 9, "variant": "traditional"}
     assert (config.time_control.clock_total, config.time_control.clock_increment) == (30.0, 0.5)
-    assert config.match == {"isolation": {"level": "basic+root"}}
+    assert config.match_entries() == {"isolation": {"level": "basic+root"}}
     assert (config.seed, config.games_per_pairing, config.player_names) == (4, 6, ["a", "b"])
     schedule = make_schedule(config)
     for first, second in zip(schedule[::2], schedule[1::2], strict=True):
@@ -396,11 +397,11 @@ def test_the_folder_a_match_runs_in_is_no_part_of_a_bot(tmp_path: Path) -> None:
     v2, v1 = two_versions(tmp_path)
     spec = MatchSpec("alak", (("v2", v2), ("v1", v1)), 2, folder=tmp_path)
     loaded = parse_config(spec.config_text(), tmp_path / "m" / "match.toml")
-    assert loaded.player_spec("v2", 1).cwd == tmp_path.resolve()
-    hashed = loaded.player_spec("v2", 1).content_hash
+    assert Roster.of(loaded).spec("v2", 1).cwd == tmp_path.resolve()
+    hashed = Roster.of(loaded).spec("v2", 1).content_hash
     (tmp_path / "notes.txt").write_text("the user's, beside the bots")
     again = parse_config(spec.config_text(), tmp_path / "m" / "match.toml")
-    assert again.player_spec("v2", 1).content_hash == hashed
+    assert Roster.of(again).spec("v2", 1).content_hash == hashed
     (tmp_path / "v2" / "main.py").write_text("# a new version\n")
     changed = parse_config(spec.config_text(), tmp_path / "m" / "match.toml")
-    assert changed.player_spec("v2", 1).content_hash != hashed
+    assert Roster.of(changed).spec("v2", 1).content_hash != hashed
