@@ -39,10 +39,10 @@ from referee.players import BUILTIN_PREFIX
 from referee.printable import printable
 from referee.toml_config.lines import Loc
 from referee.toml_config.reading import describe_problems, model_problems
+from referee.toml_config.writing import toml_value
 from referee.tournament.config import ADDRESS_CHECK, TournamentConfig
 from referee.tournament.config_file import check_config, check_openings
 from referee.tournament.course_file import CourseFile, is_course_file, read_course_file
-from referee.tournament.match_setup import toml_value
 
 _BARE = re.compile(r"[A-Za-z0-9_-]+")
 STAND_INS = 64  # students the file is checked with before anybody is pinned

@@ -2,12 +2,22 @@
 string that parses back to it.
 
 `align_comments` lines up the comments after the settings of a file the referee writes, whatever
-values were filled in; `toml_string` writes any text as a TOML string that parses back to it.
+values were filled in; `toml_string` writes any text as a TOML string that parses back to it;
+`toml_value` any value from JSON, and `toml_document` a whole config from its values, as a
+tomlkit document (which keeps the comments its writer adds).
 """
 
 from __future__ import annotations
 
+import json
+import math
 import re
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import tomlkit
+from tomlkit.container import Container
+from tomlkit.items import Table
 
 from referee.printable import is_unsafe
 
@@ -54,3 +64,53 @@ def toml_string(text: str) -> str:
         else:
             out.append(char)
     return '"' + "".join(out) + '"'
+
+
+def toml_value(value: Any) -> str:
+    """A value from JSON (an option given as KEY=VALUE, a setting of a config) in TOML, on one
+    line; ValueError for what TOML cannot hold (null, infinities)."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int | str):
+        return json.dumps(value)  # a JSON string is a TOML basic string
+    if isinstance(value, float):
+        if not math.isfinite(value):
+            raise ValueError(f"{value} cannot be written in a config")
+        return repr(value)
+    if isinstance(value, list):
+        return "[" + ", ".join(toml_value(v) for v in value) + "]"
+    if isinstance(value, dict):
+        inner = ", ".join(f"{json.dumps(str(k))} = {toml_value(v)}" for k, v in value.items())
+        return "{" + inner + "}"
+    raise ValueError(f"{json.dumps(value)} cannot be written in a config")
+
+
+def toml_document(values: Mapping[str, Any], header: Sequence[str] = ()) -> tomlkit.TOMLDocument:
+    """`values` (JSON's types) as a TOML document, in their order, after the comment lines of
+    `header`: a mapping as a table, a list of mappings as an array of tables, any other value
+    as `toml_value` writes it (ValueError for what TOML cannot hold). Its writer may comment
+    its entries before it is dumped."""
+    document = tomlkit.document()
+    for line in header:
+        document.add(tomlkit.comment(line))
+    if header:
+        document.add(tomlkit.nl())
+    _fill(document, values)
+    return document
+
+
+def _fill(container: Container | Table, values: Mapping[str, Any]) -> None:
+    for key, value in values.items():
+        if isinstance(value, Mapping):
+            table = tomlkit.table()
+            _fill(table, value)
+            container.append(key, table)
+        elif isinstance(value, list) and value and all(isinstance(v, Mapping) for v in value):
+            tables = tomlkit.aot()
+            for entry in value:
+                table = tomlkit.table()
+                _fill(table, entry)
+                tables.append(table)
+            container.append(key, tables)
+        else:
+            container.append(key, tomlkit.value(toml_value(value)))

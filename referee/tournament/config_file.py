@@ -71,6 +71,20 @@ def read_config_text(text: str, path: Path, *, check_address: AddressCheck | Non
     except ValidationError as exc:
         problems = model_problems(exc, TournamentConfig)
         raise ConfigError(describe_problems(text, path, _in_file(course, problems))) from None
+    return checked_config(config, text, path, check_address=check_address, course=course)
+
+
+def checked_config(
+    config: TournamentConfig,
+    text: str,
+    path: Path,
+    *,
+    check_address: AddressCheck | None,
+    course: CourseFile | None = None,
+) -> LoadedConfig:
+    """A validated config (read from `text`, or made in code and written as `text`: a
+    match's), kept at `path`, with the checks that one field cannot make alone; `ConfigError`
+    naming file, line and field of every problem."""
     problems = check_config(config) + check_commands(config, path.parent)
     problems += check_openings(config, path.parent)
     if not problems:
