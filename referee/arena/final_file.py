@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import json
 import re
-import tomllib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -38,7 +37,13 @@ from referee.course.scheme import BASELINE_PREFIX
 from referee.players import BUILTIN_PREFIX
 from referee.printable import printable
 from referee.toml_config.lines import Loc
-from referee.toml_config.reading import describe_problems, model_problems
+from referee.toml_config.reading import (
+    ConfigFileError,
+    describe_problems,
+    model_problems,
+    parse_toml,
+    read_text,
+)
 from referee.toml_config.writing import toml_value
 from referee.tournament.config import ADDRESS_CHECK, TournamentConfig
 from referee.tournament.config_file import check_config, check_openings
@@ -49,7 +54,7 @@ STAND_INS = 64  # students the file is checked with before anybody is pinned
 SET_BY_THE_ARENA = ("directory", "players", "name")
 
 
-class FinalFileError(ValueError):
+class FinalFileError(ConfigFileError):
     """A final's tournament file that cannot be used; one `FILE:LINE: FIELD: problem` a line."""
 
 
@@ -86,14 +91,8 @@ class FinalFile:
 
 def read_final_file(path: Path) -> FinalFile:
     """Read the file in either format; `FinalFileError` for one that does not read."""
-    try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise FinalFileError(f"{path}: cannot read the final's tournament file: {exc}") from None
-    try:
-        raw = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as exc:
-        raise FinalFileError(f"{path}: not valid TOML: {exc}") from None
+    text = read_text(path, what="the final's tournament file", error=FinalFileError)
+    raw = parse_toml(text, path, error=FinalFileError)
     if not is_course_file(raw):
         return FinalFile(path, text, raw, None)
     course = read_course_file(raw, path)
