@@ -21,16 +21,17 @@ likely meant).
 
 from __future__ import annotations
 
-import json
 import os
 from pathlib import Path
 from typing import Literal
 
 import tomlkit
 from pydantic import BaseModel, ConfigDict, Field
+from tomlkit.items import Array
 
 from referee.nofollow import write_file
 from referee.toml_config.reading import ConfigFileError, parse_toml, validate
+from referee.toml_config.writing import toml_document
 
 CONFIG_NAME = "league.toml"
 INDEX_NAME = "league.sqlite"
@@ -92,22 +93,13 @@ def _validate(path: Path, text: str) -> LeagueConfig:
 
 
 def render(config: LeagueConfig) -> str:
-    """The config as TOML (JSON strings are TOML basic strings)."""
-    fit = config.fit
-    lines = [f"name = {json.dumps(config.name)}", "sources = ["]
-    lines += [f"    {json.dumps(source)}," for source in config.sources]
-    lines += [
-        "]",
-        "",
-        "[fit]",
-        f"prior_sd = {fit.prior_sd!r}",
-        f"bootstrap = {fit.bootstrap}",
-        f"level = {fit.level!r}",
-        f"seed = {fit.seed}",
-        f"history = {json.dumps(fit.history)}",
-        "",
-    ]
-    return "\n".join(lines)
+    """The config as TOML (a tomlkit document: `league add` edits it in place), its sources
+    one a line."""
+    document = toml_document(config.model_dump(mode="json"))
+    sources = document["sources"]
+    if isinstance(sources, Array):
+        sources.multiline(True)
+    return tomlkit.dumps(document)
 
 
 def save_league(folder: Path, config: LeagueConfig) -> None:
