@@ -85,32 +85,54 @@ def toml_value(value: Any) -> str:
     raise ValueError(f"{json.dumps(value)} cannot be written in a config")
 
 
-def toml_document(values: Mapping[str, Any], header: Sequence[str] = ()) -> tomlkit.TOMLDocument:
-    """`values` (JSON's types) as a TOML document, in their order, after the comment lines of
+Loc = tuple[str | int, ...]
+
+
+def toml_text(
+    values: Mapping[str, Any],
+    header: Sequence[str] = (),
+    comments: Mapping[Loc, str] | None = None,
+) -> str:
+    """`values` (JSON's types) as a TOML file, in their order, after the comment lines of
     `header`: a mapping as a table, a list of mappings as an array of tables, any other value
-    as `toml_value` writes it (ValueError for what TOML cannot hold). Its writer may comment
-    its entries before it is dumped."""
+    as `toml_value` writes it (ValueError for what TOML cannot hold), each value with its
+    comment in `comments` (by its place: `("players", 0, "trusted")`) beside it. Written with
+    tomlkit, as `toml_document` is, which a writer may edit further."""
+    return tomlkit.dumps(toml_document(values, header, comments))
+
+
+def toml_document(
+    values: Mapping[str, Any],
+    header: Sequence[str] = (),
+    comments: Mapping[Loc, str] | None = None,
+) -> tomlkit.TOMLDocument:
+    """`toml_text`'s document."""
     document = tomlkit.document()
     for line in header:
         document.add(tomlkit.comment(line))
     if header:
         document.add(tomlkit.nl())
-    _fill(document, values)
+    _fill(document, values, (), comments or {})
     return document
 
 
-def _fill(container: Container | Table, values: Mapping[str, Any]) -> None:
+def _fill(
+    container: Container | Table, values: Mapping[str, Any], at: Loc, comments: Mapping[Loc, str]
+) -> None:
     for key, value in values.items():
         if isinstance(value, Mapping):
             table = tomlkit.table()
-            _fill(table, value)
+            _fill(table, value, (*at, key), comments)
             container.append(key, table)
         elif isinstance(value, list) and value and all(isinstance(v, Mapping) for v in value):
             tables = tomlkit.aot()
-            for entry in value:
+            for index, entry in enumerate(value):
                 table = tomlkit.table()
-                _fill(table, entry)
+                _fill(table, entry, (*at, key, index), comments)
                 tables.append(table)
             container.append(key, tables)
         else:
-            container.append(key, tomlkit.value(toml_value(value)))
+            item = tomlkit.value(toml_value(value))
+            if (comment := comments.get((*at, key))) is not None:
+                item.comment(comment)
+            container.append(key, item)

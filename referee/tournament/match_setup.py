@@ -19,11 +19,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import tomlkit
-from tomlkit.items import AoT, Item
-
 from referee.players import BUILTIN_PREFIX
-from referee.toml_config.writing import toml_document, toml_value
+from referee.toml_config.writing import toml_text, toml_value
 from referee.tournament.config import (
     TournamentConfig,
     book_change,
@@ -188,13 +185,11 @@ def config_text(config: TournamentConfig) -> str:
     TOML cannot hold."""
     values = config.model_dump(mode="json", exclude_unset=True)
     ordered = dict(sorted(values.items(), key=lambda item: _place(item[0])))
-    document = toml_document(ordered, HEADER)
-    players = document.get("players")
-    for table in players.body if isinstance(players, AoT) else []:
-        trusted = table.item("trusted") if "trusted" in table else None
-        if isinstance(trusted, Item):
-            trusted.comment(TRUSTED)
-    return tomlkit.dumps(document)
+    players = enumerate(ordered.get("players", []))
+    comments: dict[tuple[str | int, ...], str] = {
+        ("players", i, "trusted"): TRUSTED for i, p in players if "trusted" in p
+    }
+    return toml_text(ordered, HEADER, comments)
 
 
 def _place(key: str) -> int:
