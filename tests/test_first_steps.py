@@ -14,7 +14,7 @@ import pytest
 from referee.app.config import load_config
 from referee.course.scheme import Course, load_scheme, write_skeleton
 from referee.players import resolve_command
-from referee.tournament.toml_lines import align_comments
+from referee.toml_config.writing import align_comments
 from tests.commandline import referee
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -61,8 +61,9 @@ ONLY_UNDER = {
     "dask": ("referee/cluster/",),
     "networkx": ("referee/tournament/swiss.py",),  # Swiss pairing's maximum matching
     "pycgt": ("referee/analysis/",),  # combinatorial game algebra of `referee analyse`
-    # league.toml edited in place, its comments kept (`league add`, `league remove`).
-    "tomlkit": ("referee/league/config.py",),
+    # league.toml edited in place, its comments kept (`league add`, `league remove`); the
+    # config files the referee writes (match.toml, league.toml), with their comments.
+    "tomlkit": ("referee/league/config.py", "referee/toml_config/writing.py"),
     # The rating model (arrays, scipy's sparse algebra and graphs): the one fit of tournaments,
     # matches and the league.
     "numpy": RATING_MODEL,

@@ -9,8 +9,8 @@ import os
 from pathlib import Path
 
 from referee.cluster.address import parse_address
-from referee.tournament.config import LoadedConfig
-from referee.tournament.config_file import read_config, read_config_text
+from referee.tournament.config import LoadedConfig, TournamentConfig
+from referee.tournament.config_file import checked_config, read_config, read_config_text
 
 
 def load_config(path: str | os.PathLike[str]) -> LoadedConfig:
@@ -21,3 +21,9 @@ def load_config(path: str | os.PathLike[str]) -> LoadedConfig:
 def parse_config(text: str, path: Path) -> LoadedConfig:
     """Validate the text of the tournament config kept at `path`, as `load_config` does."""
     return read_config_text(text, path, check_address=parse_address)
+
+
+def check_config(config: TournamentConfig, text: str, path: Path) -> LoadedConfig:
+    """A config made in code (a match's, from its flags), written as `text` at `path`, checked
+    as `load_config` checks a file's."""
+    return checked_config(config, text, path, check_address=parse_address)

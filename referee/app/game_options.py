@@ -14,7 +14,7 @@ from pydantic.fields import FieldInfo
 
 from protocols import get_game
 from referee.records import validation_text
-from referee.tournament.unknown_settings import closest
+from referee.toml_config.unknown import closest
 
 
 def game_options(game_name: str, raw: dict[str, Any]) -> dict[str, Any]:

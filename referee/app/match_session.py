@@ -10,10 +10,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
+from pydantic import ValidationError
 from rich.console import Console
 
-from referee.app.config import parse_config
+from referee.app.config import check_config
 from referee.nofollow import check_folder, write_file
+from referee.records import describe_validation_error
 from referee.stats.estimate import Model
 from referee.stats.head_to_head import Tally
 from referee.stats.sprt import Sprt
@@ -21,7 +23,8 @@ from referee.tournament.bot_folders import layout_refusal
 from referee.tournament.config import ConfigError, LoadedConfig
 from referee.tournament.events import Event, GameFinished
 from referee.tournament.match_figures import save_statistics, tally_rows
-from referee.tournament.match_setup import CONFIG_NAME, MatchSpec, resume_refusal
+from referee.tournament.match_setup import CONFIG_NAME, MatchSpec, config_text, resume_refusal
+from referee.tournament.roster import Roster
 from referee.tournament.store import GameState, StoreError, open_view
 
 
@@ -42,14 +45,9 @@ def open_match(request: MatchRequest, err: Console) -> tuple[LoadedConfig, Tally
     Nothing is made or written before the players' folders are known to be apart (ValueError
     naming both) and the way to the directory is known to hold no planted link (`PlantedLink`,
     referee/nofollow.py)."""
-    text = request.spec.config_text()
-    path = request.directory / CONFIG_NAME
-    try:
-        loaded = parse_config(text, path)
-    except ConfigError as exc:
-        raise ValueError(str(exc)) from None
-    players = [loaded.player_spec(p.name, loaded.config.seed) for p in loaded.config.players]
-    if refusal := layout_refusal(players):
+    loaded, text = match_config(request.spec, request.directory / CONFIG_NAME)
+    path = loaded.path
+    if refusal := layout_refusal(Roster.of(loaded).specs(game_seed=loaded.config.seed)):
         raise ValueError(refusal)
     check_folder(request.directory)  # before its store is read
     (first, _), (second, _) = request.spec.players
@@ -60,6 +58,20 @@ def open_match(request: MatchRequest, err: Console) -> tuple[LoadedConfig, Tally
     # So that `tournament results` and the dashboard show this match as this command does.
     save_statistics(request.directory, request.sprt, request.model)
     return loaded, tally
+
+
+def match_config(spec: MatchSpec, path: Path) -> tuple[LoadedConfig, str]:
+    """The match's config, built from its flags and checked as a file's would be, and the text
+    it is kept as at `path`; ValueError naming what does not hold."""
+    try:
+        config = spec.config()
+    except ValidationError as exc:
+        raise ValueError(describe_validation_error(exc, str(path))) from None
+    text = config_text(config)
+    try:
+        return check_config(config, text, path), text
+    except ConfigError as exc:
+        raise ValueError(str(exc)) from None
 
 
 def resume(directory: Path, loaded: LoadedConfig, tally: Tally, err: Console) -> None:

@@ -15,6 +15,7 @@ from referee.printable import printable
 from referee.tournament.config import LoadedConfig
 from referee.tournament.opening_plan import OpeningPlan
 from referee.tournament.preflight import StartCheck, check_bots
+from referee.tournament.roster import Roster
 from referee.tournament.store import GameRow, GameState, Store
 
 # The pre-flight check run elsewhere (a cluster's worker): (names, concurrency, the next
@@ -40,6 +41,7 @@ def waiting_players(loaded: LoadedConfig, games: Sequence[GameRow]) -> list[str]
 
 async def preflight(
     loaded: LoadedConfig,
+    roster: Roster,
     store: Store,
     isolation: Isolation | None,
     concurrency: int | None,
@@ -56,7 +58,7 @@ async def preflight(
     names = waiting_players(loaded, games)
     if not names:
         return Preflight()
-    players = [loaded.player_spec(name, 0) for name in names]
+    players = roster.specs(names)
     # The opening of the next game, if the games start from openings: a bot that declared
     # `position` is checked with the lines a game will send it.
     plan = OpeningPlan(loaded)

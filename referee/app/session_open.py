@@ -15,6 +15,7 @@ from referee.players import unreachable_player
 from referee.tournament.bot_folders import layout_refusal
 from referee.tournament.config import LoadedConfig
 from referee.tournament.resume import open_tournament, store_problem
+from referee.tournament.roster import Roster
 from referee.tournament.runner import tournament_host
 from referee.tournament.store import STORE_NAME, GameState, Store, StoreError
 
@@ -35,6 +36,7 @@ class OpenedSession:
     first game."""
 
     loaded: LoadedConfig
+    roster: Roster  # every player with its content hash, once for the whole run
     store: Store
     host: Host | None
     address: str | None
@@ -70,8 +72,8 @@ def open_session(
     (or is reached through a planted link), or a waiting bot's user cannot reach its program
     or folder (the path and the fix)."""
     address = loaded.config.cluster_address(cluster)
-    players = [loaded.player_spec(p.name, loaded.config.seed) for p in loaded.config.players]
-    if refusal := layout_refusal(players):
+    roster = Roster.of(loaded)
+    if refusal := layout_refusal(roster.specs(game_seed=loaded.config.seed)):
         return Refused(f"referee: {loaded.path}: {refusal}")
     host: Host | None = None
     if address is None:
@@ -80,7 +82,7 @@ def open_session(
             # its folder (the store, the records), its config, a course's own folders, any
             # other player's files, nor other runs' output.
             course = course_places(loaded.path) if loaded.collected else []
-            host = tournament_host(loaded, *course)
+            host = tournament_host(loaded, roster, *course)
             # Two bots a game, each with a user of its own, as many games at once as it plays.
             games_at_once = concurrency or loaded.config.effective_concurrency()
             check_bot_users(host.isolation, 2 * games_at_once)
@@ -92,9 +94,9 @@ def open_session(
         store, _ = open_tournament(loaded)
     except StoreError as exc:
         return Refused(f"referee: {store_problem(exc, loaded)}")
-    opened = OpenedSession(loaded, store, host, address, new_store, made_directory)
+    opened = OpenedSession(loaded, roster, store, host, address, new_store, made_directory)
     if host is not None:
-        waiting = [loaded.player_spec(name, 0) for name in waiting_players(loaded, store.games())]
+        waiting = roster.specs(waiting_players(loaded, store.games()))
         if refused := unreachable_player(waiting, host.isolation):  # the path and the fix
             opened.let_go()
             return Refused(f"referee: {refused}")

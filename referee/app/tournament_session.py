@@ -97,6 +97,7 @@ def play_tournament(
         err.print(opened.message, markup=False, highlight=opened.highlight)
         return None
     store, host, address, isolation = opened.store, opened.host, opened.address, opened.isolation
+    roster = opened.roster
     if isolation is not None:
         err.print(describe(isolation), markup=False, highlight=False)
     printing: Callable[[Event], None] = print_event if events else (lambda event: None)
@@ -124,20 +125,21 @@ def play_tournament(
         remote: RemoteCheck | None = None
         play: PlayGame
         if host is not None:
-            play = partial(play_match, host=host)
+            play = partial(play_match, host=host, roster=roster)
         else:
             assert address is not None  # no host: the games are played on a cluster
             # Deferred: the cluster package (asyncio, bot packing) loads only for runs on one.
             from referee.cluster.start import enter_cluster
 
-            session = await enter_cluster(stack, loaded, address, err)
+            session = await enter_cluster(stack, loaded, roster, address, err)
             if session is None:
                 return None
-            play = session.play
+            play = partial(session.play, roster=roster)
             limit = concurrency or loaded.config.concurrency or max(1, session.slots())
             remote = partial(session.check_bots, loaded)
         found = await preflight(
             loaded,
+            roster,
             store,
             isolation,
             limit,

@@ -10,28 +10,28 @@ without translating anything. Relative paths are relative to the file's own fold
 from __future__ import annotations
 
 import json
-import tomllib
 from datetime import datetime
 from pathlib import Path
 from typing import Any, Literal
 from urllib.parse import urlsplit
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from protocols import UnknownGame, canonical_name
 from referee.arena.final_file import check_final_file
 from referee.course.scheme import BuildSettings, CheckSettings, CourseError, load_scheme
-from referee.match.settings import MatchSettings, TimeSettings
-from referee.tournament.config import Loc, describe_problems, validation_message
-from referee.tournament.config_file import check_game, check_match_table
-from referee.tournament.toml_lines import align_comments
+from referee.match.settings import MatchConfig, TimeSettings
+from referee.toml_config.lines import Loc
+from referee.toml_config.reading import ConfigFileError, describe_problems, read_model
+from referee.toml_config.writing import align_comments
+from referee.tournament.config_file import check_game
 from referee.web import DEFAULT_HOST, DEFAULT_PORT
 
 CONFIG_NAME = "arena.toml"
 Visibility = Literal["hidden", "participants", "public"]
 
 
-class ArenaConfigError(ValueError):
+class ArenaConfigError(ConfigFileError):
     """An arena.toml that cannot be used; one `FILE:LINE: FIELD: problem` per line."""
 
 
@@ -120,13 +120,11 @@ class GradeSettings(_Model):
     scheme: Path = Path("grading.toml")  # the course's grading scheme
 
 
-class ArenaConfig(_Model):
+class ArenaConfig(MatchConfig):
+    # [time_control] and [match] (MatchConfig), as a tournament's: `match_settings()`.
     name: str = Field(min_length=1, max_length=200)
     game: str
     game_options: dict[str, Any] = Field(default_factory=dict)
-    time_control: TimeSettings = Field(default_factory=TimeSettings)
-    # Any other setting of a match (`MatchSettings`), as a tournament's [match].
-    match: dict[str, Any] = Field(default_factory=dict)
     roster: RosterSettings = Field(default_factory=RosterSettings)
     accounts: AccountSettings = Field(default_factory=AccountSettings)
     server: ServerSettings = Field(default_factory=ServerSettings)
@@ -149,12 +147,6 @@ class ArenaConfig(_Model):
         except UnknownGame:
             return value
 
-    def match_settings(self) -> MatchSettings:
-        """How each game is refereed; the scheduler gives the colours, never drawn at random."""
-        return MatchSettings(
-            **self.time_control.model_dump(), **self.match, random_assignment=False
-        )
-
     def public_url(self) -> str:
         """The address people open: `[server] url`, else http://HOST:PORT."""
         if self.server.url is not None:
@@ -169,20 +161,8 @@ class ArenaConfig(_Model):
 
 def read_config(path: Path) -> ArenaConfig:
     """Read and check `path` (an arena.toml); `ArenaConfigError` names file, line and field."""
-    try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ArenaConfigError(f"{path}: cannot read the arena's config: {exc}") from None
-    try:
-        raw = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as exc:
-        raise ArenaConfigError(f"{path}: not valid TOML: {exc}") from None
-    try:
-        config = ArenaConfig.model_validate(raw)
-    except ValidationError as exc:
-        problems = [(tuple(e["loc"]), validation_message(e, ArenaConfig)) for e in exc.errors()]
-        raise ArenaConfigError(describe_problems(text, path, problems)) from None
-    problems = check_game(config.game, config.game_options) + check_match_table(config.match)
+    config, text = read_model(path, ArenaConfig, what="the arena's config", error=ArenaConfigError)
+    problems = check_game(config.game, config.game_options)
     problems += _check_scheme(config, path.parent)
     if not problems:  # a final of an unknown game, or with broken settings, says it again
         problems += _check_final(config, path.parent)
@@ -219,7 +199,7 @@ def _check_final(config: ArenaConfig, base: Path) -> list[tuple[Loc, str]]:
         game=config.game,
         game_options=config.game_options,
         time_control=config.time_control.model_dump(exclude_none=True),
-        match=config.match,
+        match=config.match_entries(),
         baselines=baselines,
     )
     if problem is None:

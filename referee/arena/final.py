@@ -49,6 +49,7 @@ from referee.tournament.bot_folders import layout_refusal
 from referee.tournament.config import ConfigError, LoadedConfig
 from referee.tournament.events import Event, GameFinished, TournamentFinished
 from referee.tournament.resume import open_tournament, store_problem
+from referee.tournament.roster import Roster
 from referee.tournament.runner import Runner, play_match, tournament_host
 from referee.tournament.store import Store, StoreError
 
@@ -122,13 +123,14 @@ def changed_versions(loaded: LoadedConfig, people: list[Entry]) -> list[str]:
     """The pinned versions that the final's config would not play as they were pinned."""
     problems = []
     names = set(loaded.config.player_names)
+    roster = Roster.of(loaded)
     for entry in people:
         if entry.version_id is None:
             continue
         what = f"{entry.username}'s version {entry.version_number}"
         if entry.player not in names:
             problems.append(f"{what} is not a player of the final")
-        elif loaded.player_spec(entry.player, 0).content_hash != entry.content_hash:
+        elif roster.players[entry.player].content_hash != entry.content_hash:
             problems.append(f"{what}: its files or its command changed since it was pinned")
     return problems
 
@@ -157,7 +159,7 @@ def final_text(arena: Arena, people: list[Entry], pinned: str | None) -> tuple[s
         name=config.name,
         game_options=config.game_options,
         time_control=config.time_control.model_dump(exclude_none=True),
-        match=config.match,
+        match=config.match_entries(),
         concurrency=config.schedule.concurrency,
         entrants=entrants,
     )
@@ -221,31 +223,32 @@ async def play_final(
     """Play (or resume) the final in this trio loop, as `tournament run` plays a tournament on
     this machine: the isolation chosen once, the store checked against the config, the
     runner. Cancelled, its games in progress go back to be played again."""
-    host, store = await trio.to_thread.run_sync(_ready, loaded)
+    roster, host, store = await trio.to_thread.run_sync(_ready, loaded)
     log.info("the final: %s", describe(host.isolation))
     try:
-        runner = Runner(loaded, store, emit=emit, play=partial(play_match, host=host))
+        play = partial(play_match, host=host, roster=roster)
+        runner = Runner(loaded, store, emit=emit, play=play)
         return await runner.run(handle_signals=False)
     finally:
         store.close()
 
 
-def _ready(loaded: LoadedConfig) -> tuple[Host, Store]:
-    """The final's host (as a tournament's, `tournament_host`) and its store opened (off the
-    event loop: both read the disk, and choosing the isolation may try the machine's
-    programs)."""
-    players = [loaded.player_spec(name, loaded.config.seed) for name in loaded.config.player_names]
-    if refusal := layout_refusal(players):
+def _ready(loaded: LoadedConfig) -> tuple[Roster, Host, Store]:
+    """The final's players (its roster, their content hashes), its host (as a tournament's,
+    `tournament_host`) and its store opened (off the event loop: all read the disk, and
+    choosing the isolation may try the machine's programs)."""
+    roster = Roster.of(loaded)
+    if refusal := layout_refusal(roster.specs(game_seed=loaded.config.seed)):
         raise FinalError(f"{loaded.path}: {refusal}")
     try:
-        host = tournament_host(loaded)
+        host = tournament_host(loaded, roster)
     except IsolationUnavailable as exc:
         raise FinalError(f"{loaded.path}: [match.isolation]: {exc}") from None
     try:
         store, _ = open_tournament(loaded)
     except StoreError as exc:
         raise FinalError(store_problem(exc, loaded)) from None
-    return host, store
+    return roster, host, store
 
 
 def log_event(event: Event) -> None:

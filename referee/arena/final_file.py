@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import json
 import re
-import tomllib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -37,23 +36,25 @@ from referee.cluster.address import parse_address
 from referee.course.scheme import BASELINE_PREFIX
 from referee.players import BUILTIN_PREFIX
 from referee.printable import printable
-from referee.tournament.config import (
-    ADDRESS_CHECK,
-    Loc,
-    TournamentConfig,
+from referee.toml_config.lines import Loc
+from referee.toml_config.reading import (
+    ConfigFileError,
     describe_problems,
-    validation_message,
+    model_problems,
+    parse_toml,
+    read_text,
 )
+from referee.toml_config.writing import toml_value
+from referee.tournament.config import ADDRESS_CHECK, TournamentConfig
 from referee.tournament.config_file import check_config, check_openings
 from referee.tournament.course_file import CourseFile, is_course_file, read_course_file
-from referee.tournament.match_setup import toml_value
 
 _BARE = re.compile(r"[A-Za-z0-9_-]+")
 STAND_INS = 64  # students the file is checked with before anybody is pinned
 SET_BY_THE_ARENA = ("directory", "players", "name")
 
 
-class FinalFileError(ValueError):
+class FinalFileError(ConfigFileError):
     """A final's tournament file that cannot be used; one `FILE:LINE: FIELD: problem` a line."""
 
 
@@ -90,14 +91,8 @@ class FinalFile:
 
 def read_final_file(path: Path) -> FinalFile:
     """Read the file in either format; `FinalFileError` for one that does not read."""
-    try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise FinalFileError(f"{path}: cannot read the final's tournament file: {exc}") from None
-    try:
-        raw = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as exc:
-        raise FinalFileError(f"{path}: not valid TOML: {exc}") from None
+    text = read_text(path, what="the final's tournament file", error=FinalFileError)
+    raw = parse_toml(text, path, error=FinalFileError)
     if not is_course_file(raw):
         return FinalFile(path, text, raw, None)
     course = read_course_file(raw, path)
@@ -258,7 +253,7 @@ def config_problems(config: dict[str, Any], base: Path) -> list[tuple[Loc, str]]
     try:
         model = TournamentConfig.model_validate(config, context={ADDRESS_CHECK: parse_address})
     except ValidationError as exc:
-        return [(tuple(e["loc"]), validation_message(e, TournamentConfig)) for e in exc.errors()]
+        return model_problems(exc, TournamentConfig)
     return check_config(model) + check_openings(model, base)
 
 

@@ -49,7 +49,7 @@ from referee.nofollow import (
     refuse_links,
     write_file,
 )
-from referee.tournament.toml_lines import align_comments
+from referee.toml_config.writing import align_comments
 
 SECRET_NAME = "secret.key"
 FINAL_FILE_NAME = "tournament.toml"  # the final's tournament file arena.toml names by default

@@ -52,6 +52,7 @@ from referee.records import (
 )
 from referee.tournament.config import ClusterSettings, LoadedConfig
 from referee.tournament.preflight import StartCheck
+from referee.tournament.roster import Roster
 from referee.tournament.schedule import ScheduledGame
 
 SLOTS_RESOURCE = "games"  # the Dask worker resource that counts a worker's game slots
@@ -134,15 +135,18 @@ class ClusterSession:
         listener: Listener,
         lag: LagMonitor,
         decided: Callable[[], None] = lambda: None,
+        *,
+        roster: Roster,
     ) -> GameRecord:
-        """A `PlayGame` for the runner: the game played on a worker, its record written here."""
+        """A `PlayGame` for the runner (with the run's `roster`): the game played on a worker,
+        its record written here."""
         task = game_task(loaded, game, "", self.seats)
         return await self.play_task(
             task,
             record,
             listener,
             decided,
-            header=lambda: _header(loaded, game),
+            header=lambda: _header(loaded, roster, game),
             where=f"game {game.number} of {loaded.config.name}",
             log=run_log(loaded.directory),
         )
@@ -318,13 +322,13 @@ def _void_record(
     return GameRecord(header=header, plies=plies, result=result)
 
 
-def _header(loaded: LoadedConfig, game: ScheduledGame) -> Header:
+def _header(loaded: LoadedConfig, roster: Roster, game: ScheduledGame) -> Header:
     config = loaded.config
     settings = config.match_settings()
     options = get_game(config.game).parse_options(config.game_options)
     players = {}
     for side, name in ((Side.BLUE, game.blue), (Side.ORANGE, game.orange)):
-        spec = loaded.player_spec(name, game.seed)
+        spec = roster.spec(name, game.seed)
         players[side] = PlayerInfo(name=name, command=spec.command, cwd=str(spec.cwd))
     return Header(
         game=config.game,
@@ -339,21 +343,25 @@ def _header(loaded: LoadedConfig, game: ScheduledGame) -> Header:
 # -- opening the cluster ---------------------------------------------------------------------
 
 
-def make_seats(loaded: LoadedConfig, shared: bool) -> tuple[dict[str, Seat], dict[str, Pack]]:
-    """How each player reaches the workers, and the packs to send (ClusterError: cannot)."""
+def make_seats(
+    loaded: LoadedConfig, roster: Roster, shared: bool
+) -> tuple[dict[str, Seat], dict[str, Pack]]:
+    """How each player of the run's `roster` reaches the workers, and the packs to send
+    (ClusterError: cannot)."""
     seats: dict[str, Seat] = {}
     packs: dict[str, Pack] = {}
     for index, player in enumerate(loaded.config.players):
-        limits = player.limits.model_dump(mode="json") if player.limits else None
+        spec = roster.players[player.name]
+        limits = spec.limits.model_dump(mode="json") if spec.limits else None
         seat = Seat(
-            name=player.name,
-            command=player.command,
+            name=spec.name,
+            command=spec.command,
             limits=limits,
-            capabilities=list(player.capabilities),
+            capabilities=sorted(spec.capabilities),
         )
-        folder = (loaded.base_dir / player.cwd).resolve() if player.cwd else None
+        folder = spec.cwd if player.cwd else None  # a bot without a folder of its own: None
         if shared:
-            seat = seat.model_copy(update={"folder": str(folder or loaded.base_dir.resolve())})
+            seat = seat.model_copy(update={"folder": str(spec.cwd)})
         elif not seat.builtin:
             if folder is None:
                 raise ClusterError(
@@ -412,10 +420,12 @@ def _no_automatic_retries(dask_scheduler: Any) -> None:
 
 @asynccontextmanager
 async def open_cluster(
-    loaded: LoadedConfig, address: ClusterAddress, settings: ClusterSettings
+    loaded: LoadedConfig, roster: Roster, address: ClusterAddress, settings: ClusterSettings
 ) -> AsyncIterator[ClusterSession]:
-    """Connect to (or start) the cluster, ship the bots, and route the workers' live lines."""
-    seats, packs = await trio.to_thread.run_sync(make_seats, loaded, settings.shared_filesystem)
+    """Connect to (or start) the cluster, ship the bots (the run's `roster`), and route the
+    workers' live lines."""
+    shared = settings.shared_filesystem
+    seats, packs = await trio.to_thread.run_sync(make_seats, loaded, roster, shared)
     async with connect(address, settings, seats, packs) as session:
         yield session
 

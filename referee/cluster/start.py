@@ -11,6 +11,7 @@ from rich.console import Console
 from referee.cluster.address import ClusterAddress, parse_address
 from referee.cluster.client import ClusterError, ClusterSession, open_cluster
 from referee.tournament.config import ClusterSettings, LoadedConfig
+from referee.tournament.roster import Roster
 
 MISSING_EXTRA = (
     "the cluster needs Dask: pip install 'referee[cluster]' here and on every worker "
@@ -19,7 +20,7 @@ MISSING_EXTRA = (
 
 
 async def enter_cluster(
-    stack: AsyncExitStack, loaded: LoadedConfig, text: str, err: Console
+    stack: AsyncExitStack, loaded: LoadedConfig, roster: Roster, text: str, err: Console
 ) -> ClusterSession | None:
     """The open cluster session, kept open by `stack`; None (said on `err`) if it cannot be."""
     try:
@@ -36,7 +37,9 @@ async def enter_cluster(
         return None
     try:
         with err.status(f"connecting to the cluster {address}..."):
-            session = await stack.enter_async_context(open_cluster(loaded, address, settings))
+            session = await stack.enter_async_context(
+                open_cluster(loaded, roster, address, settings)
+            )
     except (ClusterError, OSError, TimeoutError) as exc:
         err.print(f"referee: {exc}", markup=False, highlight=False)
         return None

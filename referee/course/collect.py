@@ -24,10 +24,10 @@ from referee.course.unpack import UnpackError, is_entry, normalise_modes, studen
 from referee.isolation import Isolation, Limits
 from referee.nofollow import make_folder, write_file
 from referee.printable import printable
+from referee.toml_config.writing import toml_string
 from referee.tournament.bot_folders import command_problem
 from referee.tournament.config import COLLECTED_MARK
 from referee.tournament.layouts import guess_command
-from referee.tournament.toml_lines import toml_string
 
 COLLECTED_FILE = "collected.json"
 COURSE_LEVELS = 3  # how far above its tournament config a course's file is looked for

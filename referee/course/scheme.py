@@ -8,18 +8,17 @@ commented texts below, so the defaults are documented where the instructor edits
 
 from __future__ import annotations
 
-import tomllib
 from pathlib import Path
 from typing import Any, TypeVar
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from protocols import UnknownGame, canonical_name, game_names
 from referee.match.settings import TimeSettings
 from referee.nofollow import check_file, check_folder, make_folder, write_file
 from referee.players import BUILTIN_BOTS, as_builtin, builtin_refusal, builtins_playing
-from referee.tournament.config import describe_problems, validation_message
-from referee.tournament.toml_lines import align_comments, toml_string
+from referee.toml_config.reading import ConfigFileError, describe_problems, read_model
+from referee.toml_config.writing import align_comments, toml_string
 
 COURSE_FILE = "course.toml"
 SCHEME_FILE = "grading.toml"
@@ -119,7 +118,7 @@ class GradingScheme(_Model):
         return value
 
 
-class CourseError(ValueError):
+class CourseError(ConfigFileError):
     """A course file that cannot be used; one `FILE:LINE: FIELD: problem` per line."""
 
 
@@ -127,19 +126,7 @@ M = TypeVar("M", bound=BaseModel)
 
 
 def load_model(path: Path, model: type[M]) -> M:
-    try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise CourseError(f"{path}: cannot read it: {exc}") from None
-    try:
-        raw = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as exc:
-        raise CourseError(f"{path}: not valid TOML: {exc}") from None
-    try:
-        loaded = model.model_validate(raw)
-    except ValidationError as exc:
-        problems = [(tuple(e["loc"]), validation_message(e, model)) for e in exc.errors()]
-        raise CourseError(describe_problems(text, path, problems)) from None
+    loaded, text = read_model(path, model, what="it", error=CourseError)
     if isinstance(loaded, CourseConfig) and (problems := loaded.bots_problems()):
         raise CourseError(describe_problems(text, path, problems))
     return loaded

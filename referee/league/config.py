@@ -14,22 +14,24 @@ folders it gathers, and how it rates them.
 Relative source paths are from the league's folder. `league add` and `league remove` edit the
 file in place (tomlkit keeps its comments, order and layout) and write it whole (a temporary
 file renamed over it), so a crash leaves the old file or the new one, never half of one. A file
-that is not such a config is refused with a `LeagueError` naming it, the line and the field.
+that is not such a config is refused with a `LeagueError` naming every problem as a
+tournament config does (`FILE:LINE: field: problem`, an unknown setting with the one it most
+likely meant).
 """
 
 from __future__ import annotations
 
-import json
 import os
-import tomllib
 from pathlib import Path
 from typing import Literal
 
 import tomlkit
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field
+from tomlkit.items import Array
 
 from referee.nofollow import write_file
-from referee.tournament.toml_lines import locate
+from referee.toml_config.reading import ConfigFileError, parse_toml, validate
+from referee.toml_config.writing import toml_document
 
 CONFIG_NAME = "league.toml"
 INDEX_NAME = "league.sqlite"
@@ -82,38 +84,22 @@ def _read(folder: Path) -> str:
 
 
 def _validate(path: Path, text: str) -> LeagueConfig:
+    """The config `text` (of the file at `path`); `LeagueError` naming file, line and field
+    of every problem, as every config file of the referee does."""
     try:
-        raw = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as exc:
-        raise LeagueError(f"{path}: cannot read the league's config: {exc}") from None
-    try:
-        return LeagueConfig.model_validate(raw)
-    except ValidationError as exc:
-        first = exc.errors()[0]
-        loc = tuple(first["loc"])
-        line = locate(text, loc)
-        where = f"{path}:{line}" if line else str(path)
-        field = ".".join(str(part) for part in loc) or "(file)"
-        raise LeagueError(f"{where}: {field}: {first['msg']}") from None
+        return validate(LeagueConfig, parse_toml(text, path), text, path)
+    except ConfigFileError as exc:
+        raise LeagueError(str(exc)) from None
 
 
 def render(config: LeagueConfig) -> str:
-    """The config as TOML (JSON strings are TOML basic strings)."""
-    fit = config.fit
-    lines = [f"name = {json.dumps(config.name)}", "sources = ["]
-    lines += [f"    {json.dumps(source)}," for source in config.sources]
-    lines += [
-        "]",
-        "",
-        "[fit]",
-        f"prior_sd = {fit.prior_sd!r}",
-        f"bootstrap = {fit.bootstrap}",
-        f"level = {fit.level!r}",
-        f"seed = {fit.seed}",
-        f"history = {json.dumps(fit.history)}",
-        "",
-    ]
-    return "\n".join(lines)
+    """The config as TOML (a tomlkit document: `league add` edits it in place), its sources
+    one a line."""
+    document = toml_document(config.model_dump(mode="json"))
+    sources = document["sources"]
+    if isinstance(sources, Array):
+        sources.multiline(True)
+    return tomlkit.dumps(document)
 
 
 def save_league(folder: Path, config: LeagueConfig) -> None:

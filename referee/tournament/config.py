@@ -10,7 +10,7 @@ are relative to the file's own folder, and so is the folder a bot runs in by def
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
@@ -18,23 +18,17 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator
 
 from protocols import UnknownGame, canonical_name, get_game
-from referee import __version__
-from referee.bot_content import bot_content_hash
 from referee.isolation.limits import Limits
-from referee.match.settings import MatchSettings, TimeSettings
+from referee.match.settings import MatchConfig
 from referee.openings import Book, load_book
-from referee.players import PlayerSpec
-from referee.records import validation_text
+from referee.toml_config.reading import ConfigFileError
 from referee.tournament.format_settings import (
     KnockoutSettings,
     StagesSettings,
     SwissSettings,
     is_staged,
 )
-from referee.tournament.toml_lines import locate
-from referee.tournament.unknown_settings import settings_at, unknown_setting
 
-Loc = tuple[str | int, ...]
 # The key, in the validation context, of the function that parses a `[cluster] address`.
 ADDRESS_CHECK = "check_address"
 
@@ -98,7 +92,8 @@ class ClusterSettings(_Model):
         return value
 
 
-class TournamentConfig(_Model):
+class TournamentConfig(MatchConfig):
+    # [time_control] and [match] (MatchConfig): how every game is refereed, `match_settings()`.
     name: str = Field(min_length=1)
     game: str
     game_options: dict[str, Any] = Field(default_factory=dict)
@@ -110,10 +105,6 @@ class TournamentConfig(_Model):
     one_game_per_player: bool = False
     max_replays: int = Field(3, ge=0, le=100)
     directory: Path | None = None
-    time_control: TimeSettings = Field(default_factory=TimeSettings)
-    # Any other setting of the match (`MatchSettings`): line limit, exit grace, and the bots'
-    # resource limits and isolation where the match offers them.
-    match: dict[str, Any] = Field(default_factory=dict)
     players: list[PlayerConfig] = Field(min_length=2)
     # The staged formats' settings (docs/formats.md).
     stages: StagesSettings = Field(default_factory=StagesSettings)
@@ -143,12 +134,6 @@ class TournamentConfig(_Model):
         if option is not None:
             return option
         return self.cluster.address if self.cluster else None
-
-    def match_settings(self) -> MatchSettings:
-        """How each game is refereed; colours come from the schedule, never drawn at random."""
-        return MatchSettings(
-            **self.time_control.model_dump(), **self.match, random_assignment=False
-        )
 
     def schedule_key(self) -> dict[str, Any]:
         """Everything the schedule depends on: changing any of it is refused on resume."""
@@ -223,7 +208,7 @@ def _format_key(config: TournamentConfig) -> dict[str, Any]:
     return {config.format: own, "max_replays": config.max_replays}
 
 
-class ConfigError(ValueError):
+class ConfigError(ConfigFileError):
     """A config that cannot be used; the message has one `FILE:LINE: FIELD: problem` per line."""
 
 
@@ -234,13 +219,12 @@ COLLECTED_MARK = "# Written by `referee course collect`"
 
 @dataclass(frozen=True)
 class LoadedConfig:
-    """A validated config and where it came from."""
+    """A validated config and where it came from. Its players, with their content hashes,
+    are made once when a run starts (`roster.py`)."""
 
     config: TournamentConfig
     path: Path
     collected: bool = False  # written by `referee course collect` (COLLECTED_MARK)
-    # Each player's content hash, computed once per run (a bot's folder may be large).
-    _hashes: dict[str, str] = field(default_factory=dict, compare=False, repr=False)
     # The openings book, read once per run: the openings played and the hash a resumed run is
     # checked by come from the same read.
     _books: dict[Path, Book] = field(default_factory=dict, compare=False, repr=False)
@@ -274,50 +258,3 @@ class LoadedConfig:
         if book is not None:
             key["openings"] = {**key["openings"], BOOK_HASH: book.sha256}
         return key
-
-    def player_spec(self, name: str, game_seed: int) -> PlayerSpec:
-        """How to start player `name` for one game (built-ins expanded, `{seed}` filled in)."""
-        config = self.config
-        player = next(p for p in config.players if p.name == name)
-        options = get_game(config.game).parse_options(config.game_options)
-        cwd = (self.base_dir / player.cwd if player.cwd else self.base_dir).resolve()
-        if name not in self._hashes:
-            own = cwd if player.cwd and not player.shared_cwd else None
-            self._hashes[name] = bot_content_hash(player.command, cwd, own, __version__)
-        return PlayerSpec.for_game(
-            name,
-            player.command,
-            config.game,
-            options,
-            game_seed,
-            cwd=cwd,
-            limits=player.limits,
-            content_hash=self._hashes[name],
-            capabilities=frozenset(player.capabilities),
-        )
-
-
-def validation_message(error: Any, model: type[BaseModel]) -> str:
-    """A pydantic error of `model` in a config file's words: an unknown key gets the setting
-    it most likely meant, found among those of the table it is in."""
-    if error["type"] != "extra_forbidden":
-        return validation_text(error)
-    loc = tuple(error["loc"])
-    return unknown_setting(loc[-1], settings_at(model, loc[:-1]))
-
-
-def describe_problems(text: str, path: Path, problems: Sequence[tuple[Loc, str]]) -> str:
-    lines = []
-    for loc, message in problems:
-        line = locate(text, loc)
-        where = f"{path}:{line}" if line is not None else str(path)
-        lines.append(f"{where}: {field_name(loc)}: {message}")
-    return "\n".join(lines)
-
-
-def field_name(loc: Loc) -> str:
-    """`players[2].command` from `("players", 2, "command")`."""
-    out = ""
-    for part in loc:
-        out += f"[{part}]" if isinstance(part, int) else (f".{part}" if out else str(part))
-    return out or "(file)"

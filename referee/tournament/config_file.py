@@ -10,7 +10,6 @@ the cluster package, above this one: the caller passes its parser (`referee.app.
 from __future__ import annotations
 
 import os
-import tomllib
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -19,20 +18,24 @@ from pydantic import ValidationError
 
 from protocols import UnknownGame, get_game
 from referee.isolation.confinement import public_directories
-from referee.match.settings import MatchSettings, TimeSettings
 from referee.openings import Book, OpeningError, load_book
 from referee.players import BUILTIN_PREFIX, POSITION, builtin_refusal
 from referee.printable import printable
+from referee.toml_config.lines import Loc
+from referee.toml_config.reading import (
+    describe_problems,
+    model_problems,
+    parse_toml,
+    read_text,
+    validation_message,
+)
 from referee.tournament.bot_folders import outside_words
 from referee.tournament.config import (
     ADDRESS_CHECK,
     COLLECTED_MARK,
     ConfigError,
     LoadedConfig,
-    Loc,
     TournamentConfig,
-    describe_problems,
-    validation_message,
 )
 from referee.tournament.course_file import CourseFile, is_course_file, read_course_file
 from referee.tournament.formats.checks import check_format
@@ -42,8 +45,6 @@ from referee.tournament.store import StoreError, open_view
 
 # Parses a cluster address; its ValueError says what is wrong.
 AddressCheck = Callable[[str], object]
-# Match settings that the config sets in [time_control], or that a tournament fixes.
-_NOT_IN_MATCH = {*TimeSettings.model_fields, "random_assignment"}
 
 
 def read_config(
@@ -52,19 +53,13 @@ def read_config(
     """Read and validate a tournament config; raise `ConfigError` naming file, line and field.
     `check_address` parses a `[cluster] address` (None: it is not checked)."""
     path = Path(path)  # a str is as good as a Path
-    try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ConfigError(f"{path}: cannot read the config: {exc}") from None
+    text = read_text(path, what="the config", error=ConfigError)
     return read_config_text(text, path, check_address=check_address)
 
 
 def read_config_text(text: str, path: Path, *, check_address: AddressCheck | None) -> LoadedConfig:
     """`read_config` of a config's text, which the file at `path` holds (or will hold)."""
-    try:
-        raw = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as exc:
-        raise ConfigError(f"{path}: not valid TOML: {exc}") from None
+    raw = parse_toml(text, path, error=ConfigError)
     course = None
     if is_course_file(raw):  # the course runner's tournament file (course_file.py)
         course = read_course_file(raw, path)
@@ -74,10 +69,22 @@ def read_config_text(text: str, path: Path, *, check_address: AddressCheck | Non
     try:
         config = TournamentConfig.model_validate(raw, context={ADDRESS_CHECK: check_address})
     except ValidationError as exc:
-        problems = [
-            (tuple(e["loc"]), validation_message(e, TournamentConfig)) for e in exc.errors()
-        ]
+        problems = model_problems(exc, TournamentConfig)
         raise ConfigError(describe_problems(text, path, _in_file(course, problems))) from None
+    return checked_config(config, text, path, check_address=check_address, course=course)
+
+
+def checked_config(
+    config: TournamentConfig,
+    text: str,
+    path: Path,
+    *,
+    check_address: AddressCheck | None,
+    course: CourseFile | None = None,
+) -> LoadedConfig:
+    """A validated config (read from `text`, or made in code and written as `text`: a
+    match's), kept at `path`, with the checks that one field cannot make alone; `ConfigError`
+    naming file, line and field of every problem."""
     problems = check_config(config) + check_commands(config, path.parent)
     problems += check_openings(config, path.parent)
     if not problems:
@@ -95,7 +102,7 @@ def _in_file(course: CourseFile | None, problems: list[tuple[Loc, str]]) -> list
 
 
 def check_config(config: TournamentConfig) -> list[tuple[Loc, str]]:
-    """The checks one field cannot make alone: names, the game and its options, match settings."""
+    """The checks one field cannot make alone: names, the game and its options."""
     problems: list[tuple[Loc, str]] = []
     seen: set[str] = set()
     for i, player in enumerate(config.players):
@@ -106,7 +113,6 @@ def check_config(config: TournamentConfig) -> list[tuple[Loc, str]]:
             problems.append((("players", i, "command"), refusal))
     problems += _check_format(config)
     problems += _check_game(config)
-    problems += _check_match(config)
     return problems
 
 
@@ -211,27 +217,6 @@ def check_game(name: str, options: dict[str, Any]) -> list[tuple[Loc, str]]:
     except ValidationError as exc:
         model = game.options_model
         return [(("game_options", *e["loc"]), validation_message(e, model)) for e in exc.errors()]
-    return []
-
-
-def _check_match(config: TournamentConfig) -> list[tuple[Loc, str]]:
-    return check_match_table(config.match)
-
-
-def check_match_table(match: dict[str, Any]) -> list[tuple[Loc, str]]:
-    """A config's `[match]` table (a tournament's, an arena's): any setting of `MatchSettings`
-    but those of `[time_control]` and the schedule's."""
-    problems: list[tuple[Loc, str]] = [
-        (("match", key), "set by [time_control] or by the schedule, not here")
-        for key in match
-        if key in _NOT_IN_MATCH
-    ]
-    if problems:
-        return problems
-    try:
-        MatchSettings(**match)
-    except ValidationError as exc:
-        return [(("match", *e["loc"]), validation_message(e, MatchSettings)) for e in exc.errors()]
     return []
 
 

@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from protocols import UnknownGame, get_game
-from referee.tournament.unknown_settings import unknown_setting
+from referee.toml_config.unknown import unknown_setting
 
 Loc = tuple[str | int, ...]
 # What the course runner does that this referee's defaults do not (its own config's fields).

@@ -1,7 +1,8 @@
 """What a match between two bots (`referee match`) is made of before it plays: the players'
-names, its directory, the tournament config it is kept as (`match.toml`), and, when its
-directory already holds games, whether this command can resume them, said in the match's own
-words (its options, not the config's fields).
+names, its directory, the tournament config it is kept as (`match.toml`: built from the
+command's flags as a `TournamentConfig`, and written from that object with tomlkit, its
+comments with it), and, when its directory already holds games, whether this command can
+resume them, said in the match's own words (its options, not the config's fields).
 
 The names say what differs between the two commands: `builtin:search --depth 3` against
 `builtin:search --depth 1` is `search(depth 3)` against `search(depth 1)`.
@@ -19,7 +20,13 @@ from pathlib import Path
 from typing import Any
 
 from referee.players import BUILTIN_PREFIX
-from referee.tournament.config import book_change, changed_keys, comparable_key
+from referee.toml_config.writing import toml_text, toml_value
+from referee.tournament.config import (
+    TournamentConfig,
+    book_change,
+    changed_keys,
+    comparable_key,
+)
 
 CONFIG_NAME = "match.toml"
 DEFAULT_ROOT = Path("referee-matches")
@@ -124,58 +131,69 @@ class MatchSpec:
     position_capable: frozenset[int] = frozenset()  # the players (0, 1) that declared `position`
     folder: Path | None = None  # where the commands were given (None: the match's directory)
 
-    def config_text(self) -> str:
-        """The tournament config of this match (written as `match.toml` in its directory)."""
+    def config(self) -> TournamentConfig:
+        """The tournament config of this match (kept as `match.toml` in its directory);
+        pydantic's ValidationError for flags it cannot hold."""
         first, second = self.players
-        lines = [
-            f"name = {json.dumps(f'{first[0]} vs {second[0]}')}",
-            f"game = {json.dumps(self.game)}",
-            f"seed = {self.seed}",
-            f"games_per_pairing = {self.games}",
-            'directory = "."',
-        ]
-        lines += _table("game_options", self.options)
-        lines += _table("time_control", self.time_control)
+        entries: dict[str, Any] = {
+            "name": f"{first[0]} vs {second[0]}",
+            "game": self.game,
+            "seed": self.seed,
+            "games_per_pairing": self.games,
+            "directory": ".",
+        }
+        # A table the flags leave empty is left out, as the file leaves it out.
+        tables = {"game_options": self.options, "time_control": self.time_control}
         if self.isolation is not None:
-            lines += _table("match.isolation", {"level": self.isolation})
-        lines += _table("openings", self.openings)
-        for index, (name, command) in enumerate(self.players):
-            lines += ["", "[[players]]", f"name = {json.dumps(name)}"]
-            lines.append(f"command = {json.dumps(command)}")
-            builtin = command.strip().startswith(BUILTIN_PREFIX)
-            if self.folder is not None and not builtin:
-                lines.append(f"cwd = {json.dumps(str(self.folder.absolute()))}")
-                lines.append("shared_cwd = true")
-            if not builtin:
-                lines.append("trusted = true")  # typed by whoever runs the match
-            if index in self.position_capable:
-                lines.append('capabilities = ["position"]')
-        return "\n".join(lines) + "\n"
+            tables["match"] = {"isolation": {"level": self.isolation}}
+        tables["openings"] = self.openings
+        entries |= {name: dict(table) for name, table in tables.items() if table}
+        entries["players"] = [
+            self._player(i, name, cmd) for i, (name, cmd) in enumerate(self.players)
+        ]
+        return TournamentConfig.model_validate(entries)
+
+    def _player(self, index: int, name: str, command: str) -> dict[str, Any]:
+        entry: dict[str, Any] = {"name": name, "command": command}
+        builtin = command.strip().startswith(BUILTIN_PREFIX)
+        if self.folder is not None and not builtin:
+            entry |= {"cwd": str(self.folder.absolute()), "shared_cwd": True}
+        if not builtin:
+            entry["trusted"] = True
+        if index in self.position_capable:
+            entry["capabilities"] = ["position"]
+        return entry
 
 
-def _table(name: str, entries: Mapping[str, Any]) -> list[str]:
-    if not entries:
-        return []
-    return ["", f"[{name}]", *(f"{json.dumps(k)} = {toml_value(v)}" for k, v in entries.items())]
+# How `match.toml` begins: what it is, and how it is used again.
+HEADER = (
+    "A match between two bots, written by `referee match` from its flags.",
+    "Run the same command again to resume it (with more --games, it grows).",
+)
+# Why a bot's command may name files outside its folder (`trusted`), beside it.
+TRUSTED = "typed by whoever runs the match, who vouches for it"
+# The order of its settings, tables after the values they follow.
+_ORDER = (
+    "name", "game", "seed", "games_per_pairing", "directory",
+    "game_options", "time_control", "match", "openings", "players",
+)  # fmt: skip
 
 
-def toml_value(value: Any) -> str:
-    """A value from JSON (an option given as KEY=VALUE) in TOML; ValueError for what TOML
-    cannot hold (null, infinities)."""
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, int | str):
-        return json.dumps(value)  # a JSON string is a TOML basic string
-    if isinstance(value, float):
-        if not math.isfinite(value):
-            raise ValueError(f"{value} cannot be written in a config")
-        return repr(value)
-    if isinstance(value, list):
-        return "[" + ", ".join(toml_value(v) for v in value) + "]"
-    if isinstance(value, dict):
-        inner = ", ".join(f"{json.dumps(str(k))} = {toml_value(v)}" for k, v in value.items())
-        return "{" + inner + "}"
-    raise ValueError(f"{json.dumps(value)} cannot be written in a config")
+def config_text(config: TournamentConfig) -> str:
+    """A match's config (`MatchSpec.config`) as `match.toml`: what its flags set, with comments
+    that say what the file is and why its bots' commands are trusted; ValueError for a value
+    TOML cannot hold."""
+    values = config.model_dump(mode="json", exclude_unset=True)
+    ordered = dict(sorted(values.items(), key=lambda item: _place(item[0])))
+    players = enumerate(ordered.get("players", []))
+    comments: dict[tuple[str | int, ...], str] = {
+        ("players", i, "trusted"): TRUSTED for i, p in players if "trusted" in p
+    }
+    return toml_text(ordered, HEADER, comments)
+
+
+def _place(key: str) -> int:
+    return _ORDER.index(key) if key in _ORDER else len(_ORDER)
 
 
 def shown_value(value: Any) -> str:

@@ -51,6 +51,7 @@ from referee.tournament.events import (
 )
 from referee.tournament.formats import Plan, is_staged, new_games, plan_for
 from referee.tournament.opening_plan import OpeningPlan
+from referee.tournament.roster import Roster
 from referee.tournament.schedule import ScheduledGame
 from referee.tournament.standings import (
     GameResult,
@@ -71,12 +72,12 @@ PlayGame = Callable[
 ]
 
 
-def tournament_host(loaded: LoadedConfig, *hidden: Path) -> Host:
+def tournament_host(loaded: LoadedConfig, roster: Roster, *hidden: Path) -> Host:
     """Where a tournament's games are played here: its `[match.isolation]` level chosen on
     this machine; hidden from every bot, its folder (the store, the records), its config,
-    `hidden` (a course's own folders), every other player's files and other runs' stores and
-    records (`contain_run`); its log in its folder. Chosen once per run; raises
-    `IsolationUnavailable`."""
+    `hidden` (a course's own folders), every other player's files (the run's `roster`) and
+    other runs' stores and records (`contain_run`); its log in its folder. Chosen once per
+    run; raises `IsolationUnavailable`."""
     settings = loaded.config.match_settings()
     host = choose_host(
         settings.isolation,
@@ -85,20 +86,18 @@ def tournament_host(loaded: LoadedConfig, *hidden: Path) -> Host:
         *hidden,
         log=run_log(loaded.directory),
     )
-    players = [loaded.player_spec(p.name, loaded.config.seed) for p in loaded.config.players]
+    players = roster.specs(game_seed=loaded.config.seed)
     return replace(host, isolation=contain_run(host.isolation, players))
 
 
-def game_order(loaded: LoadedConfig, game: ScheduledGame) -> GameOrder:
-    """One scheduled game as an order: its colours, seed and opening the schedule's."""
+def game_order(loaded: LoadedConfig, roster: Roster, game: ScheduledGame) -> GameOrder:
+    """One scheduled game as an order: its colours, seed and opening the schedule's, its
+    players the run's `roster`'s."""
     config = loaded.config
     return GameOrder(
         game=config.game,
         options=config.game_options,
-        players=(
-            loaded.player_spec(game.blue, game.seed),
-            loaded.player_spec(game.orange, game.seed),
-        ),
+        players=(roster.spec(game.blue, game.seed), roster.spec(game.orange, game.seed)),
         settings=config.match_settings(),
         seed=game.seed,
         opening=tuple(game.opening),
@@ -114,12 +113,19 @@ async def play_match(
     decided: Callable[[], None] = lambda: None,
     *,
     host: Host,
+    roster: Roster,
 ) -> GameRecord:
-    """Play one scheduled game here, on the run's `host`."""
-    order = game_order(loaded, game)
+    """Play one scheduled game here, on the run's `host`, between players of its `roster`."""
+    order = game_order(loaded, roster, game)
     return await driver.play(
         order, host, record_path=record, listener=listener, lag_monitor=lag, on_decided=decided
     )
+
+
+def played_here(loaded: LoadedConfig) -> PlayGame:
+    """How a run plays its games here: the run's players (`Roster`) and host made now."""
+    roster = Roster.of(loaded)
+    return partial(play_match, host=tournament_host(loaded, roster), roster=roster)
 
 
 @dataclass
@@ -181,8 +187,9 @@ class Runner:
         self.openings = OpeningPlan(loaded)  # which opening each game starts from, if any
         self.concurrency = concurrency or loaded.config.effective_concurrency()
         self.emit = emit
-        # How each game is played (None: here, on the host chosen now, once for the run).
-        self.play = play or partial(play_match, host=tournament_host(loaded))
+        # How each game is played (None: here, on the host chosen now, once for the run,
+        # between its players as they are now).
+        self.play = play or played_here(loaded)
         self.lag = LagMonitor()
         self.state = RunState(players=loaded.config.player_names, total=0)
         self._queue: list[ScheduledGame] = []

@@ -20,9 +20,9 @@ from pathlib import Path
 from protocols import canonical_name
 from referee.players import builtins_playing
 from referee.printable import printable
+from referee.toml_config.writing import align_comments, toml_string
 from referee.tournament.bot_folders import command_problem
 from referee.tournament.layouts import guess_command
-from referee.tournament.toml_lines import align_comments, toml_string
 
 
 @dataclass(frozen=True)

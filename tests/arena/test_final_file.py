@@ -127,7 +127,7 @@ def test_the_course_runner_s_file_is_read_as_a_group_stage(folder: Path) -> None
         name="Ladder",
         game_options={},
         time_control=config.time_control.model_dump(exclude_none=True),
-        match=config.match,
+        match=config.match_entries(),
         concurrency=None,
         entrants=[],
     )

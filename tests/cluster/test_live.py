@@ -8,6 +8,7 @@ from __future__ import annotations
 import shutil
 import sys
 import tempfile
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -21,6 +22,7 @@ from referee.match.lag import LagMonitor
 from referee.records import Header, Ply, Result, read_record
 from referee.tournament.config import ClusterSettings, LoadedConfig
 from referee.tournament.formats import make_schedule
+from referee.tournament.roster import Roster
 from tests.cluster.conftest import write_bot
 
 
@@ -47,18 +49,23 @@ async def test_plies_reach_the_listener_while_the_game_is_played(tmp_path: Path)
         write_bot(tmp_path / name, delay=0.2)
     loaded = ann_and_bob(tmp_path, "live")
     game = make_schedule(loaded.config)[0]
+    roster = Roster.of(loaded)
     heard: list[Header | Ply | Result] = []
     record_path = tmp_path / "game.jsonl"
     settings = ClusterSettings(slots=1)
-    async with open_cluster(loaded, parse_address("local:1"), settings) as session:
-        record = await session.play(loaded, game, record_path, heard.append, LagMonitor())
+    async with open_cluster(loaded, roster, parse_address("local:1"), settings) as session:
+        record = await session.play(
+            loaded, game, record_path, heard.append, LagMonitor(), roster=roster
+        )
         live = session.router.delivered
         digests = {seat.name: seat.digest for seat in session.seats.values()}
         sent_at_start = list(session.shipped)
         # A worker that lacks the bots (one that joined later, or lost its cache) gets them
         # when its game asks, and the game is played: not voided, not counted as a replay.
         shutil.rmtree(cache_directory())
-        again = await session.play(loaded, game, tmp_path / "again.jsonl", noop, LagMonitor())
+        again = await session.play(
+            loaded, game, tmp_path / "again.jsonl", noop, LagMonitor(), roster=roster
+        )
         sent_later = session.shipped[len(sent_at_start) :]
 
     assert sorted(d for _, d in sent_at_start) == sorted(set(digests.values()))  # type: ignore[type-var]
@@ -92,7 +99,10 @@ async def test_a_game_the_coordinator_gives_up_stops_on_its_worker(tmp_path: Pat
         write_bot(tmp_path / name, delay=1000.0, extra=f"# {name} in {tmp_path}\n")
     loaded = ann_and_bob(tmp_path, "stuck", "[time_control]\nmove_timeout = 3000\n")
     game = make_schedule(loaded.config)[0]
-    async with open_cluster(loaded, parse_address("local:1"), ClusterSettings(slots=1)) as session:
+    roster = Roster.of(loaded)
+    async with open_cluster(
+        loaded, roster, parse_address("local:1"), ClusterSettings(slots=1)
+    ) as session:
         started = trio.Event()
 
         def listener(line: Header | Ply | Result) -> None:
@@ -101,7 +111,12 @@ async def test_a_game_the_coordinator_gives_up_stops_on_its_worker(tmp_path: Pat
 
         async with trio.open_nursery() as nursery:
             nursery.start_soon(
-                session.play, loaded, game, tmp_path / "g.jsonl", listener, LagMonitor()
+                partial(session.play, roster=roster),
+                loaded,
+                game,
+                tmp_path / "g.jsonl",
+                listener,
+                LagMonitor(),
             )
             await started.wait()
             assert bot_folders(session)  # the game is being played

@@ -23,6 +23,7 @@ from referee.isolation import IsolationSettings
 from referee.match.host import choose_host
 from referee.match.settings import MatchSettings
 from referee.records import GameRecord, Ply, TimeControl
+from referee.tournament.roster import Roster
 from referee.tournament.store import GameRow, GameState, TournamentInfo
 from tests.commandline import referee
 from tests.course.kit import CRASHES, PYTHON_BOT, make_course, write
@@ -129,7 +130,7 @@ def test_the_collected_config_names_folders_relative_to_itself_so_the_course_can
     assert load_collected(course.work)["alice"].folder == "students/alice"
     moved = shutil.move(course.path.parent, tmp_path / "after")
     loaded = load_config(Path(moved) / "work" / "tournament.toml")
-    folder = loaded.player_spec("alice", 1).cwd
+    folder = Roster.of(loaded).spec("alice", 1).cwd
     assert folder == (Path(moved) / "work" / "students" / "alice").resolve()
     assert folder is not None and (folder / "player.py").is_file()
 

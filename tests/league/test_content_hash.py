@@ -6,6 +6,7 @@ from pathlib import Path
 
 from referee.app.config import load_config
 from referee.bot_content import bot_content_hash
+from referee.tournament.roster import Roster
 
 
 def config(tmp_path: Path, command: str, cwd: str | None = None) -> Path:
@@ -22,14 +23,12 @@ def config(tmp_path: Path, command: str, cwd: str | None = None) -> Path:
 def test_the_hash_follows_the_program_the_command_names(tmp_path: Path) -> None:
     (tmp_path / "bot.py").write_text("print('a')\n")
     loaded = load_config(config(tmp_path, "python3 bot.py --seed {seed}"))
-    first = loaded.player_spec("a", 1)
+    first = Roster.of(loaded).spec("a", 1)
     assert first.content_hash is not None
-    assert loaded.player_spec("a", 2).content_hash == first.content_hash  # seeds do not count
+    assert Roster.of(loaded).spec("a", 2).content_hash == first.content_hash  # seeds do not count
     (tmp_path / "bot.py").write_text("print('b')\n")
-    assert load_config(config(tmp_path, "python3 bot.py")).player_spec("a", 1).content_hash not in (
-        first.content_hash,
-        None,
-    )
+    again = Roster.of(load_config(config(tmp_path, "python3 bot.py"))).spec("a", 1)
+    assert again.content_hash not in (first.content_hash, None)
 
 
 def test_a_bot_with_its_own_folder_is_hashed_whole(tmp_path: Path) -> None:
@@ -37,9 +36,9 @@ def test_a_bot_with_its_own_folder_is_hashed_whole(tmp_path: Path) -> None:
     folder.mkdir()
     (folder / "run.sh").write_text("exec python3 main.py\n")
     (folder / "main.py").write_text("x = 1\n")
-    before = load_config(config(tmp_path, "./run.sh", "alice")).player_spec("a", 1).content_hash
+    before = Roster.of(load_config(config(tmp_path, "./run.sh", "alice"))).spec("a", 1).content_hash
     (folder / "main.py").write_text("x = 2\n")  # not named by the command, but in its folder
-    after = load_config(config(tmp_path, "./run.sh", "alice")).player_spec("a", 1).content_hash
+    after = Roster.of(load_config(config(tmp_path, "./run.sh", "alice"))).spec("a", 1).content_hash
     assert before != after
 
 

@@ -102,6 +102,21 @@ def test_a_bad_config_is_named_with_its_line(league: Path) -> None:
         load_league(league)
 
 
+def test_every_problem_of_the_config_is_named_as_a_tournament_config_names_it(
+    league: Path,
+) -> None:
+    # Every problem, each on its own line, an unknown setting with the one it most likely meant.
+    (league / "league.toml").write_text(
+        'name = "x"\nsources = []\n\n[fit]\nbootstrp = 3\nlevel = 2\n'
+    )
+    with pytest.raises(LeagueError) as raised:
+        load_league(league)
+    assert sorted(str(raised.value).splitlines()) == [
+        f"{league / 'league.toml'}:5: fit.bootstrp: unknown setting: did you mean 'bootstrap'?",
+        f"{league / 'league.toml'}:6: fit.level: Input should be less than 1",
+    ]
+
+
 def test_an_index_that_is_not_one_is_refused(league: Path) -> None:
     (league / "league.sqlite").write_bytes(b"SQLite format 3\x00" + b"\x00" * 200)
     with pytest.raises(LeagueError, match=r"league\.sqlite"):

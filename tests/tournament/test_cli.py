@@ -113,6 +113,32 @@ def test_a_bad_config_is_reported_with_its_line_and_exit_code_2(tmp_path: Path) 
     assert not (tmp_path / "bad").exists()
 
 
+def test_a_bad_match_setting_is_reported_with_its_line_with_the_others_before_any_game(
+    tmp_path: Path,
+) -> None:
+    # [match] is validated with the rest of the file: its problems come with every other one,
+    # each at its line, and no game is played, no store made.
+    text = SMALL.replace("concurrency = 2", "concurrency = 0")
+    text += "\n[match]\nexit_grac = 1.0\nmax_line_bytes = 1\n[match.limits]\nmemory_mb = 1\n"
+    (tmp_path / "bad.toml").write_text(text)
+    proc = referee("tournament", "run", "bad.toml", "-q", cwd=tmp_path)
+    assert proc.returncode == 2
+    problems = {line for line in proc.stderr.splitlines() if line.startswith("bad.toml:")}
+    assert {line.split(": ")[1] for line in problems} == {
+        "concurrency",
+        "match.exit_grac",
+        "match.max_line_bytes",
+        "match.limits.memory_mb",
+    }
+    assert "bad.toml:5: concurrency: " in proc.stderr
+    assert "bad.toml:18: match.exit_grac: unknown setting: did you mean 'exit_grace'?" in (
+        proc.stderr
+    )
+    assert "bad.toml:19: match.max_line_bytes: " in proc.stderr
+    assert "bad.toml:21: match.limits.memory_mb: " in proc.stderr
+    assert not (tmp_path / "bad").exists()
+
+
 @pytest.mark.slow
 def test_the_demo_plays_a_round_robin_and_says_where_everything_is(tmp_path: Path) -> None:
     proc = referee("demo", "--game", "l-game", "--games-per-pairing", "1", "--dir", "out",

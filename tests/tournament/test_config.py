@@ -9,6 +9,7 @@ import pytest
 
 from referee.app.config import load_config
 from referee.tournament.config import ConfigError
+from referee.tournament.roster import Roster
 
 GOOD = """\
 name = "course"
@@ -52,9 +53,9 @@ def test_a_good_config_loads_with_paths_relative_to_the_file(tmp_path: Path) -> 
     assert loaded.directory == tmp_path / "cup"
     settings = config.match_settings()
     assert settings.move_timeout == 2.5 and settings.random_assignment is False
-    alice = loaded.player_spec("alice", 99)
+    alice = Roster.of(loaded).spec("alice", 99)
     assert alice.cwd == (tmp_path / "bots/alice").resolve()
-    bob = loaded.player_spec("bob", 99)
+    bob = Roster.of(loaded).spec("bob", 99)
     assert " -m bots random --game lasker-morris" in bob.command
     assert "--options" in bob.command and bob.command.endswith("--seed 99")
     assert config.schedule_key()["game"] == "lasker-morris"
@@ -102,6 +103,15 @@ def test_the_time_control_table_reaches_the_match_settings(tmp_path: Path) -> No
     assert (settings.move_timeout, settings.startup_allowance) == (5.0, 5.0)  # the defaults
 
 
+def test_the_match_settings_are_built_once_when_the_config_is_read(tmp_path: Path) -> None:
+    # Every game, preflight and cluster order of a run is refereed by the one settings object
+    # the config was validated with; [match] is typed, not a table read later.
+    config = load_config(write(tmp_path, GOOD + "\n[match]\nexit_grace = 0.5\n")).config
+    assert config.match_settings() is config.match_settings()
+    assert config.match.exit_grace == config.match_settings().exit_grace == 0.5
+    assert config.match_settings().random_assignment is False
+
+
 def test_a_toml_syntax_error_names_the_file_and_line(tmp_path: Path) -> None:
     message = error_of(tmp_path, GOOD.replace("seed = 7", "seed = = 7"))
     assert message.startswith(f"{tmp_path / 'cup.toml'}: not valid TOML")
@@ -126,10 +136,10 @@ def test_a_player_may_have_limits_of_its_own(tmp_path: Path) -> None:
         'cwd = "bots/alice"\nlimits = { memory_mb = 2048, open_files = 64 }\n',
     )
     loaded = load_config(write(tmp_path, text))
-    alice = loaded.player_spec("alice", 1)
+    alice = Roster.of(loaded).spec("alice", 1)
     assert alice.limits is not None
     assert (alice.limits.memory_mb, alice.limits.open_files) == (2048, 64)
-    assert loaded.player_spec("bob", 1).limits is None  # the tournament's [match.limits]
+    assert Roster.of(loaded).spec("bob", 1).limits is None  # the tournament's [match.limits]
     bad = GOOD.replace('cwd = "bots/alice"\n', 'cwd = "bots/alice"\nlimits = { memory_mb = 1 }\n')
     message = error_of(tmp_path, bad)
     assert "cup.toml" in message and "players[0].limits.memory_mb" in message

@@ -17,7 +17,7 @@ from referee.tournament.config import ConfigError, LoadedConfig
 from referee.tournament.formats import plan_for
 from referee.tournament.report import build_report
 from referee.tournament.resume import open_tournament
-from referee.tournament.runner import Runner, play_match, tournament_host
+from referee.tournament.runner import Runner, played_here
 from referee.tournament.schedule import ScheduledGame
 from referee.tournament.store import GameState, open_view
 
@@ -163,9 +163,7 @@ async def test_games_void_for_good_do_not_stop_the_knockout(tmp_path: Path) -> N
         decided: Callable[[], None],
     ) -> GameRecord:
         attempts[game.number] = attempts.get(game.number, 0) + 1
-        record = await play_match(
-            loaded, game, path, listener, lag, decided, host=tournament_host(loaded)
-        )
+        record = await played_here(loaded)(loaded, game, path, listener, lag, decided)
         if "g2" not in game.players:
             return record
         assert record.result is not None

@@ -6,23 +6,27 @@ from __future__ import annotations
 import json
 import shutil
 import sys
+import tomllib
 from pathlib import Path
 
 import pytest
 from rich.console import Console
 
-from referee.app.config import parse_config
+from referee.app.match_session import match_config
 from referee.records import read_record
 from referee.stats.head_to_head import Tally, conclusion, summary_fields, summary_lines
 from referee.stats.sprt import Sprt
+from referee.toml_config.writing import toml_value
+from referee.tournament.config import TournamentConfig
 from referee.tournament.formats import make_schedule
 from referee.tournament.match_setup import (
     MatchSpec,
+    config_text,
     default_directory,
     player_names,
     resume_refusal,
-    toml_value,
 )
+from referee.tournament.roster import Roster
 from referee.tournament.runner import RunState
 from referee.views.match_live import MatchDisplay
 from referee.web.archive import Archive
@@ -59,7 +63,7 @@ def test_a_very_long_difference_still_makes_a_valid_name(tmp_path: Path) -> None
     )
     assert first != second and len(first) <= 64 and len(second) <= 64
     spec = MatchSpec("alak", ((first, "builtin:search"), (second, "builtin:search")), 2)
-    parse_config(spec.config_text(), tmp_path / "match.toml")  # names the config accepts
+    match_config(spec, tmp_path / "match.toml")  # names the config accepts
 
 
 def test_the_config_holds_options_clock_and_isolation(tmp_path: Path) -> None:
@@ -72,14 +76,41 @@ def test_the_config_holds_options_clock_and_isolation(tmp_path: Path) -> None:
         time_control={"clock_total": 30.0, "clock_increment": 0.5},
         isolation="basic+root",
     )
-    config = parse_config(spec.config_text(), tmp_path / "match.toml").config
+    config = match_config(spec, tmp_path / "match.toml")[0].config
     assert config.game_options == {"size": 9, "variant": "traditional"}
     assert (config.time_control.clock_total, config.time_control.clock_increment) == (30.0, 0.5)
-    assert config.match == {"isolation": {"level": "basic+root"}}
+    assert config.match_entries() == {"isolation": {"level": "basic+root"}}
     assert (config.seed, config.games_per_pairing, config.player_names) == (4, 6, ["a", "b"])
     schedule = make_schedule(config)
     for first, second in zip(schedule[::2], schedule[1::2], strict=True):
         assert (first.blue, first.orange) == (second.orange, second.blue)
+
+
+def test_match_toml_is_written_from_the_config_object_with_its_comments(tmp_path: Path) -> None:
+    spec = MatchSpec(
+        "alak",
+        (("v2", "python3 v2/main.py --seed {seed}"), ("greedy", "builtin:greedy")),
+        4,
+        options={"size": 9},
+        time_control={"move_timeout": 2.0},
+        isolation="basic",
+        openings={"plies": 2},
+        position_capable=frozenset({0}),
+        folder=tmp_path,
+    )
+    config = spec.config()
+    text = config_text(config)
+    lines = text.splitlines()
+    assert lines[0].startswith("# A match between two bots, written by `referee match`")
+    assert lines[1].startswith("# Run the same command again") and lines[2] == ""
+    assert lines[3] == 'name = "v2 vs greedy"'
+    trusted = [line for line in lines if line.startswith("trusted")]
+    assert trusted == ["trusted = true # typed by whoever runs the match, who vouches for it"]
+    # What is written reads back as the config that was built, and only what the flags set.
+    assert TournamentConfig.model_validate(tomllib.loads(text)) == config
+    assert "max_replays" not in text and "[match.isolation]" in text
+    loaded, written = match_config(spec, tmp_path / "m" / "match.toml")
+    assert written == text and loaded.config == config
 
 
 def test_toml_values() -> None:
@@ -397,12 +428,12 @@ def test_relative_commands_run_where_the_match_was_started(tmp_path: Path) -> No
 def test_the_folder_a_match_runs_in_is_no_part_of_a_bot(tmp_path: Path) -> None:
     v2, v1 = two_versions(tmp_path)
     spec = MatchSpec("alak", (("v2", v2), ("v1", v1)), 2, folder=tmp_path)
-    loaded = parse_config(spec.config_text(), tmp_path / "m" / "match.toml")
-    assert loaded.player_spec("v2", 1).cwd == tmp_path.resolve()
-    hashed = loaded.player_spec("v2", 1).content_hash
+    loaded, _ = match_config(spec, tmp_path / "m" / "match.toml")
+    assert Roster.of(loaded).spec("v2", 1).cwd == tmp_path.resolve()
+    hashed = Roster.of(loaded).spec("v2", 1).content_hash
     (tmp_path / "notes.txt").write_text("the user's, beside the bots")
-    again = parse_config(spec.config_text(), tmp_path / "m" / "match.toml")
-    assert again.player_spec("v2", 1).content_hash == hashed
+    again, _ = match_config(spec, tmp_path / "m" / "match.toml")
+    assert Roster.of(again).spec("v2", 1).content_hash == hashed
     (tmp_path / "v2" / "main.py").write_text("# a new version\n")
-    changed = parse_config(spec.config_text(), tmp_path / "m" / "match.toml")
-    assert changed.player_spec("v2", 1).content_hash != hashed
+    changed, _ = match_config(spec, tmp_path / "m" / "match.toml")
+    assert Roster.of(changed).spec("v2", 1).content_hash != hashed

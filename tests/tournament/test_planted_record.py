@@ -17,6 +17,7 @@ from referee.nofollow import PlantedLink
 from referee.records import GameRecord
 from referee.tournament.config import LoadedConfig
 from referee.tournament.resume import open_tournament
+from referee.tournament.roster import Roster
 from referee.tournament.runner import Runner, ScheduledGame, play_match, tournament_host
 from referee.tournament.store import GameState, open_view
 
@@ -35,7 +36,8 @@ async def test_a_link_planted_mid_run_stops_it_and_voids_nothing(tmp_path: Path)
     target = tmp_path / "target"
     target.mkdir()
     planted = loaded.directory / "planted"
-    host = tournament_host(loaded)
+    roster = Roster.of(loaded)
+    host = tournament_host(loaded, roster)
 
     async def planting(
         loaded: LoadedConfig,
@@ -52,7 +54,9 @@ async def test_a_link_planted_mid_run_stops_it_and_voids_nothing(tmp_path: Path)
             else:
                 loaded.directory.chmod(0o777)  # a folder anybody may write to: anybody's link
             path = planted / path.name
-        return await play_match(loaded, game, path, listener, lag, decided, host=host)
+        return await play_match(
+            loaded, game, path, listener, lag, decided, host=host, roster=roster
+        )
 
     store, _ = open_tournament(loaded)
     try:

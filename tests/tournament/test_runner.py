@@ -19,7 +19,7 @@ from referee.tournament.config import LoadedConfig
 from referee.tournament.events import Event, GameFinished, GameStarted, TournamentFinished
 from referee.tournament.report import build_report
 from referee.tournament.resume import open_tournament
-from referee.tournament.runner import Runner, ScheduledGame, play_match, tournament_host
+from referee.tournament.runner import Runner, ScheduledGame, played_here
 from referee.tournament.store import GameState, open_view
 from referee.verify import verify_record
 from tests.scriptbots import script_bot
@@ -151,9 +151,7 @@ async def test_void_games_are_replayed_up_to_the_limit_and_never_scored(tmp_path
         lag: LagMonitor,
         decided: Callable[[], None],
     ) -> GameRecord:
-        record = await play_match(
-            loaded, game, path, listener, lag, decided, host=tournament_host(loaded)
-        )
+        record = await played_here(loaded)(loaded, game, path, listener, lag, decided)
         attempts[game.number] = attempts.get(game.number, 0) + 1
         if attempts[game.number] == 1 and game.number <= 4:
             # The four workers' first games end well apart, so that each worker takes its next
@@ -209,9 +207,7 @@ async def test_a_referee_error_is_logged_and_its_game_replayed_once_at_most(
         attempts[game.number] = attempts.get(game.number, 0) + 1
         if game.number == 1:
             raise KeyError("a bug of ours")
-        return await play_match(
-            loaded, game, path, listener, lag, decided, host=tournament_host(loaded)
-        )
+        return await played_here(loaded)(loaded, game, path, listener, lag, decided)
 
     final, events = await run(loaded, play=buggy)
     assert attempts == {1: 2, 2: 1}
@@ -261,9 +257,7 @@ async def test_one_game_per_player_never_runs_a_bot_twice_at_once(tmp_path: Path
         overlaps.extend(p for p in game.players if p in busy)
         busy.update(game.players)
         try:
-            return await play_match(
-                loaded, game, path, listener, lag, decided, host=tournament_host(loaded)
-            )
+            return await played_here(loaded)(loaded, game, path, listener, lag, decided)
         finally:
             busy.difference_update(game.players)
 
@@ -287,9 +281,7 @@ async def test_the_next_game_starts_while_the_last_one_closes(tmp_path: Path) ->
         decided: Callable[[], None],
     ) -> GameRecord:
         log.append(f"start {game.number}")
-        record = await play_match(
-            loaded, game, path, listener, lag, decided, host=tournament_host(loaded)
-        )
+        record = await played_here(loaded)(loaded, game, path, listener, lag, decided)
         await trio.sleep(1.0)  # closing takes long
         log.append(f"closed {game.number}")
         return record
@@ -321,9 +313,7 @@ async def test_a_run_told_to_stop_starts_no_further_game(tmp_path: Path) -> None
         decided: Callable[[], None],
     ) -> GameRecord:
         log.append(f"start {game.number}")
-        record = await play_match(
-            loaded, game, path, listener, lag, decided, host=tournament_host(loaded)
-        )
+        record = await played_here(loaded)(loaded, game, path, listener, lag, decided)
         await trio.sleep(1.0)  # closing takes long
         log.append(f"closed {game.number}")
         return record

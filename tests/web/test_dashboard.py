@@ -10,7 +10,6 @@ import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
-from functools import partial
 from pathlib import Path
 from typing import Any
 from urllib.error import URLError
@@ -24,7 +23,7 @@ from referee.app.config import load_config
 from referee.records import Ply, RecordWriter
 from referee.tournament.report import build_report
 from referee.tournament.resume import open_tournament
-from referee.tournament.runner import Runner, play_match, tournament_host
+from referee.tournament.runner import Runner, played_here
 from referee.tournament.store import open_view
 from referee.views.tournament import elo_cells, standings_table
 from referee.web.server import WebServer, start_web_server
@@ -107,9 +106,7 @@ def tournament_with_web(config: Path) -> Iterator[dict[str, Any]]:
     async def main() -> None:
         async with trio.open_nursery() as nursery:
             server: WebServer = await start_web_server(nursery, [loaded.directory], 0)
-            play, emit = watch_tournament(
-                server.hub, partial(play_match, host=tournament_host(loaded)), lambda event: None
-            )
+            play, emit = watch_tournament(server.hub, played_here(loaded), lambda event: None)
             runner = Runner(loaded, store, emit=emit, play=play)
             box.update(
                 server=server, token=trio.lowlevel.current_trio_token(), scope=nursery.cancel_scope

@@ -2,7 +2,9 @@
 ("did you mean 'move_timeout'?"), found among the settings of the table it is written in.
 
 `settings_at(model, loc)` walks a pydantic model along an error's location to the model of the
-table holding the unknown key; `unknown_setting(key, known)` words the message.
+table holding the unknown key; `unknown_setting(key, known)` words the message. A table's model
+may name settings that belong in another table (`MISPLACED`, a mapping of setting to message):
+those are told where they go instead (`misplaced_setting`).
 """
 
 from __future__ import annotations
@@ -10,7 +12,7 @@ from __future__ import annotations
 import difflib
 import types
 import typing
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 from pydantic import BaseModel
@@ -32,15 +34,29 @@ def unknown_setting(key: str | int, known: Iterable[str]) -> str:
 def settings_at(model: type[BaseModel], loc: tuple[str | int, ...]) -> list[str]:
     """The settings of the table at `loc` under `model` (the key itself excluded from `loc`);
     none where the table is not a model (a free-form table, a list of values)."""
+    return list(_fields(_table_model(model, loc)))
+
+
+def misplaced_setting(
+    model: type[BaseModel], loc: tuple[str | int, ...], key: str | int
+) -> str | None:
+    """Where `key`, refused by the table at `loc` under `model`, is set instead (the message
+    its table's model gives in `MISPLACED`), or None."""
+    misplaced = getattr(_table_model(model, loc), "MISPLACED", None)
+    return misplaced.get(key) if isinstance(misplaced, Mapping) else None
+
+
+def _table_model(model: type[BaseModel], loc: tuple[str | int, ...]) -> Any:
+    """The model of the table at `loc` under `model`; None where it is not one."""
     current: Any = model
     for part in loc:
         if isinstance(part, int):
             continue  # an item of a list of tables: the same model
         fields = _fields(current)
         if part not in fields:
-            return []
+            return None
         current = _model_in(fields[part])
-    return list(_fields(current))
+    return current
 
 
 def _fields(candidate: Any) -> dict[str, Any]:
