@@ -16,6 +16,7 @@ from referee.app.preflight import preflight, start_refusal
 from referee.app.session_open import OpenedSession, Refused, open_session
 from referee.tournament.preflight import StartCheck
 from referee.tournament.resume import open_tournament
+from referee.tournament.roster import Roster
 from referee.tournament.runner import tournament_host
 from referee.views.start_checks import show_start_checks
 
@@ -37,13 +38,11 @@ def test_the_checks_and_the_refusal_are_returned_and_nothing_is_printed(
 ) -> None:
     (tmp_path / "cup.toml").write_text(CONFIG)
     loaded = load_config(tmp_path / "cup.toml")
+    roster = Roster.of(loaded)
     store, _ = open_tournament(loaded)
     try:
-        found = trio.run(
-            lambda: preflight(
-                loaded, store, tournament_host(loaded).isolation, 2, allow_broken=False
-            )
-        )
+        isolation = tournament_host(loaded, roster).isolation
+        found = trio.run(lambda: preflight(loaded, roster, store, isolation, 2, allow_broken=False))
     finally:
         store.discard(made_directory=True)
     assert capfd.readouterr() == ("", "")
