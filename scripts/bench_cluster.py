@@ -46,7 +46,8 @@ import trio
 from rich.console import Console
 
 from referee.app.config import load_config
-from referee.app.tournament_session import play_tournament
+from referee.app.observers import Observer
+from referee.app.tournament_session import SessionSettings, play_tournament
 from referee.cluster.live import LineRouter
 from referee.records import Header, PlayerInfo, Ply, RecordWriter, Result, TimeControl, utc_now
 from referee.tournament.events import Event
@@ -171,12 +172,14 @@ def run_on(workers: int, args: argparse.Namespace) -> dict[str, Any]:
             quiet = Console(file=open(os.devnull, "w"))  # noqa: SIM115 - closed with the run
             marks: dict[str, tuple[float, float]] = {}
 
-            def watch(event: Event) -> None:
-                # From the first game to the last: connecting and shipping are not per game.
-                if event.event in ("tournament-started", "tournament-finished"):
-                    marks[event.event] = (cpu_seconds(), time.perf_counter())
+            class Marks(Observer):
+                def on_event(self, event: Event) -> None:
+                    # From the first game to the last: connecting and shipping are not per game.
+                    if event.event in ("tournament-started", "tournament-finished"):
+                        marks[event.event] = (cpu_seconds(), time.perf_counter())
 
-            final = play_tournament(loaded, quiet, quiet=True, cluster=address, watch=watch)
+            settings = SessionSettings(cluster=address)
+            final = play_tournament(loaded, quiet, [Marks()], settings)
             quiet.file.close()
         finally:
             stop(procs)

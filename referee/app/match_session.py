@@ -14,6 +14,7 @@ from pydantic import ValidationError
 from rich.console import Console
 
 from referee.app.config import check_config
+from referee.app.observers import Observer
 from referee.nofollow import check_folder, write_file
 from referee.records import describe_validation_error
 from referee.stats.estimate import Model
@@ -25,7 +26,9 @@ from referee.tournament.events import Event, GameFinished
 from referee.tournament.match_figures import save_statistics, tally_rows
 from referee.tournament.match_setup import CONFIG_NAME, MatchSpec, config_text, resume_refusal
 from referee.tournament.roster import Roster
+from referee.tournament.runner import RunState
 from referee.tournament.store import GameState, StoreError, open_view
+from referee.views.match_live import MatchDisplay
 
 
 @dataclass(frozen=True)
@@ -101,8 +104,25 @@ def resume(directory: Path, loaded: LoadedConfig, tally: Tally, err: Console) ->
     tally_rows(tally, rows)
 
 
-def tally_event(tally: Tally, event: Event) -> None:
-    """The session's `watch`: count each game as it finishes, before the runner asks
-    `stop_when`."""
-    if isinstance(event, GameFinished) and event.result != "void":
-        tally.add(event.number, event.winner)
+class Tallying(Observer):
+    """The match's tally: each game counted as it finishes, before the runner asks
+    `stop_when` (so it is given before the other observers)."""
+
+    def __init__(self, tally: Tally) -> None:
+        self.tally = tally
+
+    def on_event(self, event: Event) -> None:
+        if isinstance(event, GameFinished) and event.result != "void":
+            self.tally.add(event.number, event.winner)
+
+
+class MatchLive(Observer):
+    """The match's live display on `console` (`views/match_live.py`), in place of the
+    standings."""
+
+    def __init__(self, console: Console, tally: Tally) -> None:
+        self.console = console
+        self.tally = tally
+
+    async def run(self, state: RunState) -> None:
+        await MatchDisplay(self.console, state, self.tally).run()

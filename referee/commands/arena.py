@@ -33,7 +33,8 @@ from typing import TYPE_CHECKING
 import trio
 from rich.console import Console
 
-from referee.app.tournament_session import exit_code, play_tournament
+from referee.app.observers import tournament_observers
+from referee.app.tournament_session import SessionSettings, exit_code, play_tournament
 from referee.arena import accounts
 from referee.arena.audit import note
 from referee.arena.deadline import past_deadline
@@ -398,14 +399,13 @@ def run_final(args: argparse.Namespace, out: Console, err: Console) -> int:
         except FinalError as exc:
             return _refuse(err, str(exc))
         _say(err, f"the final: {loaded.path}")
-        finished = play_tournament(
-            loaded,
-            err,
+        settings = SessionSettings(
             concurrency=args.concurrency,
-            quiet=args.quiet,
             allow_broken=True,  # a version that cannot start loses its games; the rest play
             resume_hint=f"run `referee arena final {args.folder}` again to resume",
         )
+        observers = tournament_observers(err, loaded, quiet=args.quiet)
+        finished = play_tournament(loaded, err, observers, settings)
         if finished is None:
             return EXIT_USAGE
         if finished.complete and not finished.void:

@@ -22,7 +22,8 @@ from rich.console import Console
 
 from protocols import UnknownGame, canonical_name, game_names
 from referee.app.config import load_config
-from referee.app.tournament_session import WebView, play_tournament
+from referee.app.observers import WebView, tournament_observers
+from referee.app.tournament_session import SessionSettings, play_tournament
 from referee.commands import EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE, EXIT_VOID
 from referee.nofollow import PlantedLink, check_folder, write_file
 from referee.tournament.config import ConfigError
@@ -139,14 +140,12 @@ def run_demo(args: argparse.Namespace, out: Console, err: Console) -> int:
         except ConfigError as exc:
             err.print(str(exc), markup=False)
             return EXIT_USAGE
-        final = play_tournament(
-            loaded,
-            err,
+        observers = tournament_observers(err, loaded, quiet=args.quiet, web=web)
+        settings = SessionSettings(
             concurrency=args.concurrency,
-            quiet=args.quiet,
-            web=web,
             resume_hint=f"run `referee demo --dir {args.dir}` again to resume",
         )
+        final = play_tournament(loaded, err, observers, settings)
         if final is None:
             return EXIT_USAGE
         if final.interrupted:

@@ -27,8 +27,9 @@ from rich.console import Console
 from protocols import GAME_HELP, UnknownGame, canonical_name
 from referee import EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE, EXIT_VOID
 from referee.app.game_options import game_options
-from referee.app.match_session import MatchRequest, open_match, tally_event
-from referee.app.tournament_session import play_tournament
+from referee.app.match_session import MatchLive, MatchRequest, Tallying, open_match
+from referee.app.observers import JsonEvents, Observer
+from referee.app.tournament_session import SessionSettings, play_tournament
 from referee.arguments import (
     POSITION_CAPABLE,
     bot_command,
@@ -57,7 +58,6 @@ from referee.tournament.rating import (
     rating_difference,
 )
 from referee.tournament.store import GameRow, open_view
-from referee.views.match_live import MatchDisplay
 from referee.views.rating import anchored_words
 
 
@@ -170,18 +170,18 @@ def run_match(args: argparse.Namespace, out: Console, err: Console) -> int:
         err.print("the SPRT had already decided: no game to play", markup=False)
         print_summary(args, out, err, tally, loaded)
         return EXIT_OK
-    final = play_tournament(
-        loaded,
-        err,
+    observers: list[Observer] = [Tallying(tally)]  # first: counted before `stop_when` asks
+    if args.events:
+        observers.append(JsonEvents(out.file))
+    if not args.quiet:
+        observers.append(MatchLive(err, tally))
+    settings = SessionSettings(
         concurrency=args.concurrency,
-        quiet=args.quiet,
-        events=args.events,
         stop_when=tally.decided,
         could_stop=tally.could_decide,
-        watch=partial(tally_event, tally),
-        display=lambda console, state: MatchDisplay(console, state, tally),
         refuse_broken=partial(broken_refusal, request),
     )
+    final = play_tournament(loaded, err, observers, settings)
     if final is None:
         return EXIT_USAGE
     print_summary(args, out, err, tally, loaded)

@@ -21,7 +21,8 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 
 from protocols import UnknownGame, canonical_name
 from referee.app.config import load_config
-from referee.app.tournament_session import WebView, exit_code, play_tournament
+from referee.app.observers import WebView, tournament_observers
+from referee.app.tournament_session import SessionSettings, exit_code, play_tournament
 from referee.arguments import add_rating_options, rating_options
 from referee.commands import EXIT_OK, EXIT_USAGE
 from referee.nofollow import PlantedLink, check_file, write_file
@@ -191,16 +192,12 @@ def run_run(args: argparse.Namespace, out: Console, err: Console) -> int:
         # The first line, before anything else is said: the address to open.
         url = url_of(web.host, web.port)
         err.print(f"dashboard: {url}/  (it stops with the tournament)", highlight=False)
-    final = play_tournament(
-        loaded,
-        err,
-        concurrency=args.concurrency,
-        quiet=args.quiet,
-        events=args.events,
-        web=web,
-        allow_broken=args.allow_broken,
-        cluster=args.cluster,
+    events = out.file if args.events else None
+    observers = tournament_observers(err, loaded, quiet=args.quiet, events=events, web=web)
+    settings = SessionSettings(
+        concurrency=args.concurrency, allow_broken=args.allow_broken, cluster=args.cluster
     )
+    final = play_tournament(loaded, err, observers, settings)
     return finish_run(final, loaded, err, args.quiet)
 
 
@@ -243,7 +240,8 @@ def run_replay(args: argparse.Namespace, out: Console, err: Console) -> int:
         markup=False,
         highlight=False,
     )
-    final = play_tournament(loaded, err, concurrency=args.concurrency, quiet=args.quiet)
+    observers = tournament_observers(err, loaded, quiet=args.quiet)
+    final = play_tournament(loaded, err, observers, SessionSettings(concurrency=args.concurrency))
     return finish_run(final, loaded, err, args.quiet)
 
 

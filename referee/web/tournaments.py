@@ -7,9 +7,9 @@ tournament: its standings (with ratings), progress, games in progress and latest
 a staged format's stages (group tables, bracket, Swiss rounds: `plan`), are read through the
 store's read-only API and `build_report`, safe while the tournament runs in another process.
 
-`watch_tournament(hub, play, emit)` wraps a runner's `play` and `emit` so that, in the process
-that plays the tournament (`referee tournament run --web`), every game is also a live game of the
-hub, and dashboards are told when a game starts or ends.
+`TournamentWatch(hub)` is what, in the process that plays the tournament (`referee tournament
+run --web`), makes every game also a live game of the hub and tells dashboards when a game starts
+or ends; `watch_tournament(hub, play, emit)` wraps a runner's `play` and `emit` with it.
 """
 
 from __future__ import annotations
@@ -127,10 +127,28 @@ def _record_id(archive: Archive, number: int, record: str | None) -> str | None:
     return archive.record_id(number, path)
 
 
+class TournamentWatch:
+    """A running tournament as the hub shows it: each game a live game of the hub, and
+    dashboards told when a game starts or ends (`app/observers.py`'s `Dashboard`)."""
+
+    def __init__(self, hub: LiveHub) -> None:
+        self.hub = hub
+
+    def game_listener(self, game: ScheduledGame, record: Path) -> Listener:
+        title = f"game {game.number}: {game.blue} vs {game.orange}"
+        live = self.hub.open_match(title=title, match_id=live_id(game.number), record=record)
+        return live.listener
+
+    def on_event(self, event: Event) -> None:
+        if isinstance(event, GameStarted | GameFinished | TournamentFinished):
+            self.hub.notify("tournament", {"event": event.event})
+
+
 def watch_tournament(
     hub: LiveHub, play: PlayGame, emit: Callable[[Event], None]
 ) -> tuple[PlayGame, Callable[[Event], None]]:
     """`play` and `emit` for a `Runner` that also feed the web view of `hub`."""
+    watch = TournamentWatch(hub)
 
     async def play_live(
         loaded: LoadedConfig,
@@ -140,13 +158,11 @@ def watch_tournament(
         lag: LagMonitor,
         decided: Callable[[], None],
     ) -> GameRecord:
-        title = f"game {game.number}: {game.blue} vs {game.orange}"
-        live = hub.open_match(title=title, match_id=live_id(game.number), record=record)
-        return await play(loaded, game, record, chain(listener, live.listener), lag, decided)
+        heard = chain(listener, watch.game_listener(game, record))
+        return await play(loaded, game, record, heard, lag, decided)
 
     def emit_live(event: Event) -> None:
         emit(event)
-        if isinstance(event, GameStarted | GameFinished | TournamentFinished):
-            hub.notify("tournament", {"event": event.event})
+        watch.on_event(event)
 
     return play_live, emit_live

@@ -22,7 +22,7 @@ import trio
 from rich.console import Console
 
 from referee.app.config import load_config
-from referee.app.tournament_session import play_tournament
+from referee.app.tournament_session import SessionSettings, play_tournament
 from referee.course.collect import collect, load_collected
 from referee.course.grades import band_points, grade_of
 from referee.course.scheme import Course, CourseError, GradingScheme, load_scheme
@@ -56,7 +56,8 @@ def course(readable_folders: ReadableFolders) -> Path:
     checked = referee("course", "check", "-C", str(folder), cwd=folder)
     assert checked.returncode == 1, checked.stderr  # erin, fred and ivan are not ready
     loaded = load_config(Course(folder).tournament_config)
-    final = play_tournament(loaded, Console(file=io.StringIO()), quiet=True, allow_broken=True)
+    settings = SessionSettings(allow_broken=True)
+    final = play_tournament(loaded, Console(file=io.StringIO()), settings=settings)
     assert final is not None and final.complete
     reported = referee("course", "report", "-C", str(folder), cwd=folder)
     assert reported.returncode == 0, reported.stderr

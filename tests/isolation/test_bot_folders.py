@@ -93,7 +93,7 @@ def seen_by_blue(directory: Path) -> dict[str, set[str]]:
 def play(config: Path) -> Path:
     loaded = load_config(config)
     said = io.StringIO()
-    final = play_tournament(loaded, Console(file=said, width=200), quiet=True)
+    final = play_tournament(loaded, Console(file=said, width=200))
     assert final is not None, said.getvalue()
     return loaded.directory
 

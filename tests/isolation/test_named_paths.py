@@ -20,7 +20,7 @@ from pathlib import Path
 import pytest
 from rich.console import Console
 
-from referee.app import tournament_session
+from referee.app import session_open
 from referee.app.config import load_config
 from referee.app.tournament_session import play_tournament
 from referee.course.scheme import Course, write_skeleton
@@ -70,7 +70,7 @@ def past_the_checks(
     """`loaded` with `players` added as a config that got past the checks (written by an older
     referee, or by hand) and the layout's (which refuses a command naming another player's
     folder), its sandbox made by `sandbox_program`; played; its directory."""
-    monkeypatch.setattr(tournament_session, "layout_refusal", lambda players: None)
+    monkeypatch.setattr(session_open, "layout_refusal", lambda players: None)
     config = loaded.config
     match = {**config.match, "isolation": {"level": "auto", "sandbox_program": sandbox_program}}
     added = config.model_copy(
@@ -78,7 +78,7 @@ def past_the_checks(
     )
     final = LoadedConfig(added, loaded.path, collected=loaded.collected)
     said = io.StringIO()
-    finished = play_tournament(final, Console(file=said, width=200), quiet=True)
+    finished = play_tournament(final, Console(file=said, width=200))
     assert finished is not None, said.getvalue()
     return final.directory
 
