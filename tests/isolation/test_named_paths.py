@@ -24,7 +24,7 @@ from referee.app import session_open
 from referee.app.config import load_config
 from referee.app.tournament_session import play_tournament
 from referee.course.scheme import Course, write_skeleton
-from referee.tournament.config import LoadedConfig, PlayerConfig
+from referee.tournament.config import LoadedConfig, PlayerConfig, TournamentConfig
 from tests.commandline import referee
 from tests.isolation.test_bot_folders import seen_by_blue, spy
 
@@ -72,9 +72,12 @@ def past_the_checks(
     folder), its sandbox made by `sandbox_program`; played; its directory."""
     monkeypatch.setattr(session_open, "layout_refusal", lambda players: None)
     config = loaded.config
-    match = {**config.match, "isolation": {"level": "auto", "sandbox_program": sandbox_program}}
-    added = config.model_copy(
-        update={"players": [*config.players, *players], "match": match, "games_per_pairing": 2}
+    isolation = {"level": "auto", "sandbox_program": sandbox_program}
+    match = {**config.match_entries(), "isolation": isolation}
+    # Validated again, not copied: the match's settings are built when a config is validated.
+    added = TournamentConfig.model_validate(
+        config.model_dump(exclude_unset=True)
+        | {"players": [*config.players, *players], "match": match, "games_per_pairing": 2}
     )
     final = LoadedConfig(added, loaded.path, collected=loaded.collected)
     said = io.StringIO()
