@@ -117,6 +117,15 @@ async def _process(arena: Arena, version: Version, clock: Clock) -> VersionStatu
     upload = found.upload
     prepared = await prepare(arena, version.id, upload.sha256, upload.name)
     if prepared.problem is not None or prepared.command is None:
+        # The staff see in the log why a version never reached its check (its page says it too).
+        first_line = (prepared.problem or "no command").splitlines()[0][:300]
+        log.info(
+            "version %d (%s v%d): failed: %s",
+            version.id,
+            found.username,
+            version.number,
+            first_line,
+        )
         return await arena.store.write(
             versions.finish,
             version.id,
