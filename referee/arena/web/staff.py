@@ -11,6 +11,9 @@ a game and disqualifying a version the ladder's controls (controls.py).
 from __future__ import annotations
 
 import sqlite3
+from dataclasses import dataclass
+from datetime import datetime
+from functools import partial
 
 from starlette.datastructures import FormData
 from starlette.exceptions import HTTPException
@@ -18,6 +21,8 @@ from starlette.requests import Request
 from starlette.responses import RedirectResponse, Response
 
 from referee.arena import accounts, controls
+from referee.arena.deadline import ladder_closed
+from referee.arena.finalists import pinned_at
 from referee.arena.paging import LARGEST_ID
 from referee.arena.rows import Account
 from referee.arena.sessions import Session
@@ -38,18 +43,32 @@ MAX_REASON = 500  # characters of a disqualification's reason
 RECENT_ACTIONS = 10
 
 
-def overview(
-    db: sqlite3.Connection,
-) -> tuple[Flags, dict[str, int], list[AuditLine]]:
+@dataclass(frozen=True)
+class Overview:
+    """What the staff page shows of the ladder."""
+
+    flags: Flags
+    counts: dict[str, int]
+    recent: list[AuditLine]
+    closed: str | None  # why the ladder is closed (no re-run then), or None
+    pinned_at: str | None  # when the final's versions were pinned (no disqualifying then)
+
+
+def overview(db: sqlite3.Connection, deadline: datetime | None, now: datetime) -> Overview:
     with snapshot(db):
-        return flags(db), game_counts(db), audit_page(db, None, RECENT_ACTIONS).items
+        return Overview(
+            flags(db),
+            game_counts(db),
+            audit_page(db, None, RECENT_ACTIONS).items,
+            ladder_closed(db, deadline, now),
+            pinned_at(db),
+        )
 
 
 async def staff(request: Request, session: Session) -> Response:
     site = site_of(request)
-    switches, counts, recent = await site.store.read(overview)
-    context = {"flags": switches, "counts": counts, "recent": recent, "message": None}
-    return site.render(request, "staff.html", context, session=session)
+    found = await site.store.read(overview, site.config.deadline.at, site.clock())
+    return site.render(request, "staff.html", {"o": found}, session=session)
 
 
 def number_field(form: FormData, name: str) -> int:
@@ -80,7 +99,10 @@ async def rerun(request: Request, session: Session, form: FormData) -> Response:
     game_id = number_field(form, "game")
     try:
         new_id = await site.store.write(
-            controls.rerun_game, site.clock(), session.account.id, game_id
+            partial(controls.rerun_game, deadline=site.config.deadline.at),
+            site.clock(),
+            session.account.id,
+            game_id,
         )
     except controls.ControlError as exc:
         return refused(request, session, str(exc))
