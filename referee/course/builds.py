@@ -160,7 +160,7 @@ async def _build(
     folder: Path, argv: list[str], isolation: Isolation, limits: Limits, timeout: float
 ) -> BuildResult:
     shown = " ".join(argv)
-    confinement = Confinement(isolation, limits, freeze=False)
+    confinement = Confinement(isolation, limits, freeze=False, untrusted_command=True)
     try:
         process = await start_confined(argv, folder.resolve(), None, (), confinement)
     except StartRefused as exc:

@@ -60,3 +60,38 @@ async def test_in_the_sandbox_a_build_runs_as_a_user_of_its_own_and_reads_no_sec
     for path in [folder, folder / "who.txt", folder / "stolen.txt"]:
         status = path.stat()
         assert (status.st_uid, status.st_mode & 0o022) == (os.getuid(), 0), path
+
+
+@pytest.fixture
+def private_file() -> Iterator[Path]:
+    """A file of the referee's, in a folder only root may enter (a server's private folder)."""
+    made = Path(tempfile.mkdtemp(prefix="private-", dir="/tmp"))
+    made.chmod(0o700)
+    secret = made / "secret.key"
+    secret.write_text("the server's key\n")
+    secret.chmod(0o600)
+    try:
+        yield secret
+    finally:
+        shutil.rmtree(made)
+
+
+@pytest.mark.parametrize("level", ["users", "auto"])
+@pytest.mark.parametrize("command", ["cat {path}", "{path}"])
+async def test_a_build_naming_a_server_path_fails_as_for_a_missing_one(
+    folder: Path, private_file: Path, level: str, command: str
+) -> None:
+    """A build that names a path its user cannot reach is the student's failure, the same
+    whether the path exists: no "machine" error, no advice to open up the server."""
+    results = []
+    for path in (private_file, private_file.with_name("nothing-here")):
+        (folder / "referee.toml").write_text(
+            f"build = '{command.format(path=path)}'\nrun = 'true'\n"
+        )
+        result = await build(folder, build_isolation(level), Limits(), timeout=30)
+        assert not result.ok and result.problem is not None
+        assert "machine" not in result.problem and "chmod" not in result.problem
+        assert "allow_root" not in result.problem and "server's key" not in result.output
+        results.append((result.problem.replace(path.name, "NAME"), result.output))
+    exists, missing = results
+    assert exists[0] == missing[0]
