@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import tempfile
 from collections.abc import Iterator
@@ -95,3 +96,28 @@ async def test_a_build_naming_a_server_path_fails_as_for_a_missing_one(
         results.append((result.problem.replace(path.name, "NAME"), result.output))
     exists, missing = results
     assert exists[0] == missing[0]
+
+
+async def test_a_long_build_log_keeps_its_first_error_and_its_end_with_a_cut_marker(
+    folder: Path,
+) -> None:
+    lines = ["bot.c:1: error: the first error"] + [
+        f"note {n}: more of the same" for n in range(2000)
+    ]
+    script = "".join(f"echo '{line}'\n" for line in lines) + "echo 'the last words'\nexit 1\n"
+    (folder / "build.sh").write_text(script)
+    (folder / "referee.toml").write_text("build = 'sh build.sh'\nrun = 'true'\n")
+    result = await build(folder, build_isolation("users"), Limits(), timeout=60)
+    assert not result.ok
+    full = "\n".join([*lines, "the last words"]) + "\n"
+    shown = result.output
+    assert shown.startswith("bot.c:1: error: the first error\n")
+    assert shown.endswith("the last words\n")
+    found = re.search(r"^\.\.\. (\d+) bytes cut \.\.\.$", shown, re.M)
+    assert found is not None
+    head, tail = shown.split(found.group(0) + "\n")
+    # Whole lines on both sides, and the count says exactly what is missing between them.
+    assert full.startswith(head) and full.endswith(tail) and head.endswith("\n")
+    assert tail.splitlines()[0] in lines
+    assert len(head) + int(found.group(1)) + len(tail) == len(full)
+    assert len(shown) < 9000
