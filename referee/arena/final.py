@@ -35,6 +35,7 @@ from referee.arena.final_file import (
     own_problems,
     read_final_file,
 )
+from referee.arena.final_progress import FINAL_DIR
 from referee.arena.finalists import Entry, entries, pinned_at, record_hashes
 from referee.arena.folder import Arena
 from referee.arena.preflight import version_folder
@@ -51,7 +52,6 @@ from referee.tournament.resume import open_tournament, store_problem
 from referee.tournament.runner import Runner, play_match, tournament_host
 from referee.tournament.store import Store, StoreError
 
-FINAL_DIR = "final"
 CONFIG_NAME = "tournament.toml"
 log = logging.getLogger("referee.arena")
 
