@@ -7,7 +7,9 @@ started again plays each game once; its grades name the version each was earned 
 from __future__ import annotations
 
 import csv
+import fcntl
 import io
+import os
 import shutil
 import sqlite3
 import stat
@@ -21,9 +23,9 @@ import trio
 from referee.arena import accounts, final_task
 from referee.arena.final import FinalError, final_config_path, prepare_final
 from referee.arena.final_progress import FinalProgress, final_progress
-from referee.arena.finalists import pin, pinned_at
+from referee.arena.finalists import entries, pin, pinned_at
 from referee.arena.folder import new_arena, open_arena
-from referee.arena.grades import computed_at
+from referee.arena.grades import GradesError, computed_at, final_grades
 from referee.arena.roster import Person
 from referee.arena.rows import Role
 from referee.arena.sessions import CookieSigner
@@ -274,3 +276,27 @@ def test_the_staff_page_and_the_queue_show_the_pin_and_the_final_s_progress(
     assert "<strong>closed</strong>: the final&#39;s versions are pinned" in page
     assert "<strong>stopped</strong>: the final&#39;s versions are pinned" in page
     assert 'id="final-progress"' in queue and "12 of its 12 games played" in queue
+
+
+def test_grades_asked_while_the_final_is_played_say_so(
+    played: tuple[Path, dict[str, int]], readable_folders: ReadableFolders
+) -> None:
+    copy = readable_folders.mktemp("final-running") / "ar"
+    shutil.copytree(played[0], copy)
+    with sqlite3.connect(copy / "final" / "tournament.sqlite") as db:
+        db.execute("UPDATE games SET state = 'running' WHERE number = 1")
+    arena = open_arena(copy)
+    try:
+        people = entries(arena.store.writer)
+        with pytest.raises(GradesError, match=r"`referee arena final .*` plays it"):
+            final_grades(arena, people, DEADLINE)
+        holder = os.open(copy / "final" / "tournament.lock", os.O_RDWR)
+        try:
+            fcntl.flock(holder, fcntl.LOCK_EX | fcntl.LOCK_NB)  # as the server's final holds it
+            with pytest.raises(GradesError, match="being played right now") as said:
+                final_grades(arena, people, DEADLINE)
+            assert "plays it" not in str(said.value)
+        finally:
+            os.close(holder)
+    finally:
+        arena.close()
