@@ -475,3 +475,17 @@ def test_a_version_that_does_not_unpack_or_build_gets_a_line_in_the_log(
         m.startswith(f"version {unpacked} (alice v2): failed: The upload cannot be unpacked")
         for m in said
     )
+
+
+def test_a_version_page_seen_by_staff_speaks_of_the_student_s_bot(
+    alice: TestClient, site: Site, arena: Arena, clock: Clock
+) -> None:
+    version = version_id(upload_by_page(alice, "bot.py", CRASHING_BOT))
+    check_all(arena, clock)
+    with browser(site) as staff:
+        log_in(staff, "tess")
+        page = staff.get(f"/versions/{version}").text
+    assert "thinking about my first move" in page
+    assert "The end of the bot's stderr" in page and "Its colour" in page
+    assert "Your colour" not in page and "All your versions" not in page
+    assert "The end of your bot's stderr" in alice.get(f"/versions/{version}").text
