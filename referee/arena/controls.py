@@ -96,9 +96,9 @@ def disqualify_version(
     db: sqlite3.Connection, now: datetime, actor: int | None, version_id: int, why: str = ""
 ) -> None:
     """Disqualify a version: no more games (those waiting are withdrawn), not ranked; its
-    results stay. `ControlError` for no such version, one disqualified already, or once the
-    final's versions are pinned: the final plays the versions as pinned, so a disqualification
-    then would take the version off the ladder's pages and nothing else."""
+    results stay. `ControlError` for no such version, one disqualified already or failed, or
+    once the final's versions are pinned: the final plays the versions as pinned, so a
+    disqualification then would take the version off the ladder's pages and nothing else."""
     with transaction(db):
         if get_state(db, PINNED) is not None:
             raise ControlError(DISQUALIFY_PINNED)
@@ -107,6 +107,8 @@ def disqualify_version(
             raise ControlError(f"no version {version_id}")
         if row[0] == VersionStatus.DISQUALIFIED:
             raise ControlError(f"version {version_id} is disqualified already")
+        if row[0] == VersionStatus.FAILED:  # it never plays: nothing to take away
+            raise ControlError(f"version {version_id} failed its check: it plays no game anyway")
         db.execute(
             "UPDATE versions SET status = ? WHERE id = ?",
             (VersionStatus.DISQUALIFIED.value, version_id),
