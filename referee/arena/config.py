@@ -82,7 +82,7 @@ class ScheduleSettings(_Model):
     placement_games: int = Field(6, ge=0, le=1000)
     min_meetings: int = Field(2, ge=0, le=1000)
     # A meeting is two games (both colours): a version needs room for both in its hour.
-    max_games_per_version_per_hour: int = Field(60, ge=2, le=100_000)
+    max_games_per_version_per_hour: int = Field(240, ge=2, le=100_000)
     openings: Literal["auto", "none"] = "auto"
     opening_plies: int = Field(4, ge=1, le=200, description="a random opening's length")
 
@@ -320,7 +320,8 @@ behind_proxy = false  # true: behind one reverse proxy (X-Forwarded-For, -Proto)
 # concurrency = 2  # games at once (default: the number of cores)
 placement_games = 6  # a new version's first games, against a spread of opponents
 min_meetings = 2  # each pair of active versions meets this often by the deadline
-max_games_per_version_per_hour = 60
+# a version's games an hour, to size with docs/arena.md ("Sizing the hourly cap")
+max_games_per_version_per_hour = 240
 openings = "auto"  # or "none"; auto: openings where both bots declared `position`
 opening_plies = 4  # the length of those openings (random, seeded by the game)
 

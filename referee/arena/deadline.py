@@ -58,7 +58,17 @@ def uploads_open(db: sqlite3.Connection, config: ArenaConfig, now: datetime) -> 
 
 def ladder_open(db: sqlite3.Connection, config: ArenaConfig, now: datetime) -> bool:
     """Whether the ladder may start a game `now`: before the deadline and before the pin."""
-    return not past_deadline(config, now) and get_state(db, PINNED) is None
+    return ladder_closed(db, config.deadline.at, now) is None
+
+
+def ladder_closed(db: sqlite3.Connection, deadline: datetime | None, now: datetime) -> str | None:
+    """Why the ladder schedules nothing new `now` (`deadline`: `[deadline] at`), or None while
+    it is open."""
+    if deadline is not None and now >= deadline:
+        return f"the deadline ({deadline}) has passed"
+    if get_state(db, PINNED) is not None:
+        return "the final's versions are pinned"
+    return None
 
 
 async def wait_until(clock: Callable[[], datetime], moment: datetime) -> None:

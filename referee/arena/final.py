@@ -26,7 +26,6 @@ from pathlib import Path
 
 import trio
 
-from referee import __version__
 from referee.app.config import parse_config
 from referee.arena.final_file import (
     Entrant,
@@ -36,10 +35,11 @@ from referee.arena.final_file import (
     own_problems,
     read_final_file,
 )
+from referee.arena.final_progress import FINAL_DIR
 from referee.arena.finalists import Entry, entries, pinned_at, record_hashes
 from referee.arena.folder import Arena
 from referee.arena.preflight import version_folder
-from referee.bot_content import bot_content_hash
+from referee.arena.version_hash import version_hash
 from referee.course.scheme import BASELINE_PREFIX, CourseError, load_scheme
 from referee.isolation import IsolationUnavailable, describe
 from referee.match.host import Host
@@ -53,7 +53,6 @@ from referee.tournament.roster import Roster
 from referee.tournament.runner import Runner, play_match, tournament_host
 from referee.tournament.store import Store, StoreError
 
-FINAL_DIR = "final"
 CONFIG_NAME = "tournament.toml"
 log = logging.getLogger("referee.arena")
 
@@ -192,7 +191,7 @@ def _entrant(arena: Arena, entry: Entry, folder: Path) -> tuple[Entrant, str]:
             "bot in the final; give the student another username"
         )
     where = version_folder(arena.paths, entry.version_id).resolve()
-    digest = bot_content_hash(entry.command, where, where, __version__)
+    digest = version_hash(entry.command, where)
     note = f"{entry.username}: version {entry.version_number} (id {entry.version_id}), "
     entrant = Entrant(
         name=entry.player,

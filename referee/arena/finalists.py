@@ -28,6 +28,7 @@ from referee.arena.rows import Finalist, Version
 from referee.arena.store import get_state, snapshot, stamp, transaction
 
 WAITING = ("received", "building", "checking")
+RERUN_WITHDRAWN = "its re-run was withdrawn at the final's pin: this result counts again"
 
 
 @dataclass(frozen=True, slots=True)
@@ -91,7 +92,14 @@ def pin(db: sqlite3.Connection, now: datetime, actor: int | None) -> bool:
         )
         db.execute("INSERT INTO state VALUES (?, ?)", (PINNED, when))
         # The ladder starts no game once pinned (ladder_store.take_next): what still waits is
-        # withdrawn, so that the final's games have the machine to themselves.
+        # withdrawn, so that the final's games have the machine to themselves. A re-run
+        # withdrawn so gives its game's result back: it was voided for a re-run that never
+        # comes.
+        db.execute(
+            "UPDATE games SET state = 'done', detail = ? WHERE state = 'void' AND id IN"
+            " (SELECT replaces FROM games WHERE state = 'pending' AND kind = 'rerun')",
+            (RERUN_WITHDRAWN,),
+        )
         db.execute(
             "UPDATE games SET state = 'void', finished_at = ?,"
             " detail = 'withdrawn: the final''s versions are pinned' WHERE state = 'pending'",

@@ -13,7 +13,9 @@ release. `grades_csv` writes them for a spreadsheet, every text cell made safe (
 from __future__ import annotations
 
 import csv
+import fcntl
 import io
+import os
 import sqlite3
 from dataclasses import astuple, dataclass
 from datetime import datetime
@@ -32,11 +34,27 @@ from referee.course.scheme import CourseError, GradingScheme, load_scheme
 from referee.printable import csv_cell
 from referee.tournament.config import ConfigError, LoadedConfig
 from referee.tournament.formats import is_staged, plan_for
-from referee.tournament.store import GameState, StoreError, StoreView, open_view
+from referee.tournament.store import LOCK_NAME, GameState, StoreError, StoreView, open_view
 
 GRADED = "grades_computed_at"  # state: when the grades were last worked out
 CSV_NAME = "grades.csv"
 COLUMNS = ("username", "name", "version", "points", "rank", "games", "faults", "grade")
+
+
+def being_played(folder: Path) -> bool:
+    """Whether a referee holds the tournament's lock in `folder` now (the server playing the
+    final, or `referee arena final`), asked without taking it for longer than the question."""
+    try:
+        fd = os.open(folder / LOCK_NAME, os.O_RDONLY | os.O_NOFOLLOW)
+    except OSError:
+        return False
+    try:
+        fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
+    except BlockingIOError:
+        return True
+    finally:
+        os.close(fd)  # closing it lets the shared lock go too
+    return False
 
 
 class GradesError(Exception):
@@ -109,6 +127,12 @@ def _graded_lines(
     staged = is_staged(loaded.config.format)
     if to_play or (staged and not plan_for(loaded.config, rows).finished):
         left = f"{len(to_play)} of its {len(rows)} games" if to_play else "its next stage"
+        if being_played(final_dir(arena)):
+            raise GradesError(
+                f"the final is not over ({left} to play): it is being played right now (by the "
+                "server, which works the grades out when it is over, or by `referee arena "
+                "final`): wait for it to end"
+            )
         raise GradesError(
             f"the final is not over ({left} to play): `referee arena final {arena.paths.root}` "
             "plays it"

@@ -30,7 +30,8 @@ from pydantic import BaseModel
 
 from referee.arena.folder import Arena, ArenaPaths, private_folder
 from referee.arena.uploads import archive_kind, lone_file_name
-from referee.course.builds import build, build_isolation, content_hash
+from referee.arena.version_hash import version_hash
+from referee.course.builds import build, build_isolation
 from referee.course.check import CheckedGame, CheckReport, run_check
 from referee.course.scheme import BuildSettings
 from referee.course.unpack import (
@@ -151,7 +152,7 @@ async def prepare(arena: Arena, version_id: int, sha256: str, name: str) -> Prep
     if refusal := command_problem(guess.command, folder):
         log.append(f"run: refused: {refusal}")
         return Prepared("\n".join(log), f"The arena cannot run it: {refusal}.")
-    digest = await trio.to_thread.run_sync(content_hash, folder)
+    digest = await trio.to_thread.run_sync(version_hash, guess.command, folder)
     capabilities = capabilities_of(folder)
     log += [f"run: {guess.command}", f"content hash: {digest}"]
     if capabilities:

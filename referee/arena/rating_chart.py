@@ -24,6 +24,7 @@ LEFT, RIGHT, TOP, BOTTOM = 52, 14, 12, 30  # the margins around the plot
 MAX_POINTS = 240
 INTERVAL_ROOM = 300.0
 Y_TICKS = 5
+MIN_SPAN = 60.0  # seconds: the shortest time axis
 
 
 @dataclass(frozen=True)
@@ -86,6 +87,8 @@ def _rating_range(points: Sequence[RatingPoint]) -> tuple[float, float, float]:
 
 def _time_label(moment: datetime, span_seconds: float) -> str:
     """A tick's time (UTC), as precise as the span needs."""
+    if span_seconds < 600:
+        return moment.strftime("%H:%M:%S")
     if span_seconds < 86400:
         return moment.strftime("%H:%M")
     return moment.strftime("%b %d %H:%M" if span_seconds < 5 * 86400 else "%b %d")
@@ -97,7 +100,10 @@ def chart(points: Sequence[RatingPoint]) -> Chart | None:
         return None
     shown = thinned(points)
     times = [parse_stamp(p.at).timestamp() for p in shown]
-    first, last = times[0], max(times[-1], times[0] + 3600)
+    # The axis ends at the last rating (never past it: an empty stretch would read as time
+    # with no games); a history shorter than `MIN_SPAN` is drawn over that span before it.
+    last = times[-1]
+    first = min(times[0], last - MIN_SPAN)
     low, high, step = _rating_range(shown)
     right, bottom = WIDTH - RIGHT, HEIGHT - BOTTOM
 

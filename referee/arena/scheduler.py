@@ -6,8 +6,11 @@ schedule.
 A meeting is two games between two versions, the colours swapped (the store gives both the
 same opening). The policy, for each free slot (docs/arena.md, "The ladder"):
 
-- Only versions with room for a meeting in their hour play: their scheduled games of the last
-  hour plus two stay within `max_games_per_version_per_hour`.
+- A meeting is chosen for a version with room for it in its hour (its scheduled games of the
+  last hour plus two stay within `max_games_per_version_per_hour`): the subject, below. Its
+  partner is one with room too; only when no other version has any is it any active version
+  (at its cap or not), so that the cap stops a version's games from flooding the queue
+  without keeping a version under its cap (one uploaded late) from its games.
 - The guarantee first, when the time left requires it: the meetings still owed (pairs of
   active versions that met fewer than `min_meetings` times) would take, at the recent games'
   length on every slot, at least `URGENCY` of the time left. Then the version owing the most
@@ -26,7 +29,7 @@ from __future__ import annotations
 
 import math
 import random
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 from referee.arena.config import ScheduleSettings
@@ -184,18 +187,28 @@ class _Plan:
 
     def pick(self, index: int) -> Meeting | None:
         cap = self.settings.max_games_per_version_per_hour
+        # The subject of a meeting (the version the policy serves) needs room in its hour;
+        # its partner may be any active version, capped or not: the cap bounds what each
+        # version asks for, and never keeps a version under it (a newcomer) from its games.
         eligible = [v for v in self.ids if self.recent[v] + 2 <= cap]
-        if len(eligible) < 2:
+        if not eligible or len(self.ids) < 2:
             return None
         if self._urgent() and (owed := self._owed_meeting(eligible)) is not None:
             return owed
         placing = [v for v in eligible if self.games[v] < self.settings.placement_games]
         if placing:
             subject = min(placing, key=lambda v: (self.games[v], self.recent[v], v))
-            return self._meeting(subject, self._placement_opponent(subject, eligible))
+            partners = self._partners(subject, eligible)
+            return self._meeting(subject, self._placement_opponent(subject, partners))
         subject = min(eligible, key=lambda v: (self.rate(v), self.recent[v], v))
         rng = random.Random(f"arena-schedule:{self.snapshot.draw}:{index}")
-        return self._meeting(subject, self._ladder_partner(subject, eligible, rng))
+        partners = self._partners(subject, eligible)
+        return self._meeting(subject, self._ladder_partner(subject, partners, rng))
+
+    def _partners(self, subject: int, eligible: list[int]) -> list[int]:
+        """Whom `subject` may meet: the versions with room in their hour too, or, when none
+        but itself has any, every active version."""
+        return eligible if any(v != subject for v in eligible) else self.ids
 
     def _meeting(self, a: int, b: int) -> Meeting:
         placing = min(self.games[a], self.games[b]) < self.settings.placement_games
@@ -218,12 +231,14 @@ class _Plan:
         return needed >= URGENCY * time_left
 
     def _owed_meeting(self, eligible: list[int]) -> Meeting | None:
-        """The version owing the most meetings, with the partner it has met least."""
+        """The version owing the most meetings (with room in its hour), with the partner it
+        has met least (any active version)."""
         need, enough, recent = self.settings.min_meetings, self.enough, self.recent
         others = len(self.ids) - 1
         owing = [v for v in eligible if enough[v] < others]
         for subject in sorted(owing, key=lambda v: (enough[v], recent[v], v)):
-            met = {w: self.met_count(subject, w) for w in eligible if w != subject}
+            partners = self._partners(subject, eligible)
+            met = {w: self.met_count(subject, w) for w in partners if w != subject}
             partners = [w for w, n in met.items() if n < need]
             if partners:
                 partner = min(partners, key=lambda w: (met[w], enough[w], recent[w], w))
@@ -232,7 +247,7 @@ class _Plan:
 
     # -- placement and the ladder ---------------------------------------------------------------
 
-    def _placement_opponent(self, subject: int, eligible: list[int]) -> int:
+    def _placement_opponent(self, subject: int, eligible: Sequence[int]) -> int:
         """The opponent at the next quantile of the placed versions' ratings (one not met yet
         where it can); before anyone is placed, the least-played other version."""
         others = [v for v in eligible if v != subject]
@@ -249,7 +264,7 @@ class _Plan:
         place = {v: i for i, v in enumerate(rated)}
         return min(rated, key=lambda v: (self.met_count(subject, v), abs(place[v] - target), v))
 
-    def _ladder_partner(self, subject: int, eligible: list[int], rng: random.Random) -> int:
+    def _ladder_partner(self, subject: int, eligible: Sequence[int], rng: random.Random) -> int:
         """A partner near `subject`'s rating, drawn at random with weights, among the versions
         at most `BALANCE` games ahead of what `subject`'s rate would have given them (or of the
         least ahead, when all are further: a version just placed)."""

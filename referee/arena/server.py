@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from functools import partial
 
 import trio
+from hypercorn.config import Config
 
 from referee.arena.final_task import final_at_deadline
 from referee.arena.folder import Arena
@@ -69,6 +70,15 @@ def log_to_file(arena: Arena) -> list[logging.Handler]:
     return [handler, errors]
 
 
+def web_config(bind: str) -> Config:
+    """The web server's settings, its errors (a page's traceback) logged through the
+    arena's own `hypercorn.error` logger: left to itself, hypercorn would replace that
+    logger's handlers with its own, to stderr alone, and DIR/arena.log would miss them."""
+    config = http_config(bind)
+    config.errorlog = logging.getLogger("hypercorn.error")
+    return config
+
+
 async def serve_arena(
     arena: Arena,
     *,
@@ -88,7 +98,7 @@ async def serve_arena(
         app = create_app(site, extra_hosts=[host, *(extra_hosts or [])])
         bind = f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
         async with trio.open_nursery() as nursery:
-            binds = await nursery.start(partial(serve, app, http_config(bind)))
+            binds = await nursery.start(partial(serve, app, web_config(bind)))
             await start_background(nursery, arena, site, ladder)
             log.info("serving %s on %s", arena.paths.root, ", ".join(binds))
             task_status.started(Serving(binds, arena.config.public_url()))

@@ -3,7 +3,8 @@
 
 It runs in the server's nursery (`server.start_background`). At its start, what a stopped
 server left half done is taken again: versions left `building` or `checking` wait once more
-(their folder is unpacked afresh), and unfinished uploads are swept away. It looks for waiting
+(their folder is unpacked afresh), unfinished uploads are swept away, and a store from before
+versions kept their content hash gets it (version_hash.py). It looks for waiting
 versions every `POLL_SECONDS`; a version's check takes a few seconds of games anyway.
 
 A failure of the referee or the machine (`RefereeFault`, or an error in the referee itself,
@@ -22,9 +23,10 @@ import trio
 
 from referee.arena import versions
 from referee.arena.folder import Arena, ArenaPaths, private_folder
-from referee.arena.preflight import RefereeFault, check, checks_root, prepare
+from referee.arena.preflight import RefereeFault, check, checks_root, prepare, version_folder
 from referee.arena.rows import Version, VersionStatus
 from referee.arena.uploads import sweep_incoming
+from referee.arena.version_hash import new_hashes, store_hashes, to_rehash
 from referee.isolation.levels import IsolationUnavailable
 from referee.records import utc_now
 
@@ -76,6 +78,16 @@ async def start_up(arena: Arena) -> None:
         log.info("%d version(s) interrupted by a stop will be checked again", requeued)
     await trio.to_thread.run_sync(_private_folders, arena.paths)
     await trio.to_thread.run_sync(sweep_incoming, arena.paths.uploads)
+    await rehash(arena)
+
+
+async def rehash(arena: Arena) -> None:
+    """A store from before versions kept their content hash gets it, once (version_hash.py)."""
+    found = await arena.store.read(to_rehash)
+    folders = {version: version_folder(arena.paths, version) for version, _, _ in found}
+    hashes = await trio.to_thread.run_sync(new_hashes, found, folders)
+    if changed := await arena.store.write(store_hashes, hashes):
+        log.info("%d version(s) now carry their content hash, as their games record it", changed)
 
 
 def _private_folders(paths: ArenaPaths) -> None:
@@ -117,6 +129,15 @@ async def _process(arena: Arena, version: Version, clock: Clock) -> VersionStatu
     upload = found.upload
     prepared = await prepare(arena, version.id, upload.sha256, upload.name)
     if prepared.problem is not None or prepared.command is None:
+        # The staff see in the log why a version never reached its check (its page says it too).
+        first_line = (prepared.problem or "no command").splitlines()[0][:300]
+        log.info(
+            "version %d (%s v%d): failed: %s",
+            version.id,
+            found.username,
+            version.number,
+            first_line,
+        )
         return await arena.store.write(
             versions.finish,
             version.id,

@@ -23,6 +23,7 @@ from __future__ import annotations
 import argparse
 import csv
 import io
+import shlex
 import sqlite3
 from collections.abc import Callable
 from datetime import datetime
@@ -65,7 +66,7 @@ from referee.arena.submit import (
 )
 from referee.commands import EXIT_OK, EXIT_USAGE
 from referee.isolation import describe as describe_isolation
-from referee.printable import printable
+from referee.printable import csv_cell, printable
 from referee.records import utc_now
 from referee.web import check_address
 
@@ -188,7 +189,14 @@ def run_new(args: argparse.Namespace, out: Console, err: Console) -> int:
     for path in written:
         err.print(f"wrote {path}", highlight=False, markup=False)
     if args.roster is None:
-        err.print("next: `referee arena accounts DIR ROSTER.csv`, then `referee arena serve DIR`")
+        folder = shlex.quote(str(args.folder))
+        err.print(
+            f"next: set `[server] url` in {shlex.quote(str(Path(args.folder) / 'arena.toml'))} "
+            f"(the invite links use it), then `referee arena accounts {folder} ROSTER.csv`, "
+            f"then `referee arena serve {folder}`",
+            highlight=False,
+            markup=False,
+        )
         return EXIT_OK
     return _opened(args.folder, lambda arena: _import(arena, args.roster, args, out, err), err)
 
@@ -234,7 +242,8 @@ def _print_credentials(
     else:
         writer.writerow(["username", "name", "email", "invite", "expires"])
     for account in added:
-        person = [account.username, account.display_name, account.email or ""]
+        # A mail merge opens this in a spreadsheet: a roster's text is made safe as grades.csv's.
+        person = [csv_cell(account.username), csv_cell(account.display_name), account.email or ""]
         if passwords:
             writer.writerow([*person, accounts.issue_password(db, account.id)])
         else:
@@ -354,7 +363,8 @@ def run_submit(args: argparse.Namespace, out: Console, err: Console) -> int:
     if unencrypted(client.url):
         err.print("warning: http:// sends your token unencrypted", highlight=False)
     if packed is not None:
-        said = f"packed {args.path} as {name}: {packed.files} files, {len(data):,} bytes"
+        files = f"{packed.files} file{'' if packed.files == 1 else 's'}"
+        said = f"packed {args.path} as {name}: {files}, {len(data):,} bytes"
         err.print(printable(said), markup=False, highlight=False)
         for skipped in packed.left_out:
             err.print(printable(f"  left out {skipped}"), markup=False, highlight=False)

@@ -44,7 +44,10 @@ from referee.isolation import (
 )
 from referee.tournament.layouts import MAKEFILES
 
-OUTPUT_KEPT = 4000  # the build's last words, for the student
+# What the student sees of the build's output: its start (the first compiler error) and its
+# end (the last words), with a marker saying how much was cut between them.
+HEAD_KEPT = 4000
+OUTPUT_KEPT = 4000
 _JAVA_MAIN = re.compile(r"\bstatic\s+(?:public\s+)?(?:final\s+)?void\s+main\s*\(")
 
 
@@ -160,14 +163,14 @@ async def _build(
     folder: Path, argv: list[str], isolation: Isolation, limits: Limits, timeout: float
 ) -> BuildResult:
     shown = " ".join(argv)
-    confinement = Confinement(isolation, limits, freeze=False)
+    confinement = Confinement(isolation, limits, freeze=False, untrusted_command=True)
     try:
         process = await start_confined(argv, folder.resolve(), None, (), confinement)
     except StartRefused as exc:
         return BuildResult(argv, False, problem=f"`{shown}` could not start: {exc}")
     except InfrastructureFailure as exc:
         return BuildResult(argv, False, problem=f"the machine failed to start the build: {exc}")
-    output = bytearray()
+    output = BuildOutput()
     timed_out = False
     try:
         assert process.stdin is not None
@@ -184,21 +187,60 @@ async def _build(
             await confinement.kill_everything()
             await process.wait()
             await confinement.release()
-    tail = bytes(output[-OUTPUT_KEPT:]).decode(errors="replace")
+    text = output.text()
     if timed_out:
-        return BuildResult(argv, False, tail, f"`{shown}` took longer than {timeout:g} s")
+        return BuildResult(argv, False, text, f"`{shown}` took longer than {timeout:g} s")
     assert process.returncode is not None  # waited for above
-    code, limit = confinement.explain_exit(process.returncode, tail)
+    code, limit = confinement.explain_exit(process.returncode, output.last_words())
     if code != 0:
         why = f"; it {limit}" if limit else ""
-        return BuildResult(argv, False, tail, f"`{shown}` failed (exit code {code}){why}")
-    return BuildResult(argv, True, tail)
+        return BuildResult(argv, False, text, f"`{shown}` failed (exit code {code}){why}")
+    return BuildResult(argv, True, text)
 
 
-async def _drain(stream: trio.abc.ReceiveStream, into: bytearray) -> None:
+class BuildOutput:
+    """A build's output as the student sees it: its first `HEAD_KEPT` bytes and its last
+    `OUTPUT_KEPT`, in bounded memory however much it writes."""
+
+    def __init__(self) -> None:
+        self.head = bytearray()
+        self.tail = bytearray()
+        self.total = 0
+
+    def append(self, chunk: bytes | bytearray) -> None:
+        self.total += len(chunk)
+        room = HEAD_KEPT - len(self.head)
+        if room > 0:
+            self.head += chunk[:room]
+            chunk = chunk[room:]
+        self.tail += chunk[-OUTPUT_KEPT:]
+        del self.tail[: max(0, len(self.tail) - OUTPUT_KEPT)]
+
+    def last_words(self) -> str:
+        """The end of the output (what says how a process ended)."""
+        return bytes(self.head + self.tail)[-OUTPUT_KEPT:].decode(errors="replace")
+
+    def text(self) -> str:
+        """The head, a line "... N bytes cut ..." where bytes were dropped, then the tail;
+        the parts cut at line ends where they hold one, so no line is shown in half."""
+        head, tail = bytes(self.head), bytes(self.tail)
+        cut = self.total - len(head) - len(tail)
+        if cut == 0:
+            return (head + tail).decode(errors="replace")
+        end = head.rfind(b"\n") + 1
+        if end > 0:
+            cut, head = cut + len(head) - end, head[:end]
+        start = tail.find(b"\n") + 1
+        if 0 < start < len(tail):
+            cut, tail = cut + start, tail[start:]
+        newline = "" if not head or head.endswith(b"\n") else "\n"
+        marker = f"{newline}... {cut} bytes cut ...\n"
+        return head.decode(errors="replace") + marker + tail.decode(errors="replace")
+
+
+async def _drain(stream: trio.abc.ReceiveStream, into: BuildOutput) -> None:
     while chunk := await stream.receive_some(65536):
-        into += chunk
-        del into[: max(0, len(into) - 4 * OUTPUT_KEPT)]
+        into.append(chunk)
 
 
 def content_hash(folder: Path) -> str:

@@ -307,6 +307,11 @@ def _timeout_finding(
     colour: Side, detail: str, first_move: bool, settings: MatchSettings
 ) -> Finding:
     limit = f"{settings.move_timeout} s per move (+{settings.grace} s grace)"
+    if first_move and settings.startup_allowance:  # the first move had that time too
+        limit = (
+            f"{settings.move_timeout} s per move (+{settings.grace} s grace, "
+            f"+{settings.startup_allowance} s for start-up on the first move)"
+        )
     # The bot answered nothing and sat reading its input: its move, if written, is still in its
     # output buffer. In either colour that is most often a missing flush.
     if FLUSH_HINT not in detail:

@@ -334,18 +334,30 @@ def launcher_directories() -> list[Path]:
 
 
 def reach_problem(
-    executable: Path, cwd: Path, argv: Sequence[str], uid: int, sandboxed: bool
+    executable: Path,
+    cwd: Path,
+    argv: Sequence[str],
+    uid: int,
+    sandboxed: bool,
+    *,
+    own_only: bool = False,
 ) -> str | None:
     """Why user `uid` cannot run this bot, naming the path that stops it; None if it can.
 
     In the sandbox only the paths themselves and their own folders matter (the view makes the
     folders leading to them); without it every folder on the way must be open to the user.
+    With `own_only` (a command its author wrote: a student's build), only what the referee
+    provides is checked (the folder, the files in it, a program found on the PATH): a path
+    the command names elsewhere is its author's to reach, and fails in the run like a path
+    that does not exist.
     """
-    checks = [(cwd, os.X_OK, "its folder"), (executable, os.X_OK, "its program")]
+    checks = [(cwd, os.X_OK, "its folder")]
+    if not (own_only and "/" in argv[0] and not _inside(executable, cwd)):
+        checks.append((executable, os.X_OK, "its program"))
     checks += [
         (cwd / word, os.R_OK, "a file its command names")
         for word in _named_words(argv, cwd)
-        if _kind(cwd / word) == "file"
+        if (not own_only or _inside(cwd / word, cwd)) and _kind(cwd / word) == "file"
     ]
     if sandboxed:
         checks += [(path.parent, os.X_OK, f"the folder of {what}") for path, _, what in checks[1:]]
@@ -356,6 +368,24 @@ def reach_problem(
             shown = f"{path}" if real == path.absolute() else f"{path} (really {real})"
             return f"{reason}, on the way to {shown}, {what}"
     return None
+
+
+def _inside(path: Path, folder: Path) -> bool:
+    """Whether `path` (followed) lies in `folder`."""
+    try:
+        real, root = path.resolve(), folder.resolve()
+    except (OSError, RuntimeError):
+        return False
+    return real == root or root in real.parents
+
+
+def hidden_program(program: str, cwd: Path, uid: int) -> bool:
+    """Whether a program named by its path (`/root/x`, `../x`) lies where user `uid` cannot
+    reach it: for a command its author wrote, the referee then answers as for a program that
+    does not exist, telling nothing of what is there."""
+    if "/" not in program:
+        return False
+    return unreachable_reason(cwd / program, uid, os.X_OK, parents=True) is not None
 
 
 def reach_fix(sandboxed: bool) -> str:
@@ -403,8 +433,13 @@ class Confinement:
         limits: Limits | None,
         freeze: bool,
         freeze_grace: float = DEFAULT_FREEZE_GRACE,
+        *,
+        untrusted_command: bool = False,
     ) -> None:
         self.isolation = isolation or BASIC_ISOLATION
+        # A command its author wrote (a student's build): a path it names outside its own
+        # folder is the author's business, never checked nor revealed by the referee.
+        self.untrusted_command = untrusted_command
         self.limits = limits or Limits()
         self.freeze_idle = freeze
         self.freeze_grace = freeze_grace
@@ -469,7 +504,9 @@ class Confinement:
         """
         if self.slot is None:
             return
-        problem = reach_problem(executable, cwd, argv, self.slot.uid, self.sandboxed)
+        problem = reach_problem(
+            executable, cwd, argv, self.slot.uid, self.sandboxed, own_only=self.untrusted_command
+        )
         if problem is None:
             return
         if not self.isolation.allow_root:

@@ -24,6 +24,7 @@ from referee.isolation.confinement import (
     InfrastructureFailure,
     StartRefused,
     assigned_directories,
+    hidden_program,
     resolve_executable,
 )
 from referee.isolation.interpreters import ShimError, unshim, without_env
@@ -49,6 +50,9 @@ async def start_confined(
         await confinement.prepare()
         argv, assigned = without_env(argv)
         bot_env = {**confinement.environment(env), **assigned}
+        slot = confinement.slot
+        if confinement.untrusted_command and slot and hidden_program(argv[0], workdir, slot.uid):
+            raise StartRefused(f"command not found: {argv[0]!r}")
         executable = resolve_executable(argv[0], workdir, bot_env["PATH"])
         try:
             argv, executable, bot_env = await trio.to_thread.run_sync(

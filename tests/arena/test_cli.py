@@ -36,6 +36,25 @@ def test_new_with_a_roster_prints_each_invite_once(tmp_path: Path) -> None:
     assert "0 accounts added, 2 already there" in again.stderr
 
 
+def test_new_names_its_folder_in_what_to_do_next(tmp_path: Path) -> None:
+    done = referee("arena", "new", "cs 4341", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert "set `[server] url` in 'cs 4341/arena.toml'" in done.stderr
+    assert "`referee arena accounts 'cs 4341' ROSTER.csv`" in done.stderr
+    assert "`referee arena serve 'cs 4341'`" in done.stderr and " DIR" not in done.stderr
+
+
+def test_the_invites_csv_is_safe_to_open_in_a_spreadsheet(tmp_path: Path) -> None:
+    evil = '"=HYPERLINK(""http://evil.example"",""mail"")"'
+    (tmp_path / "roster.csv").write_text(f"username,name,role\nalice,{evil},student\n")
+    for folder, extra in (("a1", []), ("a2", ["--passwords"])):
+        assert referee("arena", "new", folder, cwd=tmp_path).returncode == 0
+        done = referee("arena", "accounts", folder, "roster.csv", *extra, cwd=tmp_path)
+        assert done.returncode == 0, done.stderr
+        (line,) = rows(done.stdout)
+        assert line["name"] == '\'=HYPERLINK("http://evil.example","mail")'
+
+
 def test_initial_passwords_instead_of_invites(tmp_path: Path) -> None:
     (tmp_path / "roster.csv").write_text(ROSTER)
     assert referee_here("arena", "new", "ar", cwd=tmp_path).returncode == 0

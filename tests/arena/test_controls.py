@@ -124,3 +124,13 @@ def test_the_queue_lists_the_games_running_then_those_waiting(arena: Arena) -> N
     replay = add_game(arena, b, a, state="pending", replaces=waiting, attempt=2)
     assert running_count(db) == 1
     assert [g.id for g in queue(db)] == [playing, replay, waiting]
+
+
+def test_a_failed_version_is_not_disqualified(arena: Arena) -> None:
+    failed = add_version(arena, "alice", status=VersionStatus.FAILED, activated=None)
+    db = arena.store.writer
+    with pytest.raises(ControlError, match="failed its check"):
+        disqualify_version(db, START, STAFF, failed, "x")
+    status = db.execute("SELECT status FROM versions WHERE id = ?", (failed,)).fetchone()[0]
+    assert status == VersionStatus.FAILED
+    assert all(e.action != "disqualify-version" for e in entries(db))

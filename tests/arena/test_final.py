@@ -7,25 +7,33 @@ started again plays each game once; its grades name the version each was earned 
 from __future__ import annotations
 
 import csv
+import fcntl
 import io
+import os
 import shutil
 import sqlite3
 import stat
 import tomllib
-from datetime import timedelta
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
 import trio
 
-from referee.arena import final_task
+from referee.arena import accounts, final_task
 from referee.arena.final import FinalError, final_config_path, prepare_final
-from referee.arena.finalists import pin, pinned_at
+from referee.arena.final_progress import FinalProgress, final_progress
+from referee.arena.finalists import entries, pin, pinned_at
 from referee.arena.folder import new_arena, open_arena
-from referee.arena.grades import computed_at
+from referee.arena.grades import GradesError, computed_at, final_grades
+from referee.arena.roster import Person
+from referee.arena.rows import Role
+from referee.arena.sessions import CookieSigner
+from referee.arena.web.site import Site
 from referee.tournament.events import Event, GameFinished
 from referee.tournament.formats import make_schedule
 from referee.tournament.store import GameState, open_view
+from tests.arena.conftest import PASSWORD, browser, log_in
 from tests.arena.final_kit import (
     CENTRE_FIRST,
     DEADLINE,
@@ -239,5 +247,56 @@ def test_a_final_folder_that_cannot_be_written_is_said(tmp_path: Path) -> None:
         pin(arena.store.writer, DEADLINE, None)
         with pytest.raises(FinalError, match=r"cannot write the final's config"):
             prepare_final(arena)
+    finally:
+        arena.close()
+
+
+def test_the_staff_page_and_the_queue_show_the_pin_and_the_final_s_progress(
+    played: tuple[Path, dict[str, int]], readable_folders: ReadableFolders
+) -> None:
+    copy = readable_folders.mktemp("final-pages") / "ar"
+    shutil.copytree(played[0], copy)
+    arena = open_arena(copy)
+    try:
+        assert final_progress(copy) == FinalProgress(finished=12, running=0, total=12)
+        assert final_progress(copy.parent) is None  # no final there
+        people = [Person("tess", "Tess", Role.STAFF, None, 0)]
+        done = accounts.import_roster(arena.store.writer, people, datetime(2026, 9, 1, tzinfo=UTC))
+        accounts.set_password(
+            arena.store.writer, done.added[0].id, accounts.hash_password(PASSWORD)
+        )
+        site = Site(arena.store, arena.config, CookieSigner(arena.secret))
+        with browser(site) as client:
+            log_in(client, "tess")
+            page = client.get("/staff").text
+            queue = client.get("/queue").text
+    finally:
+        arena.close()
+    assert "versions pinned at" in page and "12 of its 12 games played (over)" in page
+    assert "<strong>closed</strong>: the final&#39;s versions are pinned" in page
+    assert "<strong>stopped</strong>: the final&#39;s versions are pinned" in page
+    assert 'id="final-progress"' in queue and "12 of its 12 games played" in queue
+
+
+def test_grades_asked_while_the_final_is_played_say_so(
+    played: tuple[Path, dict[str, int]], readable_folders: ReadableFolders
+) -> None:
+    copy = readable_folders.mktemp("final-running") / "ar"
+    shutil.copytree(played[0], copy)
+    with sqlite3.connect(copy / "final" / "tournament.sqlite") as db:
+        db.execute("UPDATE games SET state = 'running' WHERE number = 1")
+    arena = open_arena(copy)
+    try:
+        people = entries(arena.store.writer)
+        with pytest.raises(GradesError, match=r"`referee arena final .*` plays it"):
+            final_grades(arena, people, DEADLINE)
+        holder = os.open(copy / "final" / "tournament.lock", os.O_RDWR)
+        try:
+            fcntl.flock(holder, fcntl.LOCK_EX | fcntl.LOCK_NB)  # as the server's final holds it
+            with pytest.raises(GradesError, match="being played right now") as said:
+                final_grades(arena, people, DEADLINE)
+            assert "plays it" not in str(said.value)
+        finally:
+            os.close(holder)
     finally:
         arena.close()

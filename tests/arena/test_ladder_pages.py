@@ -251,3 +251,17 @@ def test_the_trend_follows_the_clock(
     assert cells(client.get("/leaderboard").text)[0][7] == "-20"
     add_version(arena.store.writer, ladder.carol, status="received")  # in the checks
     assert len(cells(client.get("/leaderboard").text)) == 3
+
+
+def test_a_game_page_shows_the_attempt_the_store_numbers(
+    client: TestClient, arena: Arena, ladder: Ladder
+) -> None:
+    """The store counts a game's attempts from 1: a game played once says attempt 1."""
+    log_in(client, "tess")
+    db = arena.store.writer
+    db.execute("UPDATE games SET attempt = 1 WHERE id = ?", (ladder.alice_lost,))
+    db.execute("UPDATE games SET attempt = 2 WHERE id = ?", (ladder.others,))
+    db.commit()
+    first = client.get(f"/games/{ladder.alice_lost}").text
+    assert "ladder, attempt 1<" in first and "attempt 2" not in first
+    assert "ladder, attempt 2<" in client.get(f"/games/{ladder.others}").text

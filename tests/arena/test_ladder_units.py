@@ -66,6 +66,18 @@ def test_each_version_is_a_line_of_its_own_and_a_lone_point_a_whisker() -> None:
     assert whisker is not None and whisker[1] < drawn.series[1].end[1] < whisker[2]
 
 
+@pytest.mark.parametrize("minutes", [0, 1, 15, 45])
+def test_the_time_axis_ends_at_the_last_rating(minutes: int) -> None:
+    """A history of less than an hour is drawn over its own time, not an hour."""
+    drawn = chart([point(0, 1500), point(minutes / 60, 1520)])
+    assert drawn is not None
+    assert drawn.series[0].end[0] == drawn.right  # the last point at the right edge
+    labels = [t.label for t in drawn.x_ticks]
+    last = START + timedelta(minutes=minutes)
+    assert labels[-1] == last.strftime("%H:%M:%S" if minutes < 10 else "%H:%M")
+    assert len(set(labels)) == len(labels)  # precise enough to tell the ticks apart
+
+
 def test_a_long_history_is_thinned_keeping_its_ends() -> None:
     points = [point(h / 10, 1500 + h) for h in range(5000)]
     kept = thinned(points)

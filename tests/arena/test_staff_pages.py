@@ -14,6 +14,7 @@ from starlette.testclient import TestClient
 
 from referee.arena import accounts, audit
 from referee.arena.controls import ControlError, disqualify_version, rerun_game
+from referee.arena.finalists import pin
 from referee.arena.folder import Arena
 from referee.arena.game_queries import game_view
 from referee.arena.ladder_store import take_next
@@ -273,3 +274,47 @@ def test_a_rerun_from_the_staff_page_is_the_ladders_next_game(
     # Waiting beside an older game, the re-run is the one the ladder plays first.
     taken = take_next(db, clock())
     assert taken is not None and taken.id == new_id
+
+
+def test_after_the_pin_no_game_is_rerun_nor_version_disqualified(
+    site: Site, arena: Arena, ladder: Ladder, staff: TestClient, clock: Clock
+) -> None:
+    db = arena.store.writer
+    assert pin(db, clock(), None)
+    before = changes(arena)
+    page = staff.get("/staff").text
+    assert 'id="rerun-closed"' in page and 'action="/staff/rerun"' not in page
+    assert 'id="disqualify-closed"' in page and 'action="/staff/disqualify"' not in page
+    game_page = staff.get(f"/games/{ladder.alice_lost}").text
+    assert 'action="/staff/rerun"' not in game_page
+    alice = accounts.by_username(db, "alice")
+    assert alice is not None
+    assert 'action="/staff/disqualify"' not in staff.get(f"/students/{alice.id}").text
+    token = session_csrf(staff)
+    rerun = staff.post("/staff/rerun", data={"game": str(ladder.alice_lost), "csrf": token})
+    assert rerun.status_code == 409 and "the final&#39;s versions are pinned" in rerun.text
+    form = {"version": str(ladder.alice_v2), "reason": "copied", "csrf": token}
+    refused = staff.post("/staff/disqualify", data=form)
+    assert refused.status_code == 409 and "plays them as pinned" in refused.text
+    assert changes(arena) == before  # the game still counts; nothing queued, nothing audited
+
+
+def test_after_the_deadline_no_game_is_rerun(arena: Arena, ladder: Ladder, clock: Clock) -> None:
+    db = arena.store.writer
+    with pytest.raises(ControlError, match=r"the deadline .* has passed"):
+        rerun_game(db, clock(), None, ladder.alice_lost, deadline=clock())
+    game = game_view(db, ladder.alice_lost)
+    assert game is not None and game.game.state is GameState.DONE
+
+
+def test_a_rerun_withdrawn_at_the_pin_gives_its_game_back(
+    arena: Arena, ladder: Ladder, clock: Clock
+) -> None:
+    db = arena.store.writer
+    switch(db, clock(), None, PAUSED, True)  # the ladder paused: the pin withdraws what waits
+    new_id = rerun_game(db, clock(), None, ladder.alice_lost)
+    assert pin(db, clock(), None)
+    old, new = game_view(db, ladder.alice_lost), game_view(db, new_id)
+    assert old is not None and new is not None
+    assert new.game.state is GameState.VOID
+    assert old.game.state is GameState.DONE and "counts again" in (old.game.detail or "")

@@ -133,7 +133,7 @@ def test_submit_a_folder_and_wait_for_its_check(served: tuple[str, Path]) -> Non
     )
     assert done.returncode == 0, done.stdout + done.stderr
     assert f"uploaded as v1: {url}/versions/1" in done.stdout
-    assert "packed mybot as mybot.tar.gz: 1 files" in done.stderr
+    assert "packed mybot as mybot.tar.gz: 1 file, " in done.stderr
     assert "left out __pycache__" in done.stderr
     assert "v1: active: it passed its check" in done.stdout
     assert "game 1 (blue): won" in done.stdout and "game 2 (orange): won" in done.stdout

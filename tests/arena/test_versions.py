@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import gzip
 import hashlib
+import logging
 import os
 import stat
 import tarfile
@@ -458,3 +459,33 @@ def test_the_navigation_bar_leads_to_uploads_and_grades(site: Site) -> None:
     assert '<a href="/versions">Upload</a>' in mine and '<a href="/grades">Grade</a>' in mine
     assert '<a href="/versions">Versions</a>' in theirs
     assert '<a href="/staff/grades">Grades</a>' in theirs
+
+
+def test_a_version_that_does_not_unpack_or_build_gets_a_line_in_the_log(
+    alice: TestClient, arena: Arena, clock: Clock, caplog: pytest.LogCaptureFixture
+) -> None:
+    broken = version_id(upload_by_page(alice, "bot.c", BROKEN_C_BOT))
+    with caplog.at_level(logging.INFO, logger="referee.arena"):
+        check_all(arena, clock)
+        unpacked = version_id(upload_by_page(alice, "bot.zip", b"PK\x03\x04 but nothing after"))
+        check_all(arena, clock)
+    said = [r.getMessage() for r in caplog.records if r.name == "referee.arena"]
+    assert any(m.startswith(f"version {broken} (alice v1): failed: The build failed") for m in said)
+    assert any(
+        m.startswith(f"version {unpacked} (alice v2): failed: The upload cannot be unpacked")
+        for m in said
+    )
+
+
+def test_a_version_page_seen_by_staff_speaks_of_the_student_s_bot(
+    alice: TestClient, site: Site, arena: Arena, clock: Clock
+) -> None:
+    version = version_id(upload_by_page(alice, "bot.py", CRASHING_BOT))
+    check_all(arena, clock)
+    with browser(site) as staff:
+        log_in(staff, "tess")
+        page = staff.get(f"/versions/{version}").text
+    assert "thinking about my first move" in page
+    assert "The end of the bot's stderr" in page and "Its colour" in page
+    assert "Your colour" not in page and "All your versions" not in page
+    assert "The end of your bot's stderr" in alice.get(f"/versions/{version}").text

@@ -214,3 +214,29 @@ def test_record_folders_made_in_the_same_second_are_distinct(tmp_path: Path) -> 
     assert second.name == "check-alak-20250102-030405-2"
     assert third.name == "check-alak-20250102-030405-3"
     assert all(path.is_dir() and not any(path.iterdir()) for path in (first, second, third))
+
+
+# Thinks forever over its first move as blue (busy, not waiting for input).
+THINKS_FOREVER = """
+    import sys, time
+    colour = sys.stdin.readline().strip()
+    if colour == "orange":
+        sys.stdin.readline()
+    if colour == "blue":
+        time.sleep(60)
+    print("a", flush=True)
+    sys.stdin.readline()
+"""
+
+
+def test_a_first_move_too_slow_is_told_with_the_start_up_allowance_it_had(workdir: Path) -> None:
+    result = subprocess.run(
+        check_argv(bot(workdir, THINKS_FOREVER), *QUICK),
+        cwd=workdir, env=plain_env(), capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    assert result.returncode == 1, result.stdout
+    findings = findings_of(records_folder(result.stdout, workdir))
+    slow = [f for f in findings if f.title == "too slow"]
+    assert [f.detail for f in slow] == [
+        "no move within 0.5 s per move (+0.2 s grace, +1.0 s for start-up on the first move)"
+    ]

@@ -15,6 +15,7 @@ from starlette.responses import FileResponse, Response
 from starlette.routing import Route
 
 from protocols.base import Side
+from referee.arena.deadline import ladder_closed
 from referee.arena.disclosure import detail_for, replay_for
 from referee.arena.game_files import record_file, replay_of
 from referee.arena.game_queries import GameView, finished_games, game_view
@@ -87,7 +88,12 @@ async def game(request: Request, session: Session | None) -> Response:
             if side in sides and report is not None:
                 stderr.append((side.value, view.player(side), report))
     final = replay.frames[-1] if replay is not None and replay.frames else None
+    rerun_open = False
+    if viewer is not None and viewer.is_staff:
+        closed = await site.store.read(ladder_closed, site.config.deadline.at, site.clock())
+        rerun_open = closed is None
     context = {
+        "rerun_open": rerun_open,
         "view": view,
         "game": view.game,
         "detail": detail_for(view.game.detail or "", sides),

@@ -11,13 +11,21 @@ a game and disqualifying a version the ladder's controls (controls.py).
 from __future__ import annotations
 
 import sqlite3
+from dataclasses import dataclass, replace
+from datetime import datetime
+from functools import partial
 
+import trio
 from starlette.datastructures import FormData
 from starlette.exceptions import HTTPException
 from starlette.requests import Request
 from starlette.responses import RedirectResponse, Response
 
 from referee.arena import accounts, controls
+from referee.arena.config import ArenaConfig
+from referee.arena.deadline import ladder_closed, past_deadline, uploads_closed
+from referee.arena.final_progress import FinalProgress, final_progress
+from referee.arena.finalists import pinned_at
 from referee.arena.paging import LARGEST_ID
 from referee.arena.rows import Account
 from referee.arena.sessions import Session
@@ -38,18 +46,42 @@ MAX_REASON = 500  # characters of a disqualification's reason
 RECENT_ACTIONS = 10
 
 
-def overview(
-    db: sqlite3.Connection,
-) -> tuple[Flags, dict[str, int], list[AuditLine]]:
+@dataclass(frozen=True)
+class Overview:
+    """What the staff page shows of the ladder."""
+
+    flags: Flags
+    counts: dict[str, int]
+    recent: list[AuditLine]
+    closed: str | None  # why the ladder is closed (no re-run then), or None
+    pinned_at: str | None  # when the final's versions were pinned (no disqualifying then)
+    uploads_closed: str | None  # why uploads are kept as late now, or None
+    deadline: datetime | None  # [deadline] at
+    past_deadline: bool
+    final: FinalProgress | None = None  # the final's games, once it has a store
+
+
+def overview(db: sqlite3.Connection, config: ArenaConfig, now: datetime) -> Overview:
     with snapshot(db):
-        return flags(db), game_counts(db), audit_page(db, None, RECENT_ACTIONS).items
+        return Overview(
+            flags(db),
+            game_counts(db),
+            audit_page(db, None, RECENT_ACTIONS).items,
+            ladder_closed(db, config.deadline.at, now),
+            pinned_at(db),
+            uploads_closed(db, config, now),
+            config.deadline.at,
+            past_deadline(config, now),
+        )
 
 
 async def staff(request: Request, session: Session) -> Response:
     site = site_of(request)
-    switches, counts, recent = await site.store.read(overview)
-    context = {"flags": switches, "counts": counts, "recent": recent, "message": None}
-    return site.render(request, "staff.html", context, session=session)
+    found = await site.store.read(overview, site.config, site.clock())
+    if found.pinned_at is not None:
+        progress = await trio.to_thread.run_sync(final_progress, site.root)
+        found = replace(found, final=progress)
+    return site.render(request, "staff.html", {"o": found}, session=session)
 
 
 def number_field(form: FormData, name: str) -> int:
@@ -80,7 +112,10 @@ async def rerun(request: Request, session: Session, form: FormData) -> Response:
     game_id = number_field(form, "game")
     try:
         new_id = await site.store.write(
-            controls.rerun_game, site.clock(), session.account.id, game_id
+            partial(controls.rerun_game, deadline=site.config.deadline.at),
+            site.clock(),
+            session.account.id,
+            game_id,
         )
     except controls.ControlError as exc:
         return refused(request, session, str(exc))

@@ -17,6 +17,7 @@ from starlette.responses import Response
 
 from protocols.base import Side
 from protocols.drawing import Picture
+from referee.arena.finalists import pinned_at
 from referee.arena.game_files import record_file, replay_of
 from referee.arena.game_queries import GameView, losses_of
 from referee.arena.paging import Page
@@ -45,7 +46,8 @@ async def student(request: Request, session: Session) -> Response:
     found = await site.store.read(student_page, account_id, before_of(request))
     if found is None:
         raise not_found()
-    context = {"student": found, "chart": chart(found.history)}
+    pinned = await site.store.read(pinned_at) if session.account.is_staff else None
+    context = {"student": found, "chart": chart(found.history), "pinned": pinned}
     return site.render(request, "student.html", context, session=session)
 
 

@@ -35,6 +35,7 @@ from referee.arena.uploads import Feed, Incoming, UploadRefused, take_upload
 from referee.arena.versions import Entry
 from referee.arena.web.guards import action, api, not_found, page
 from referee.arena.web.site import Site, site_of
+from referee.arena.web.viewing import path_id
 from referee.printable import printable
 
 FORM_OVERHEAD = 64 * 1024  # the form's other fields and its multipart framing
@@ -146,7 +147,7 @@ async def _take(site: Site, account: Account, name: str | None, feed: Feed) -> i
 
 async def _visible(request: Request, viewer: Account) -> Entry:
     site = site_of(request)
-    found = await site.store.read(versions.visible, request.path_params["version_id"], viewer)
+    found = await site.store.read(versions.visible, path_id(request, "version_id"), viewer)
     if found is None:
         raise not_found()
     return found
