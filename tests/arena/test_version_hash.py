@@ -21,6 +21,7 @@ from referee.arena.store import get_state, transaction
 from referee.arena.submissions import start_up
 from referee.arena.version_hash import REHASHED
 from referee.bot_content import bot_content_hash, folder_hash
+from referee.tournament.roster import Roster
 from tests.arena.conftest import Clock, log_in
 from tests.arena.final_kit import FIRST_FREE, add_students, add_version, bot
 from tests.arena.kit import GOOD_BOT, check_all, entry, upload_by_page, version_id
@@ -42,7 +43,7 @@ def test_a_version_carries_the_hash_its_games_and_the_final_record(
     assert contestants(db, arena.paths.root, [version])[version].content_hash == digest
     assert pin(db, clock(), None)
     loaded = prepare_final(arena)
-    assert loaded.player_spec("alice", 0).content_hash == digest  # the final's records
+    assert Roster.of(loaded).spec("alice", 0).content_hash == digest  # the final's records
     pinned = {e.username: e.content_hash for e in entries(db)}
     assert pinned["alice"] == digest  # the finalists table
 
