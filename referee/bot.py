@@ -38,6 +38,7 @@ import trio
 
 from protocols.base import Reason
 from protocols.framing import DEFAULT_MAX_LINE_BYTES
+from referee.exchange import Answer, BotFault, Closed, Exchange, Heard, PlayerEvents
 from referee.isolation import (
     Confinement,
     InfrastructureFailure,
@@ -50,7 +51,6 @@ from referee.isolation import (
 )
 from referee.isolation.cpu import CpuMeter
 from referee.isolation.ponder import DEFAULT_FREEZE_GRACE, PonderWatch
-from referee.match.exchange import Answer, BotFault, Closed, Exchange, Heard, PlayerEvents
 from referee.printable import printable
 
 READ_CHUNK = 65536

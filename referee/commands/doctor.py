@@ -20,6 +20,7 @@ from rich.table import Table
 
 from referee.bot import BotInfrastructureError, open_bot
 from referee.commands import EXIT_OK
+from referee.exchange import BotFault
 from referee.isolation import landlock, syscall_filter
 from referee.isolation.levels import (
     FEATURE_ORDER,
@@ -32,7 +33,6 @@ from referee.isolation.levels import (
     detect,
 )
 from referee.isolation.limits import Limits
-from referee.match.exchange import BotFault
 from referee.players import BUILTIN_CWD
 
 EXIT_TRIAL_FAILED = 1

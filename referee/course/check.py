@@ -20,10 +20,10 @@ import trio
 from protocols import get_game
 from protocols.base import Reason, Side
 from referee.bot import FLUSH_HINT, STDERR_QUOTED, BotInfrastructureError, last_words, open_bot
+from referee.exchange import BotFault
 from referee.isolation.levels import Isolation
 from referee.match import driver
 from referee.match.clock import first_move_budget
-from referee.match.exchange import BotFault
 from referee.match.host import Host, run_log
 from referee.match.order import GameOrder
 from referee.match.settings import MatchSettings

@@ -23,8 +23,8 @@ from protocols import get_game
 from protocols.base import Reason, Side
 from referee.bot import unwrap_single
 from referee.builtin_tables import prepare_tables
+from referee.exchange import BotFault
 from referee.match.errors import report_referee_error
-from referee.match.exchange import BotFault
 from referee.match.host import Host
 from referee.match.judge import Forward, Judge, Verdict, line_fault
 from referee.match.lag import LagMonitor

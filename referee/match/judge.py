@@ -14,8 +14,8 @@ from typing import Any, NamedTuple
 
 from protocols.base import Game, IllegalMove, Reason, Side
 from protocols.options import GameOptions
+from referee.exchange import BotFault
 from referee.match.clock import Clock
-from referee.match.exchange import BotFault
 from referee.match.settings import TimeSettings
 from referee.openings import apply_opening
 from referee.players import POSITION

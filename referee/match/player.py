@@ -12,9 +12,9 @@ from contextlib import AbstractAsyncContextManager
 from typing import Protocol
 
 from referee.bot import BotExit, BotProcess, open_bot
+from referee.exchange import BotFault, PlayerEvents
 from referee.isolation.confinement import player_places
 from referee.isolation.levels import Isolation
-from referee.match.exchange import BotFault, PlayerEvents
 from referee.match.settings import MatchSettings
 from referee.players import PlayerSpec, is_builtin, player_cwd
 

@@ -13,8 +13,8 @@ import trio
 
 from protocols.base import Reason, Side
 from referee.bot import BotInfrastructureError, BotStartError
+from referee.exchange import BotFault, PlayerEvents
 from referee.isolation.levels import Isolation
-from referee.match.exchange import BotFault, PlayerEvents
 from referee.match.judge import Verdict, neither_started, never_started
 from referee.match.player import OpenPlayer, Player
 from referee.match.settings import MatchSettings

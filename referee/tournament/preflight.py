@@ -24,9 +24,9 @@ import trio
 
 from protocols.base import Reason, Side
 from referee.bot import BotInfrastructureError, BotUnreachable
+from referee.exchange import BotFault
 from referee.isolation import Isolation, ran_as_root_warning
 from referee.match.clock import first_move_budget
-from referee.match.exchange import BotFault
 from referee.match.judge import first_lines
 from referee.match.player import open_bot_player
 from referee.match.settings import MatchSettings

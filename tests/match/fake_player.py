@@ -19,8 +19,8 @@ import trio
 
 from protocols.base import Reason
 from referee.bot import BotExit, BotStartError, describe_returncode, unwrap_single
+from referee.exchange import Answer, BotFault, Closed, Exchange, Heard, PlayerEvents
 from referee.isolation.levels import Isolation
-from referee.match.exchange import Answer, BotFault, Closed, Exchange, Heard, PlayerEvents
 from referee.match.settings import MatchSettings
 from referee.players import PlayerSpec
 

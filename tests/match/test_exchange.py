@@ -5,7 +5,7 @@ no event loop (as python-chess's engine protocol is tested with a MockTransport)
 from __future__ import annotations
 
 from protocols.base import Reason
-from referee.match.exchange import UNASKED_KEPT, Answer, BotFault, Closed, Exchange, Heard
+from referee.exchange import UNASKED_KEPT, Answer, BotFault, Closed, Exchange, Heard
 
 
 class Transport:

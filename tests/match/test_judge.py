@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 
 from protocols import game_names, get_game
 from protocols.base import Game, IllegalMove, Reason, Side
-from referee.match.exchange import BotFault
+from referee.exchange import BotFault
 from referee.match.judge import Forward, Judge, Verdict, first_lines
 from referee.match.settings import TimeSettings
 

@@ -21,10 +21,10 @@ import trio.testing
 
 from protocols.base import Reason, Side
 from referee.bot import BotExit
+from referee.exchange import BotFault, PlayerEvents
 from referee.isolation.levels import BASIC_ISOLATION
 from referee.match import driver
 from referee.match.clock import Clock
-from referee.match.exchange import BotFault, PlayerEvents
 from referee.match.host import Host, choose_host
 from referee.match.lag import LagMonitor
 from referee.match.seats import START_FAILURE_WAIT

@@ -10,7 +10,7 @@ import trio
 
 from protocols.base import Reason
 from referee.bot import BotProcess, BotStartError, open_bot
-from referee.match.exchange import BotFault
+from referee.exchange import BotFault
 from tests.scriptbots import alive, process_group_members, script_bot
 
 GRACE = 0.2
