@@ -150,6 +150,54 @@ DROP INDEX IF EXISTS games_orange;
 DROP INDEX IF EXISTS games_reason;
 """
 
+# The results of each pair of versions by colour, a row per (blue, orange) that met, kept by
+# triggers as games are written and deleted: the crosstable reads a row per pair instead of
+# every game among its versions (about 200,000 of a million games: 160 ms). An index made
+# before them gains them from its next writer, filled from its games in the same transaction
+# as the triggers are made; a reader of such an index reads the games instead (`has_pairs`).
+_PAIRS = """
+CREATE TABLE pairs (
+    blue INTEGER NOT NULL,
+    orange INTEGER NOT NULL,
+    blue_wins INTEGER NOT NULL DEFAULT 0,
+    orange_wins INTEGER NOT NULL DEFAULT 0,
+    draws INTEGER NOT NULL DEFAULT 0,
+    PRIMARY KEY (blue, orange)
+) WITHOUT ROWID;
+CREATE TRIGGER pairs_insert AFTER INSERT ON games BEGIN
+    INSERT OR IGNORE INTO pairs (blue, orange) VALUES (NEW.blue, NEW.orange);
+    UPDATE pairs SET blue_wins = blue_wins + (NEW.result = 'blue'),
+        orange_wins = orange_wins + (NEW.result = 'orange'),
+        draws = draws + (NEW.result = 'draw')
+        WHERE blue = NEW.blue AND orange = NEW.orange;
+END;
+CREATE TRIGGER pairs_delete AFTER DELETE ON games BEGIN
+    UPDATE pairs SET blue_wins = blue_wins - (OLD.result = 'blue'),
+        orange_wins = orange_wins - (OLD.result = 'orange'),
+        draws = draws - (OLD.result = 'draw')
+        WHERE blue = OLD.blue AND orange = OLD.orange;
+    DELETE FROM pairs WHERE blue = OLD.blue AND orange = OLD.orange
+        AND blue_wins + orange_wins + draws = 0;
+END;
+CREATE TRIGGER pairs_update AFTER UPDATE OF blue, orange, result ON games BEGIN
+    UPDATE pairs SET blue_wins = blue_wins - (OLD.result = 'blue'),
+        orange_wins = orange_wins - (OLD.result = 'orange'),
+        draws = draws - (OLD.result = 'draw')
+        WHERE blue = OLD.blue AND orange = OLD.orange;
+    DELETE FROM pairs WHERE blue = OLD.blue AND orange = OLD.orange
+        AND blue_wins + orange_wins + draws = 0;
+    INSERT OR IGNORE INTO pairs (blue, orange) VALUES (NEW.blue, NEW.orange);
+    UPDATE pairs SET blue_wins = blue_wins + (NEW.result = 'blue'),
+        orange_wins = orange_wins + (NEW.result = 'orange'),
+        draws = draws + (NEW.result = 'draw')
+        WHERE blue = NEW.blue AND orange = NEW.orange;
+END;
+INSERT INTO pairs
+    SELECT blue, orange, SUM(result = 'blue'), SUM(result = 'orange'), SUM(result = 'draw')
+    FROM games GROUP BY blue, orange;
+"""
+_PAIR_OBJECTS = frozenset({"pairs", "pairs_insert", "pairs_delete", "pairs_update"})
+
 
 @dataclass(frozen=True, slots=True)
 class Source:
@@ -511,6 +559,7 @@ def _connect(path: Path, writer: bool) -> sqlite3.Connection:
                 tables = set(_TABLES)
             if tables >= _TABLES:
                 _add_columns(db)
+                _add_pairs(db)
                 db.executescript(_INDEXES)
         elif _older(db, tables):
             raise LeagueError(
@@ -543,6 +592,26 @@ def _add_columns(db: sqlite3.Connection) -> None:
                     db.execute(f"ALTER TABLE {table} ADD COLUMN {name} {kind}")
 
 
+def has_pairs(db: sqlite3.Connection) -> bool:
+    """Whether the index keeps the results per pair of versions (made before them: not until
+    its next writer)."""
+    marks = ",".join("?" * len(_PAIR_OBJECTS))
+    found = db.execute(
+        f"SELECT COUNT(*) FROM sqlite_master WHERE name IN ({marks})", sorted(_PAIR_OBJECTS)
+    ).fetchone()
+    return int(found[0]) == len(_PAIR_OBJECTS)
+
+
+def _add_pairs(db: sqlite3.Connection) -> None:
+    """Make the results per pair, their triggers and their rows from the games, in one
+    transaction (a part left by anything else is made again whole)."""
+    if has_pairs(db):
+        return
+    with db:
+        drop = "".join(f"DROP TRIGGER IF EXISTS {t};" for t in sorted(_PAIR_OBJECTS - {"pairs"}))
+        db.executescript(f"BEGIN; {drop} DROP TABLE IF EXISTS pairs; {_PAIRS}")
+
+
 def _older(db: sqlite3.Connection, tables: set[str]) -> bool:
     """Whether the index is a league's of an older schema (an index of tables that are not a
     league's is not: it is refused as such)."""
@@ -555,7 +624,7 @@ def _older(db: sqlite3.Connection, tables: set[str]) -> bool:
 def _drop(db: sqlite3.Connection, tables: set[str]) -> None:
     db.execute("PRAGMA foreign_keys = OFF")  # outside a transaction, where it takes effect
     try:
-        for table in sorted(tables & _TABLES):
+        for table in sorted(tables & (_TABLES | {"pairs"})):  # the games' triggers go with them
             db.execute(f"DROP TABLE {table}")
         db.commit()
     finally:
