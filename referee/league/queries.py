@@ -548,11 +548,11 @@ def crosstable(index: LeagueIndex, game: str, top: int = MAX_CROSSTABLE) -> Cros
     place = {p.version: k for k, p in enumerate(players)}
     cells: list[list[tuple[float, int] | None]] = [[None] * len(players) for _ in players]
     marks = ",".join("?" * len(place))
-    if has_pairs(index.db):  # a row per pair that met, by colour
+    if has_pairs(index.db):  # a row per two versions that met, in either colour
         query = (
-            "SELECT blue, orange, blue_wins + 0.5 * draws, orange_wins + 0.5 * draws,"
-            " blue_wins + orange_wins + draws FROM pairs"
-            f" WHERE blue IN ({marks}) AND orange IN ({marks})"
+            "SELECT first, second, first_wins + 0.5 * draws, second_wins + 0.5 * draws,"
+            " first_wins + second_wins + draws FROM pairs"
+            f" WHERE first IN ({marks}) AND second IN ({marks})"
         )
     else:  # an index made before the pairs, open for reading: every game among them
         query = (
