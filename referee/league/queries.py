@@ -10,7 +10,7 @@ import os
 from dataclasses import dataclass
 from typing import Any
 
-from referee.league.index import HistoryRow, KindRow, LeagueIndex, missing_columns
+from referee.league.index import HistoryRow, KindRow, LeagueIndex, has_pairs, missing_columns
 from referee.stats.elo import signed_elo
 
 PAGE_SIZE = 50
@@ -548,12 +548,19 @@ def crosstable(index: LeagueIndex, game: str, top: int = MAX_CROSSTABLE) -> Cros
     place = {p.version: k for k, p in enumerate(players)}
     cells: list[list[tuple[float, int] | None]] = [[None] * len(players) for _ in players]
     marks = ",".join("?" * len(place))
-    rows = index.db.execute(
-        f"SELECT blue, orange, SUM(result = 'blue') + 0.5 * SUM(result = 'draw'),"
-        f" SUM(result = 'orange') + 0.5 * SUM(result = 'draw'), COUNT(*) FROM games"
-        f" WHERE blue IN ({marks}) AND orange IN ({marks}) GROUP BY blue, orange",
-        [*place, *place],
-    ).fetchall()
+    if has_pairs(index.db):  # a row per two versions that met, in either colour
+        query = (
+            "SELECT first, second, first_wins + 0.5 * draws, second_wins + 0.5 * draws,"
+            " first_wins + second_wins + draws FROM pairs"
+            f" WHERE first IN ({marks}) AND second IN ({marks})"
+        )
+    else:  # an index made before the pairs, open for reading: every game among them
+        query = (
+            "SELECT blue, orange, SUM(result = 'blue') + 0.5 * SUM(result = 'draw'),"
+            " SUM(result = 'orange') + 0.5 * SUM(result = 'draw'), COUNT(*) FROM games"
+            f" WHERE blue IN ({marks}) AND orange IN ({marks}) GROUP BY blue, orange"
+        )
+    rows = index.db.execute(query, [*place, *place]).fetchall()
     for blue, orange, blue_points, orange_points, count in rows:
         i, j = place[blue], place[orange]
         for a, b, points in ((i, j, blue_points), (j, i, orange_points)):
