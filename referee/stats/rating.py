@@ -35,6 +35,7 @@ from referee.stats.rating_graph import (
     KindTests,
     Structure,
     kind_tests,
+    record,
     structure,
 )
 from referee.stats.rating_input import Cells, RatingInput
@@ -57,6 +58,13 @@ __all__ = ["Anchor", "RatingInput", "RatingOptions", "RatingReport", "rate"]
 
 
 _TIE = 1e-6  # Elo
+# The flags of an infinite maximum likelihood rating, in the order the notes name them.
+_INFINITE: tuple[Flag, ...] = ("unbeaten", "above", "below", "winless", "unbounded")
+
+
+def _players(count: int) -> str:
+    """The notes' subject: "1 player has", "2 players have"."""
+    return "1 player has" if count == 1 else f"{count} players have"
 
 
 @dataclass
@@ -95,7 +103,7 @@ def rate(data: RatingInput, options: RatingOptions | None = None) -> RatingRepor
     if options.bootstrap > 0 and len(fitted):
         _bootstrap(found, st, anchor_at, joined, options, rows)
     _likelihood_bounds(cells, st, found, rows, z * z)
-    flags = _flags(st, options.min_games)
+    flags = _flags(st, cells, options.min_games)
     points = _points(cells, n)
     order, ranks = _order(names, ratings, st, flags, joined)
     shown = [i for i in order if options.show == "all" or ranks[i] is not None]
@@ -130,7 +138,7 @@ def rate(data: RatingInput, options: RatingOptions | None = None) -> RatingRepor
         intervals="bootstrap" if options.bootstrap > 0 else "laplace",
         los_matrix=matrix,
         converged=found.converged,
-        notes=_notes(st, joined, options, tests, kind_names),
+        notes=_notes(st, flags, joined, options, tests, kind_names),
     )
 
 
@@ -260,7 +268,10 @@ def _interval(rows: _Rows, i: int) -> Interval:
     )
 
 
-def _flags(st: Structure, min_games: int) -> list[frozenset[Flag]]:
+def _flags(st: Structure, cells: Cells, min_games: int) -> list[frozenset[Flag]]:
+    # The words stay true of the games: above the core but with a loss (to a group further
+    # above) is "above", not "unbeaten"; below it with a win, "below", not "winless".
+    won, lost = record(cells, len(st.games))
     found: list[frozenset[Flag]] = []
     for i in range(len(st.games)):
         these: set[Flag] = set()
@@ -270,9 +281,9 @@ def _flags(st: Structure, min_games: int) -> list[frozenset[Flag]]:
             these.add("provisional")
         place = st.place[i]
         if st.games[i] and place == ABOVE:
-            these.add("unbeaten")
+            these.add("above" if lost[i] else "unbeaten")
         elif st.games[i] and place == BELOW:
-            these.add("winless")
+            these.add("below" if won[i] else "winless")
         elif st.games[i] and place == UNBOUNDED:
             these.add("unbounded")
         found.append(frozenset(these))
@@ -429,7 +440,12 @@ def _components(
 
 
 def _notes(
-    st: Structure, joined: bool, options: RatingOptions, tests: KindTests, kind_names: list[str]
+    st: Structure,
+    flags: list[frozenset[Flag]],
+    joined: bool,
+    options: RatingOptions,
+    tests: KindTests,
+    kind_names: list[str],
 ) -> tuple[str, ...]:
     notes = []
     played = [c for c in range(st.components) if st.games[st.component == c].sum() > 0]
@@ -447,10 +463,18 @@ def _notes(
             )
     flagged = int(((st.place != FINITE) & (st.games > 0)).sum())
     if flagged:
+        # Each flag present, counted: the words the rows carry.
+        counts = [
+            f"{sum(word in f for f in flags)} {word}"
+            for word in _INFINITE
+            if any(word in f for f in flags)
+        ]
+        bounded = int(np.isin(st.place[st.games > 0], (ABOVE, BELOW)).sum())
         notes.append(
-            f"{flagged} players have infinite maximum likelihood ratings (unbeaten, winless or "
-            "unbounded by the rest of their group): their intervals are one-sided, from the "
-            "likelihood"
+            f"{_players(flagged)} infinite maximum likelihood ratings ({', '.join(counts)}; "
+            "docs/ratings.md)"
+            + (": one-sided intervals, from the likelihood" if bounded else "")
+            + (", none for unbounded" if bounded < flagged else "")
         )
     for j, name in enumerate(kind_names):
         if tests.draws[j] and not tests.margin_pinned[j]:

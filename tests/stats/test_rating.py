@@ -401,3 +401,35 @@ def test_an_advantage_no_pair_pins_is_kept_finite_by_the_prior() -> None:
     kinds = {kind.name: kind for kind in rate(data).kinds}
     assert kinds["solo"].advantage_from_prior and not kinds["g"].advantage_from_prior
     assert 0 < kinds["solo"].advantage < 4000
+
+
+def ladder_beyond_the_core() -> RatingInput:
+    """A core (cat, dan beat each other); hal beats the core and loses to ann, who beat only hal;
+    low loses to the core and beats eve, who lost every game."""
+    data = RatingInput()
+    data.add("cat", "dan", "g", "first", 3)
+    data.add("dan", "cat", "g", "first", 3)
+    data.add("cat", "dan", "g", "second", 2)
+    data.add("dan", "cat", "g", "second", 2)
+    data.add("hal", "cat", "g", "first", 2)
+    data.add("dan", "hal", "g", "second", 2)
+    data.add("ann", "hal", "g", "first", 2)
+    data.add("hal", "ann", "g", "second", 2)
+    data.add("cat", "low", "g", "first", 2)
+    data.add("low", "dan", "g", "second", 2)
+    data.add("low", "eve", "g", "first", 2)
+    data.add("eve", "low", "g", "second", 2)
+    return data
+
+
+def test_a_player_beyond_the_core_with_a_loss_is_not_called_unbeaten() -> None:
+    report = rate(ladder_beyond_the_core(), RatingOptions(min_games=1))
+    flags = {row.name: row.flags for row in report.rows}
+    assert flags["ann"] == {"unbeaten"} and flags["eve"] == {"winless"}
+    # hal lost to ann: above the core, with a lower bound only, but not unbeaten.
+    assert flags["hal"] == {"above"} and flags["low"] == {"below"}
+    hal, low = report.by_name()["hal"], report.by_name()["low"]
+    assert hal.interval.side == "lower" and low.interval.side == "upper"
+    assert not flags["cat"] and not flags["dan"]
+    note = next(n for n in report.notes if "infinite" in n)
+    assert note.startswith("4 players have") and "1 unbeaten, 1 above, 1 below, 1 winless" in note
