@@ -236,14 +236,24 @@ def _likelihood_bounds(
     if not len(flagged):
         return
     values = np.nan_to_num(found.ratings)
-    # The cells of flagged players, once: each group's bound reads only its own games.
+    # A group's bound reads its games against the players whose ratings are finite (its
+    # component's core) only: another infinite group sits where the prior put it, and games
+    # against it would carry the prior into the bound (that group could be at +-inf, where
+    # those games say nothing). A component without a core has no finite rating: there the
+    # bound is relative to the others' placing, from all the group's games.
     touched = np.zeros(len(st.games), dtype=bool)
     touched[flagged] = True
+    finite = st.place == FINITE
+    cored = st.core[st.component] >= 0
     near = cells.where(touched[cells.first] | touched[cells.second])
     for group in np.unique(st.group[flagged]):
         members = st.group == group
-        above = bool(st.place[np.flatnonzero(members)[0]] == ABOVE)
-        t = group_bound(near, values, found.advantage, found.margin, members, above, chi2)
+        first = int(np.flatnonzero(members)[0])
+        above = bool(st.place[first] == ABOVE)
+        part = near
+        if cored[first]:
+            part = near.where(finite[near.first] | finite[near.second])
+        t = group_bound(part, values, found.advantage, found.margin, members, above, chi2)
         for i in np.flatnonzero(members):
             rows.method[i] = "likelihood"
             rows.side[i] = "lower" if above else "upper"
