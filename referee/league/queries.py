@@ -118,8 +118,11 @@ def leaderboard(
     all_versions: bool = False,
     page: int = 1,
     size: int = PAGE_SIZE,
+    per_component: int | None = None,
 ) -> Page:
-    """Rated versions, best first within each game; by default only each bot's latest."""
+    """Rated versions, best first within each game and component (ranked rows first); by
+    default only each bot's latest. `per_component`: only the first N rows of each game's
+    component (its best ranked, then unranked if it has fewer ranked)."""
     where, args = ["1 = 1"], []
     if game:
         where.append("v.game = ?")
@@ -132,15 +135,38 @@ def leaderboard(
     condition = " AND ".join(where)
     body = f" FROM v JOIN ratings r ON r.version = v.id WHERE {condition}"
     (total,) = index.db.execute(_VERSIONS + "SELECT COUNT(*)" + body, args).fetchone()
+    # Ranked rows first, then those the model does not rank (provisional, unbounded).
+    best = "r.rank IS NULL, r.rank, r.rating DESC"
+    if per_component is not None:
+        # Each row's place in its game's component: columns 4 and 18 are the game and the
+        # component, 19 the place.
+        rows = index.db.execute(
+            _VERSIONS
+            + f"SELECT * FROM (SELECT {_VERSION_COLUMNS}, ROW_NUMBER() OVER (PARTITION BY"
+            + f" v.game, r.component ORDER BY {best}) AS place"
+            + body
+            + ") WHERE place <= ? ORDER BY 4, 18, 19 LIMIT ? OFFSET ?",
+            [*args, per_component, size, (page - 1) * size],
+        ).fetchall()
+        return Page([VersionRow(*row[:-1]) for row in rows], total, page, size)
     rows = index.db.execute(
         _VERSIONS
         + f"SELECT {_VERSION_COLUMNS}"
         + body
-        # Ranked rows first, then those the model does not rank (provisional, unbounded).
-        + " ORDER BY v.game, r.component, r.rank IS NULL, r.rank, r.rating DESC LIMIT ? OFFSET ?",
+        + f" ORDER BY v.game, r.component, {best} LIMIT ? OFFSET ?",
         [*args, size, (page - 1) * size],
     ).fetchall()
     return Page([VersionRow(*row) for row in rows], total, page, size)
+
+
+def ranks_skip(rows: list[VersionRow]) -> bool:
+    """Whether the ranks of these rows skip a number in some game's component: the model
+    ranks every version, so a view of each bot's latest hides the older versions' ranks."""
+    ranks: dict[tuple[str, int], set[int]] = {}
+    for row in rows:
+        if row.rank is not None:
+            ranks.setdefault((row.game, row.component), set()).add(row.rank)
+    return any(found != set(range(1, max(found) + 1)) for found in ranks.values())
 
 
 def _like(text: str) -> str:
