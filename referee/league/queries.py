@@ -182,6 +182,21 @@ def bot_versions(index: LeagueIndex, bot: int) -> list[VersionRow]:
     return [VersionRow(*row) for row in rows]
 
 
+def version_names(index: LeagueIndex) -> dict[str, list[int]]:
+    """What each version is called where the league shows it (`cat`, `cat v2`: `label`), and a
+    bot's bare name for its latest version; a name two games' bots share maps to both."""
+    rows = index.db.execute(
+        _VERSIONS + "SELECT v.id, v.name, v.number, v.versions FROM v ORDER BY v.game, v.id"
+    ).fetchall()
+    names: dict[str, list[int]] = {}
+    for version, name, number, versions in rows:
+        if number == versions:
+            names.setdefault(name, []).append(version)
+        if versions > 1:
+            names.setdefault(f"{name} v{number}", []).append(version)
+    return names
+
+
 def find_bot(index: LeagueIndex, game: str, name: str) -> int | None:
     found = index.db.execute("SELECT id FROM bots WHERE game = ? AND name = ?", (game, name))
     row = found.fetchone()
