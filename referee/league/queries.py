@@ -169,6 +169,16 @@ def ranks_skip(rows: list[VersionRow]) -> bool:
     return any(found != set(range(1, max(found) + 1)) for found in ranks.values())
 
 
+def components(index: LeagueIndex) -> dict[str, int]:
+    """Per game, how many components (groups of versions that never met another's) it has."""
+    found = index.db.execute(
+        "SELECT bots.game, MAX(ratings.component) + 1 FROM ratings"
+        " JOIN versions ON versions.id = ratings.version JOIN bots ON bots.id = versions.bot"
+        " GROUP BY bots.game"
+    )
+    return {game: int(count) for game, count in found.fetchall()}
+
+
 def _like(text: str) -> str:
     return text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
 

@@ -11,7 +11,7 @@ from rich.console import Console
 
 from referee.league.config import FitSettings
 from referee.league.index import IndexedGame, Player, Source, open_index
-from referee.league.queries import leaderboard
+from referee.league.queries import At, GameFilter, GamePage, leaderboard
 from referee.league.rating import rate_league
 from referee.stats.rating import RatingOptions
 from referee.views.league_terminal import leaderboard_table
@@ -157,3 +157,46 @@ def test_top_takes_the_best_rows_of_each_component_and_says_why_ranks_skip(
     assert shown == expected
     assert "e" not in [row[0] for row in shown]  # the winless bot is not among the best two
     assert "older versions, hidden here, keep theirs" in " ".join(text.split())
+
+
+def test_the_dashboard_shows_each_component_apart(tmp_path: Path) -> None:
+    """Two components: the leaderboard heads each, ranks from 1 within it; a bot whose versions
+    are in both says they are not on one scale."""
+    from referee.league.queries import bot_versions, components
+    from referee.web.league_pages import bot_page, leaderboard_page, server_links
+
+    split = ["blue", "orange", "draw", "blue"] * 3
+    games = _pair("a", "b", split, 0) + _pair("b", "a", ["orange", "draw"] * 6, 20)
+    games += _pair("c", "a", ["blue", "orange"] * 6, 40)
+    games += _pair("p", "q", split, 100) + _pair("q", "p", ["orange", "draw"] * 6, 120)
+    # c's second version only met p and q: rated in the other component.
+    games += [
+        replace(g, blue=replace(g.blue, content_hash="c2-hash"), finished_at="2026-02-01T00:00:00")
+        for g in _pair("c", "p", ["blue", "orange", "draw"] * 4, 140)
+    ]
+    index = open_index(tmp_path, writer=True)
+    try:
+        index.apply_source(Source(tmp_path / "t1", 0, "tournament", "t1", "alak"), games, [])
+        rate_league(index, FitSettings(history="none"), lambda *_: None)
+        page = leaderboard(index, all_versions=True)
+        split_games = components(index)
+        c = next(row.bot for row in page.rows if row.name == "c")
+        versions = bot_versions(index, c)
+    finally:
+        index.close()
+    assert split_games == {"alak": 2}
+    links = server_links()
+    board = leaderboard_page("league", page, ["alak"], (None, None, True), [], links, split_games)
+    one = board.index("alak, component 1 of 2")
+    two = board.index("alak, component 2 of 2")
+    assert one < two
+    assert "2 components of versions that never met" in board
+    for part, rows in ((board[one:two], page.rows[:3]), (board[two:], page.rows[3:])):
+        assert {row.component for row in rows} == {rows[0].component}
+        assert all(f">{row.label}</a>" in part for row in rows)  # each under its heading
+        assert [row.rank for row in rows if row.rank] == sorted(r.rank for r in rows if r.rank)
+        assert rows[0].rank == 1
+    no_games = GamePage([], 0, At(), None, None)
+    html = bot_page(versions, [], [], [], no_games, GameFilter(), [], links)
+    assert "rated in 2 components that never met" in html
+    assert "<td>component 1</td>" in html and "<td>component 2</td>" in html
