@@ -112,7 +112,7 @@ def rate(data: RatingInput, options: RatingOptions | None = None) -> RatingRepor
     within = shown
     if options.los_players is not None:
         within = [i for i in shown if names[i] in options.los_players]
-    los_next, matrix = _los(found, st, joined, ratings, shown, options.los_matrix, names, within)
+    los_next, matrix = _los(found, st, ratings, shown, options.los_matrix, names, within)
     report_rows = [
         PlayerRating(
             name=names[i],
@@ -338,7 +338,6 @@ def _order(
 def _los(
     found: Estimate,
     st: Structure,
-    joined: bool,
     ratings: Floats,
     shown: list[int],
     full: bool,
@@ -347,11 +346,11 @@ def _los(
 ) -> tuple[dict[int, float], LosMatrix | None]:
     """P(r_i > r_j) = Phi((r_i - r_j) / sd(r_i - r_j)) from the Laplace covariance, for each row
     and the next shown one, and on request for every pair of the rows `within` (shown rows);
-    only between players with finite ratings that can be compared (one component, unless
-    joined)."""
+    only between players with finite ratings of one component. Joined or not: the prior's
+    common scale says nothing of who is stronger across components."""
 
     def comparable(i: int, j: int) -> bool:
-        same = joined or st.component[i] == st.component[j]
+        same = st.component[i] == st.component[j]
         return bool(same and found.laplace[i] and found.laplace[j])
 
     pairs = [(i, j) for i, j in pairwise(shown) if comparable(i, j)]

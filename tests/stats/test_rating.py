@@ -491,3 +491,26 @@ def test_one_sided_bounds_come_from_the_games_against_the_core_only() -> None:
     first = bounds[300.0, False]
     for found in bounds.values():
         assert found == pytest.approx(first, abs=1e-3)
+
+
+def test_joined_components_have_no_los_between_them() -> None:
+    """Joined, the prior puts components on one scale that compares nothing: no LOS across."""
+    data = RatingInput()
+    for first, second in (("a", "b"), ("b", "a"), ("p", "q"), ("q", "p")):
+        data.add(first, second, "g", "first", 3)
+        data.add(first, second, "g", "second", 2)
+    data.add("a", "b", "g", "first", 2)  # a a little stronger than b
+    report = rate(data, RatingOptions(join_components=True, los_matrix=True, min_games=1))
+    assert report.los_matrix is not None
+    names = list(report.los_matrix.names)
+    component = {row.name: row.component for row in report.rows}
+    for i, one in enumerate(names):
+        for j, other in enumerate(names):
+            value = report.los_matrix.values[i][j]
+            if i != j and component[one] == component[other]:
+                assert value is not None
+            else:
+                assert value is None, (one, other)
+    for row, below in zip(report.rows, report.rows[1:], strict=False):
+        if row.component != below.component:
+            assert row.los_next is None
