@@ -105,3 +105,24 @@ def test_add_and_remove_keep_comments_and_order(tmp_path: Path, sources: list[Pa
         f"../runs/{s.name}" for s in (sources[0], sources[2])
     ]
     assert load_league(tmp_path / "course").fit.bootstrap == 20
+
+
+def test_editing_sources_keeps_the_comments_and_layout_inside_the_array(tmp_path: Path) -> None:
+    from referee.league.config import edit_sources
+
+    path = tmp_path / "league.toml"
+    path.write_text(
+        '# top\nname = "lg"   # inline\nsources = [\n  "../t1",  # week 1\n'
+        '  "../t2",  # week 2\n]\n\n[fit]\nprior_sd = 1000.0  # keep me\n'
+    )
+    edit_sources(tmp_path, ["../t1", "../t2", "../t3"])
+    assert path.read_text() == (
+        '# top\nname = "lg"   # inline\nsources = [\n  "../t1",  # week 1\n  "../t2",  # week 2\n'
+        '  "../t3",\n]\n\n[fit]\nprior_sd = 1000.0  # keep me\n'
+    )
+    edit_sources(tmp_path, ["../t1", "../t3"])  # the entry goes, with its own comment
+    assert path.read_text() == (
+        '# top\nname = "lg"   # inline\nsources = [\n  "../t1",  # week 1\n  "../t3",\n]\n'
+        "\n[fit]\nprior_sd = 1000.0  # keep me\n"
+    )
+    assert load_league(tmp_path).sources == ["../t1", "../t3"]
