@@ -47,9 +47,10 @@ from referee.league.config import (
 )
 from referee.league.discovery import SyncReport, named_refusal, sync, tournament_folders
 from referee.league.index import LeagueIndex, open_index
-from referee.league.queries import leaderboard, ranks_skip
+from referee.league.queries import games_played, leaderboard, ranks_skip
 from referee.league.rating import los_matrix, rate_league
 from referee.nofollow import PlantedLink
+from referee.stats.elo import signed_elo
 from referee.tournament.store import StoreError
 from referee.views.league_rows import los_of_rows, rows_csv, rows_json
 from referee.views.league_terminal import leaderboard_table, los_table
@@ -300,7 +301,7 @@ def run_rate(args: argparse.Namespace, out: Console, err: Console) -> int:
             for kind in rated.report.kinds:
                 say(
                     err,
-                    f"  {kind.name}: first-move advantage {kind.advantage:+.0f} Elo,"
+                    f"  {kind.name}: first-move advantage {signed_elo(kind.advantage, 0)} Elo,"
                     f" draw margin {kind.draw_margin:.0f} Elo",
                 )
             for note in rated.report.notes:
@@ -322,6 +323,11 @@ def show_board(
 ) -> None:
     """The leaderboard, the first `top` rows of each game's component (best ranked first);
     with `settings` (the league's [fit]), the LOS matrix of its rows."""
+    played = games_played(index)
+    if game is not None and game not in played:
+        raise LeagueError(
+            f"no game {game!r} in the league (its games: {', '.join(played) or 'none yet'})"
+        )
     page = leaderboard(
         index, game=game, all_versions=all_versions, size=_EVERY, per_component=max(1, top)
     )
@@ -339,6 +345,8 @@ def show_board(
                 "ranks are the model's among every version of a game: older versions, hidden "
                 "here, keep theirs (--all-versions shows them)"
             )
+        if not page.total:
+            caption = "no games rated yet: add tournaments or matches with `referee league add`"
         out.print(leaderboard_table(page.rows, title, caption))
         if los is not None:
             out.print(los_table(page.rows, los))

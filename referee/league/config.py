@@ -31,6 +31,7 @@ from tomlkit.items import Array
 
 from referee.nofollow import write_file
 from referee.tournament.toml_lines import locate
+from referee.tournament.unknown_settings import settings_at, unknown_setting
 
 CONFIG_NAME = "league.toml"
 INDEX_NAME = "league.sqlite"
@@ -95,7 +96,10 @@ def _validate(path: Path, text: str) -> LeagueConfig:
         line = locate(text, loc)
         where = f"{path}:{line}" if line else str(path)
         field = ".".join(str(part) for part in loc) or "(file)"
-        raise LeagueError(f"{where}: {field}: {first['msg']}") from None
+        message = first["msg"]
+        if first["type"] == "extra_forbidden" and loc:  # a misspelt key: the one it meant
+            message = unknown_setting(loc[-1], settings_at(LeagueConfig, loc[:-1]))
+        raise LeagueError(f"{where}: {field}: {message}") from None
 
 
 def render(config: LeagueConfig) -> str:

@@ -431,10 +431,14 @@ def _components(
         elif outside == 0:
             method = "maximum likelihood"
         else:
+            have = (
+                "has an infinite maximum likelihood rating and is"
+                if outside == 1
+                else ("have infinite maximum likelihood ratings and are")
+            )
             method = (
                 f"maximum likelihood for the {len(core)} players of its core; the other "
-                f"{outside} have infinite maximum likelihood ratings and are placed by a normal "
-                f"prior (sd {prior_sd:g} Elo)"
+                f"{outside} {have} placed by a normal prior (sd {prior_sd:g} Elo)"
             )
         found.append(
             ComponentInfo(
@@ -461,14 +465,16 @@ def _notes(
     if len(played) > 1:
         if joined:
             notes.append(
-                f"{len(played)} groups of players never met; joined on one scale only by the "
-                f"prior (sd {options.prior_sd:g} Elo), which puts each group's average near 0: "
-                "ratings of two groups say nothing of who is stronger"
+                f"{len(played)} components (players that never met another component's) "
+                f"joined on one scale only by the prior (sd {options.prior_sd:g} Elo), which "
+                "puts each component's average near 0: ratings of two components say nothing "
+                "of who is stronger"
             )
         else:
             notes.append(
-                f"{len(played)} groups of players never met: each is rated on its own (its core "
-                "averages 0) and ranked on its own; ratings of two groups are not comparable"
+                f"{len(played)} components (players that never met another component's): each "
+                "is rated on its own (its core averages 0) and ranked on its own; ratings of two "
+                "components are not comparable"
             )
     flagged = int(((st.place != FINITE) & (st.games > 0)).sum())
     if flagged:
