@@ -491,6 +491,13 @@ def _notes(
             + (": one-sided intervals, from the likelihood" if bounded else "")
             + (", none for unbounded" if bounded < flagged else "")
         )
+        coreless = (st.core[st.component] < 0) & np.isin(st.place, (ABOVE, BELOW)) & (st.games > 0)
+        if coreless.any():
+            # No finite rating to bound against: `>= +1411` beside `<= +1589` is no overlap.
+            notes.append(
+                "where a component has no core (nobody beat anybody both ways), each one-sided "
+                "bound holds with the other players where they are shown, not wherever they are"
+            )
     for j, name in enumerate(kind_names):
         if tests.draws[j] and not tests.margin_pinned[j]:
             notes.append(f"{name}: the draw margin is kept finite by the prior")

@@ -46,7 +46,9 @@ def test_an_anchored_sweep_says_the_bound_on_the_difference() -> None:
     data = RatingInput()
     data.add("ann", "eve", "g", "first", 9)
     data.add("eve", "ann", "g", "second", 9)
-    table = rating_table(rate(data, RatingOptions(min_games=0, anchor=Anchor(1500.0))))
+    report = rate(data, RatingOptions(min_games=0, anchor=Anchor(1500.0)))
+    assert any("each one-sided bound holds with the other players where" in n for n in report.notes)
+    table = rating_table(report)
     rows = {row.name: row for row in table.rows}
     ann, eve = rows["ann"], rows["eve"]
     assert ann.low is not None and eve.rating is not None and eve.high is not None
