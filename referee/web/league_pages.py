@@ -275,9 +275,10 @@ def bot_page(
 def _versions(versions: Sequence[VersionRow], apart: bool) -> str:
     lines = [
         "<tr><th>version</th><th>content hash</th><th>first game</th><th>Elo</th>"
-        "<th>95% interval</th><th>rank</th><th>games</th><th>score</th><th>command</th>"
-        + ("<th>rated in</th>" if apart else "")
-        + "</tr>"
+        "<th>95% interval</th><th>rank</th><th>games</th><th>score</th>"
+        # A version is its files' hash; the command is one game's, with that game's seed.
+        '<th title="as one of its games ran it: a {seed} in the config differs from game to '
+        "game\">command (one game's)</th>" + ("<th>rated in</th>" if apart else "") + "</tr>"
     ]
     for v in versions:
         score = f"{v.points / v.games:.0%}" if v.games else ""

@@ -200,3 +200,4 @@ def test_the_dashboard_shows_each_component_apart(tmp_path: Path) -> None:
     html = bot_page(versions, [], [], [], no_games, GameFilter(), [], links)
     assert "rated in 2 components that never met" in html
     assert "<td>component 1</td>" in html and "<td>component 2</td>" in html
+    assert "command (one game's)" in html  # with that game's seed: not the version's own
