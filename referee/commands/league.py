@@ -47,15 +47,17 @@ from referee.league.config import (
 )
 from referee.league.discovery import SyncReport, named_refusal, sync, tournament_folders
 from referee.league.index import LeagueIndex, open_index
-from referee.league.queries import leaderboard
+from referee.league.queries import games_played, leaderboard, ranks_skip
 from referee.league.rating import los_matrix, rate_league
 from referee.nofollow import PlantedLink
+from referee.stats.elo import signed_elo
 from referee.tournament.store import StoreError
 from referee.views.league_rows import los_of_rows, rows_csv, rows_json
 from referee.views.league_terminal import leaderboard_table, los_table
 from referee.web import add_server_arguments, check_port
 
 EXIT_PROBLEMS = 1
+_EVERY = 1 << 62  # rows: `--top` bounds each component, not the whole
 
 
 def register(parser: argparse.ArgumentParser) -> None:
@@ -94,7 +96,9 @@ def register(parser: argparse.ArgumentParser) -> None:
     show.add_argument("dir", type=Path)
     show.add_argument("--game", default=None, help="only this game")
     show.add_argument("--all-versions", action="store_true", help="every version, not the latest")
-    show.add_argument("--top", type=int, default=50, help="rows (50)")
+    show.add_argument(
+        "--top", type=int, default=50, help="rows of each game's component, best first (50)"
+    )
     show.add_argument("--format", choices=["table", "csv", "json"], default="table", help="(table)")
     show.add_argument(
         "--los-matrix",
@@ -297,7 +301,7 @@ def run_rate(args: argparse.Namespace, out: Console, err: Console) -> int:
             for kind in rated.report.kinds:
                 say(
                     err,
-                    f"  {kind.name}: first-move advantage {kind.advantage:+.0f} Elo,"
+                    f"  {kind.name}: first-move advantage {signed_elo(kind.advantage, 0)} Elo,"
                     f" draw margin {kind.draw_margin:.0f} Elo",
                 )
             for note in rated.report.notes:
@@ -317,15 +321,33 @@ def show_board(
     form: str = "table",
     settings: FitSettings | None = None,
 ) -> None:
-    """The leaderboard; with `settings` (the league's [fit]), the LOS matrix of its rows."""
-    page = leaderboard(index, game=game, all_versions=all_versions, size=max(1, top))
+    """The leaderboard, the first `top` rows of each game's component (best ranked first);
+    with `settings` (the league's [fit]), the LOS matrix of its rows."""
+    played = games_played(index)
+    if game is not None and game not in played:
+        raise LeagueError(
+            f"no game {game!r} in the league (its games: {', '.join(played) or 'none yet'})"
+        )
+    page = leaderboard(
+        index, game=game, all_versions=all_versions, size=_EVERY, per_component=max(1, top)
+    )
     los = None
     if settings is not None:
         found = los_matrix(index, settings, [row.version for row in page.rows])
         los = los_of_rows(page.rows, found)
     if form == "table":
         title = f"{page.total} rated {'versions' if all_versions else 'bots'}"
-        out.print(leaderboard_table(page.rows, title))
+        if len(page.rows) < page.total:
+            title += f", the best {max(1, top)} of each component"
+        caption = None
+        if not all_versions and ranks_skip(page.rows):
+            caption = (
+                "ranks are the model's among every version of a game: older versions, hidden "
+                "here, keep theirs (--all-versions shows them)"
+            )
+        if not page.total:
+            caption = "no games rated yet: add tournaments or matches with `referee league add`"
+        out.print(leaderboard_table(page.rows, title, caption))
         if los is not None:
             out.print(los_table(page.rows, los))
     else:  # data for a script: written as is, never wrapped or styled by the console

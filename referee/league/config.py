@@ -116,14 +116,35 @@ def edit_sources(folder: Path, sources: list[str]) -> LeagueConfig:
     text = _read(folder)
     _validate(path, text)  # a file that does not hold is named, not edited
     document = tomlkit.parse(text)
-    entries = tomlkit.array()
-    entries.extend(sources)
-    entries.multiline(True)
-    document["sources"] = entries  # a new key goes before the first table, where it belongs
+    if not _edit_array(document.get("sources"), sources):
+        entries = tomlkit.array()
+        entries.extend(sources)
+        entries.multiline(True)
+        document["sources"] = entries  # a new key goes before the first table, where it belongs
     edited = tomlkit.dumps(document)
     config = _validate(path, edited)
     write_file(path, edited, sync=True)  # never through a planted link
     return config
+
+
+def _edit_array(found: object, sources: list[str]) -> bool:
+    """Make the existing non-empty array `found` hold `sources` by deleting and appending
+    entries, so that its layout and the comments beside the entries that stay are kept; False
+    (nothing changed) where that cannot give `sources` in their order."""
+    if not isinstance(found, Array) or not len(found):
+        return False
+    current = [str(entry) for entry in found]
+    wanted, present = set(sources), set(current)
+    kept = [entry for entry in current if entry in wanted]
+    added = [entry for entry in sources if entry not in present]
+    if len(wanted) != len(sources) or kept + added != sources:
+        return False
+    for i in reversed(range(len(current))):
+        if current[i] not in wanted:
+            del found[i]
+    for entry in added:
+        found.append(entry)
+    return True
 
 
 def source_folder(folder: Path, source: str) -> Path:

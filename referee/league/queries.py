@@ -118,8 +118,11 @@ def leaderboard(
     all_versions: bool = False,
     page: int = 1,
     size: int = PAGE_SIZE,
+    per_component: int | None = None,
 ) -> Page:
-    """Rated versions, best first within each game; by default only each bot's latest."""
+    """Rated versions, best first within each game and component (ranked rows first); by
+    default only each bot's latest. `per_component`: only the first N rows of each game's
+    component (its best ranked, then unranked if it has fewer ranked)."""
     where, args = ["1 = 1"], []
     if game:
         where.append("v.game = ?")
@@ -132,15 +135,48 @@ def leaderboard(
     condition = " AND ".join(where)
     body = f" FROM v JOIN ratings r ON r.version = v.id WHERE {condition}"
     (total,) = index.db.execute(_VERSIONS + "SELECT COUNT(*)" + body, args).fetchone()
+    # Ranked rows first, then those the model does not rank (provisional, unbounded).
+    best = "r.rank IS NULL, r.rank, r.rating DESC"
+    if per_component is not None:
+        # Each row's place in its game's component: columns 4 and 18 are the game and the
+        # component, 19 the place.
+        rows = index.db.execute(
+            _VERSIONS
+            + f"SELECT * FROM (SELECT {_VERSION_COLUMNS}, ROW_NUMBER() OVER (PARTITION BY"
+            + f" v.game, r.component ORDER BY {best}) AS place"
+            + body
+            + ") WHERE place <= ? ORDER BY 4, 18, 19 LIMIT ? OFFSET ?",
+            [*args, per_component, size, (page - 1) * size],
+        ).fetchall()
+        return Page([VersionRow(*row[:-1]) for row in rows], total, page, size)
     rows = index.db.execute(
         _VERSIONS
         + f"SELECT {_VERSION_COLUMNS}"
         + body
-        # Ranked rows first, then those the model does not rank (provisional, unbounded).
-        + " ORDER BY v.game, r.component, r.rank IS NULL, r.rank, r.rating DESC LIMIT ? OFFSET ?",
+        + f" ORDER BY v.game, r.component, {best} LIMIT ? OFFSET ?",
         [*args, size, (page - 1) * size],
     ).fetchall()
     return Page([VersionRow(*row) for row in rows], total, page, size)
+
+
+def ranks_skip(rows: list[VersionRow]) -> bool:
+    """Whether the ranks of these rows skip a number in some game's component: the model
+    ranks every version, so a view of each bot's latest hides the older versions' ranks."""
+    ranks: dict[tuple[str, int], set[int]] = {}
+    for row in rows:
+        if row.rank is not None:
+            ranks.setdefault((row.game, row.component), set()).add(row.rank)
+    return any(found != set(range(1, max(found) + 1)) for found in ranks.values())
+
+
+def components(index: LeagueIndex) -> dict[str, int]:
+    """Per game, how many components (groups of versions that never met another's) it has."""
+    found = index.db.execute(
+        "SELECT bots.game, MAX(ratings.component) + 1 FROM ratings"
+        " JOIN versions ON versions.id = ratings.version JOIN bots ON bots.id = versions.bot"
+        " GROUP BY bots.game"
+    )
+    return {game: int(count) for game, count in found.fetchall()}
 
 
 def _like(text: str) -> str:
@@ -154,6 +190,21 @@ def bot_versions(index: LeagueIndex, bot: int) -> list[VersionRow]:
         (bot,),
     ).fetchall()
     return [VersionRow(*row) for row in rows]
+
+
+def version_names(index: LeagueIndex) -> dict[str, list[int]]:
+    """What each version is called where the league shows it (`cat`, `cat v2`: `label`), and a
+    bot's bare name for its latest version; a name two games' bots share maps to both."""
+    rows = index.db.execute(
+        _VERSIONS + "SELECT v.id, v.name, v.number, v.versions FROM v ORDER BY v.game, v.id"
+    ).fetchall()
+    names: dict[str, list[int]] = {}
+    for version, name, number, versions in rows:
+        if number == versions:
+            names.setdefault(name, []).append(version)
+        if versions > 1:
+            names.setdefault(f"{name} v{number}", []).append(version)
+    return names
 
 
 def find_bot(index: LeagueIndex, game: str, name: str) -> int | None:

@@ -17,8 +17,9 @@ from datetime import datetime
 
 from referee.league.config import FitSettings, LeagueError
 from referee.league.index import HistoryRow, KindRow, LeagueIndex, RatedGame, RatingRow
+from referee.league.queries import version_names
 from referee.records import utc_now
-from referee.stats.rating import RatingInput, RatingOptions, RatingReport, rate
+from referee.stats.rating import Anchor, RatingInput, RatingOptions, RatingReport, rate
 from referee.stats.rating_input import Outcome
 from referee.stats.rating_report import LosMatrix
 
@@ -65,8 +66,12 @@ def rate_league(
     """Rate every rated game of the index. `options` (the command line's: anchor, minimum
     games, joined components) take the level, prior, bootstrap and seed from `settings`."""
     rows = index.rated_games()
+    options = options or RatingOptions()
+    if options.anchor is not None and options.anchor.player is not None:
+        version = anchor_version(index, options.anchor.player)
+        options = replace(options, anchor=replace(options.anchor, player=str(version)))
     chosen = replace(
-        options or RatingOptions(),
+        options,
         level=settings.level,
         prior_sd=settings.prior_sd,
         bootstrap=settings.bootstrap,
@@ -90,6 +95,19 @@ def rate_league(
     return RatedLeague(len(rows), players, report, chosen.bootstrap, steps)
 
 
+def anchor_version(index: LeagueIndex, name: str) -> int:
+    """The version `--anchor NAME=ELO` names as the league's tables do: a bot's name (its
+    latest version) or `NAME vN` (its N-th); refused naming the choices."""
+    names = version_names(index)
+    found = names.get(name, [])
+    if len(found) == 1:
+        return found[0]
+    choices = ", ".join(sorted(names)) or "none: no games read yet"
+    if found:
+        raise LeagueError(f"the anchor {name!r} names bots of {len(found)} games ({choices})")
+    raise LeagueError(f"the anchor {name!r} is not a bot of the league; its bots: {choices}")
+
+
 def los_matrix(index: LeagueIndex, settings: FitSettings, versions: list[int]) -> LosMatrix:
     """The likelihood of superiority of every pair of `versions` (ids; the matrix names them
     so, in the order the fit shows them), from the Laplace covariance of the fit that gave the
@@ -109,6 +127,17 @@ def los_matrix(index: LeagueIndex, settings: FitSettings, versions: list[int]) -
     found = rate(league_input(rows), options).los_matrix
     assert found is not None  # asked for
     return found
+
+
+def _rate_step(data: RatingInput, options: RatingOptions) -> RatingReport:
+    """A step of the history. Before the anchored version has a finite rating (no games yet,
+    or only wins), nothing can hold it: that step's cores average the anchor's Elo instead."""
+    try:
+        return rate(data, options)
+    except ValueError:
+        if options.anchor is None or options.anchor.player is None:
+            raise
+        return rate(data, replace(options, anchor=Anchor(options.anchor.elo)))
 
 
 def _describe(report: RatingReport, options: RatingOptions) -> str:
@@ -163,7 +192,7 @@ def _history(
     out: list[HistoryRow] = []
     for step, period in enumerate(order):
         upto = [r for r, p in zip(rows, periods, strict=True) if rank[p] <= step]
-        report = rate(league_input(upto), quick)
+        report = _rate_step(league_input(upto), quick)
         out += [
             HistoryRow(
                 int(row.name),

@@ -35,6 +35,7 @@ from referee.stats.rating_graph import (
     KindTests,
     Structure,
     kind_tests,
+    record,
     structure,
 )
 from referee.stats.rating_input import Cells, RatingInput
@@ -57,6 +58,13 @@ __all__ = ["Anchor", "RatingInput", "RatingOptions", "RatingReport", "rate"]
 
 
 _TIE = 1e-6  # Elo
+# The flags of an infinite maximum likelihood rating, in the order the notes name them.
+_INFINITE: tuple[Flag, ...] = ("unbeaten", "above", "below", "winless", "unbounded")
+
+
+def _players(count: int) -> str:
+    """The notes' subject: "1 player has", "2 players have"."""
+    return "1 player has" if count == 1 else f"{count} players have"
 
 
 @dataclass
@@ -95,7 +103,7 @@ def rate(data: RatingInput, options: RatingOptions | None = None) -> RatingRepor
     if options.bootstrap > 0 and len(fitted):
         _bootstrap(found, st, anchor_at, joined, options, rows)
     _likelihood_bounds(cells, st, found, rows, z * z)
-    flags = _flags(st, options.min_games)
+    flags = _flags(st, cells, options.min_games)
     points = _points(cells, n)
     order, ranks = _order(names, ratings, st, flags, joined)
     shown = [i for i in order if options.show == "all" or ranks[i] is not None]
@@ -104,7 +112,7 @@ def rate(data: RatingInput, options: RatingOptions | None = None) -> RatingRepor
     within = shown
     if options.los_players is not None:
         within = [i for i in shown if names[i] in options.los_players]
-    los_next, matrix = _los(found, st, joined, ratings, shown, options.los_matrix, names, within)
+    los_next, matrix = _los(found, st, ratings, shown, options.los_matrix, names, within)
     report_rows = [
         PlayerRating(
             name=names[i],
@@ -130,7 +138,7 @@ def rate(data: RatingInput, options: RatingOptions | None = None) -> RatingRepor
         intervals="bootstrap" if options.bootstrap > 0 else "laplace",
         los_matrix=matrix,
         converged=found.converged,
-        notes=_notes(st, joined, options, tests, kind_names),
+        notes=_notes(st, flags, joined, options, tests, kind_names),
     )
 
 
@@ -228,14 +236,24 @@ def _likelihood_bounds(
     if not len(flagged):
         return
     values = np.nan_to_num(found.ratings)
-    # The cells of flagged players, once: each group's bound reads only its own games.
+    # A group's bound reads its games against the players whose ratings are finite (its
+    # component's core) only: another infinite group sits where the prior put it, and games
+    # against it would carry the prior into the bound (that group could be at +-inf, where
+    # those games say nothing). A component without a core has no finite rating: there the
+    # bound is relative to the others' placing, from all the group's games.
     touched = np.zeros(len(st.games), dtype=bool)
     touched[flagged] = True
+    finite = st.place == FINITE
+    cored = st.core[st.component] >= 0
     near = cells.where(touched[cells.first] | touched[cells.second])
     for group in np.unique(st.group[flagged]):
         members = st.group == group
-        above = bool(st.place[np.flatnonzero(members)[0]] == ABOVE)
-        t = group_bound(near, values, found.advantage, found.margin, members, above, chi2)
+        first = int(np.flatnonzero(members)[0])
+        above = bool(st.place[first] == ABOVE)
+        part = near
+        if cored[first]:
+            part = near.where(finite[near.first] | finite[near.second])
+        t = group_bound(part, values, found.advantage, found.margin, members, above, chi2)
         for i in np.flatnonzero(members):
             rows.method[i] = "likelihood"
             rows.side[i] = "lower" if above else "upper"
@@ -260,7 +278,10 @@ def _interval(rows: _Rows, i: int) -> Interval:
     )
 
 
-def _flags(st: Structure, min_games: int) -> list[frozenset[Flag]]:
+def _flags(st: Structure, cells: Cells, min_games: int) -> list[frozenset[Flag]]:
+    # The words stay true of the games: above the core but with a loss (to a group further
+    # above) is "above", not "unbeaten"; below it with a win, "below", not "winless".
+    won, lost = record(cells, len(st.games))
     found: list[frozenset[Flag]] = []
     for i in range(len(st.games)):
         these: set[Flag] = set()
@@ -270,9 +291,9 @@ def _flags(st: Structure, min_games: int) -> list[frozenset[Flag]]:
             these.add("provisional")
         place = st.place[i]
         if st.games[i] and place == ABOVE:
-            these.add("unbeaten")
+            these.add("above" if lost[i] else "unbeaten")
         elif st.games[i] and place == BELOW:
-            these.add("winless")
+            these.add("below" if won[i] else "winless")
         elif st.games[i] and place == UNBOUNDED:
             these.add("unbounded")
         found.append(frozenset(these))
@@ -317,7 +338,6 @@ def _order(
 def _los(
     found: Estimate,
     st: Structure,
-    joined: bool,
     ratings: Floats,
     shown: list[int],
     full: bool,
@@ -326,11 +346,11 @@ def _los(
 ) -> tuple[dict[int, float], LosMatrix | None]:
     """P(r_i > r_j) = Phi((r_i - r_j) / sd(r_i - r_j)) from the Laplace covariance, for each row
     and the next shown one, and on request for every pair of the rows `within` (shown rows);
-    only between players with finite ratings that can be compared (one component, unless
-    joined)."""
+    only between players with finite ratings of one component. Joined or not: the prior's
+    common scale says nothing of who is stronger across components."""
 
     def comparable(i: int, j: int) -> bool:
-        same = joined or st.component[i] == st.component[j]
+        same = st.component[i] == st.component[j]
         return bool(same and found.laplace[i] and found.laplace[j])
 
     pairs = [(i, j) for i, j in pairwise(shown) if comparable(i, j)]
@@ -411,10 +431,14 @@ def _components(
         elif outside == 0:
             method = "maximum likelihood"
         else:
+            have = (
+                "has an infinite maximum likelihood rating and is"
+                if outside == 1
+                else ("have infinite maximum likelihood ratings and are")
+            )
             method = (
                 f"maximum likelihood for the {len(core)} players of its core; the other "
-                f"{outside} have infinite maximum likelihood ratings and are placed by a normal "
-                f"prior (sd {prior_sd:g} Elo)"
+                f"{outside} {have} placed by a normal prior (sd {prior_sd:g} Elo)"
             )
         found.append(
             ComponentInfo(
@@ -429,29 +453,51 @@ def _components(
 
 
 def _notes(
-    st: Structure, joined: bool, options: RatingOptions, tests: KindTests, kind_names: list[str]
+    st: Structure,
+    flags: list[frozenset[Flag]],
+    joined: bool,
+    options: RatingOptions,
+    tests: KindTests,
+    kind_names: list[str],
 ) -> tuple[str, ...]:
     notes = []
     played = [c for c in range(st.components) if st.games[st.component == c].sum() > 0]
     if len(played) > 1:
         if joined:
             notes.append(
-                f"{len(played)} groups of players never met; joined on one scale only by the "
-                f"prior (sd {options.prior_sd:g} Elo), which puts each group's average near 0: "
-                "ratings of two groups say nothing of who is stronger"
+                f"{len(played)} components (players that never met another component's) "
+                f"joined on one scale only by the prior (sd {options.prior_sd:g} Elo), which "
+                "puts each component's average near 0: ratings of two components say nothing "
+                "of who is stronger"
             )
         else:
             notes.append(
-                f"{len(played)} groups of players never met: each is rated on its own (its core "
-                "averages 0) and ranked on its own; ratings of two groups are not comparable"
+                f"{len(played)} components (players that never met another component's): each "
+                "is rated on its own (its core averages 0) and ranked on its own; ratings of two "
+                "components are not comparable"
             )
     flagged = int(((st.place != FINITE) & (st.games > 0)).sum())
     if flagged:
+        # Each flag present, counted: the words the rows carry.
+        counts = [
+            f"{sum(word in f for f in flags)} {word}"
+            for word in _INFINITE
+            if any(word in f for f in flags)
+        ]
+        bounded = int(np.isin(st.place[st.games > 0], (ABOVE, BELOW)).sum())
         notes.append(
-            f"{flagged} players have infinite maximum likelihood ratings (unbeaten, winless or "
-            "unbounded by the rest of their group): their intervals are one-sided, from the "
-            "likelihood"
+            f"{_players(flagged)} infinite maximum likelihood ratings ({', '.join(counts)}; "
+            "docs/ratings.md)"
+            + (": one-sided intervals, from the likelihood" if bounded else "")
+            + (", none for unbounded" if bounded < flagged else "")
         )
+        coreless = (st.core[st.component] < 0) & np.isin(st.place, (ABOVE, BELOW)) & (st.games > 0)
+        if coreless.any():
+            # No finite rating to bound against: `>= +1411` beside `<= +1589` is no overlap.
+            notes.append(
+                "where a component has no core (nobody beat anybody both ways), each one-sided "
+                "bound holds with the other players where they are shown, not wherever they are"
+            )
     for j, name in enumerate(kind_names):
         if tests.draws[j] and not tests.margin_pinned[j]:
             notes.append(f"{name}: the draw margin is kept finite by the prior")

@@ -2,12 +2,16 @@
 
 A group above its component's core (never beaten by it) has its likelihood largest at +inf, so
 no interval around a point can be drawn; what the games do say is how low the group can be. Its
-bound is where the log-likelihood of the group's games against the rest, as a function of a
-shift t of the whole group (every other rating, advantage and margin where the fit put them),
-falls by chi2(1, level) / 2 below its supremum: the likelihood-ratio bound, from the games
-alone (no prior, no resampling). The supremum is the limit at +inf (0: every game between the
-group and the rest won by the group) unless the group also lost to a group above it, in which
-case it is the largest value at a finite shift. Below the core, mirrored.
+bound is where the log-likelihood of the group's games against the players whose ratings are
+finite (the core), as a function of a shift t of the whole group (the core's ratings, the
+advantage and the margin where the fit put them), falls by chi2(1, level) / 2 below its
+supremum: the likelihood-ratio bound, from the games alone (no prior, no resampling). Games
+against other infinite groups are left out (`referee.stats.rating` chooses the cells): those
+groups are placed by the prior, and the likelihood puts them at +-inf, where the games between
+them and this group say nothing. The group never lost to the games' other players (it would
+then be in the core), so the supremum is the limit 0 at +inf. Below the core, mirrored. A
+component without a core has no finite rating: its players' bounds read all their games, against
+where the others were placed. With no such games at all there is no bound (None).
 """
 
 from __future__ import annotations
@@ -15,7 +19,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from scipy.optimize import brentq, minimize_scalar
+from scipy.optimize import brentq
 
 from referee.stats.rating_input import Cells, Mask
 from referee.stats.rating_terms import SCALE, Floats, cell_terms
@@ -51,32 +55,20 @@ def group_bound(
         return _log_likelihood(part, base, sign, d, t)
 
     direction = 1.0 if above else -1.0
-    # The group's losses (wins, below the core) to the rest: with none, the supremum is the
-    # limit 0 at +inf (-inf); with some, a maximum at a finite shift.
-    lost = (
-        np.where(sign > 0, part.counts[:, 2], part.counts[:, 0])
-        if above
-        else np.where(sign > 0, part.counts[:, 0], part.counts[:, 2])
-    )
-    if not lost.any():
-        top, at = 0.0, direction * _FAR
-    else:
-        best = minimize_scalar(lambda t: -value(t), bounds=(-_FAR, _FAR), method="bounded")
-        top, at = -float(best.fun), float(best.x)
-    target = top - chi2 / 2
+    # The group never lost (won, below) a game read here: the supremum is the limit 0 at +inf
+    # (-inf below). Walk from 0 towards the finite side until the likelihood has fallen far
+    # enough.
+    target = -chi2 / 2
 
     def excess(t: float) -> float:
         return value(t) - target
 
-    # Walk from `at` towards the finite side until the likelihood has fallen far enough.
     step = 100.0
-    near = at
-    if not lost.any():
-        near = 0.0
-        while excess(near) < 0 and abs(near) < _FAR:  # already below: come back up
-            near += direction * step
-            step *= 2
-        step = 100.0
+    near = 0.0
+    while excess(near) < 0 and abs(near) < _FAR:  # already below: come back up
+        near += direction * step
+        step *= 2
+    step = 100.0
     far = near - direction * step
     while excess(far) > 0:
         if abs(far) > _FAR:

@@ -9,10 +9,11 @@ every rating difference inside a group finite, while between groups it grows wit
 moving a group that was never beaten by another further above it makes every game between them
 likelier. The **core** of a component is its group with the most games inside it (of two players
 or more); a group the core cannot reach by arrows but that reaches the core is infinitely above
-it (`ABOVE`: the players "unbeaten" by the rest), one the core reaches but that cannot reach
-the core infinitely below (`BELOW`: "winless"), and one neither way is `UNBOUNDED` (any offset
-fits). A component without a core (no two players beat each other both ways, or drew) has every
-player flagged by its own games: no loss `ABOVE`, no win `BELOW`, else `UNBOUNDED`.
+it (`ABOVE`: flagged "unbeaten", or "above" if it lost to a group further above), one the core
+reaches but that cannot reach the core infinitely below (`BELOW`: "winless", or "below"), and
+one neither way is `UNBOUNDED` (any offset fits). A component without a core (no two players
+beat each other both ways, or drew) has every player flagged by its own games: no loss `ABOVE`,
+no win `BELOW`, else `UNBOUNDED`.
 
 This holds with the kinds' advantages and margins fixed, which the tests here make sure of: a
 kind's draw margin is pinned when some (first, second) cell of it holds both a first mover's and
@@ -129,13 +130,19 @@ def _against_core(results: sp.csr_matrix, members: Ints, group: Ints, core: int)
     return place
 
 
-def _own_record(cells: Cells, members: Ints, players: int) -> Ints:
+def record(cells: Cells, players: int) -> tuple[Ints, Ints]:
+    """Per player: games won, games lost."""
     won = np.bincount(cells.first, cells.counts[:, 0], players) + np.bincount(
         cells.second, cells.counts[:, 2], players
     )
     lost = np.bincount(cells.first, cells.counts[:, 2], players) + np.bincount(
         cells.second, cells.counts[:, 0], players
     )
+    return won.astype(np.int64), lost.astype(np.int64)
+
+
+def _own_record(cells: Cells, members: Ints, players: int) -> Ints:
+    won, lost = record(cells, players)
     place = np.full(len(members), UNBOUNDED, dtype=np.int64)
     place[lost[members] == 0] = ABOVE
     place[won[members] == 0] = BELOW

@@ -8,7 +8,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
-Flag = Literal["unbeaten", "winless", "unbounded", "provisional", "alone"]
+# "unbeaten": no loss, "winless": no win; "above" ("below"): above (below) its component's core
+# with an infinite maximum likelihood rating, though it lost (won) a game, to a player further out.
+Flag = Literal["unbeaten", "above", "winless", "below", "unbounded", "provisional", "alone"]
 # "two-sided": low and high; "lower": a lower bound only (the likelihood is largest at +inf);
 # "upper": an upper bound only; "none": no bound (any rating fits, or no games).
 Side = Literal["two-sided", "lower", "upper", "none"]

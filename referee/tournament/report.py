@@ -19,7 +19,6 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from protocols.base import Reason
 from referee.printable import csv_cell
 from referee.records import ResultLabel, result_label
-from referee.stats.elo import rounded_elo
 from referee.stats.head_to_head import Tally, summary_fields, summary_lines
 from referee.stats.rating import RatingOptions
 from referee.stats.rating_table import RatingLine, RatingTable
@@ -260,19 +259,17 @@ def _standing_row(
     return StandingRow.of(
         s,
         protocol=s.protocol,
-        elo=_round(rating.rating),
-        elo_low=_round(rating.low),
-        elo_high=_round(rating.high),
+        # The model's figures as they are (as in `ratings`): each table rounds them once, so
+        # the standings and the Ratings table show the same Elo.
+        elo=rating.rating,
+        elo_low=rating.low,
+        elo_high=rating.high,
         elo_flags=rating.flags,
         elo_rank=rating.rank,
         place=place,
         decided_by=decided_by or "",
         **tiebreaks,
     )
-
-
-def _round(value: float | None) -> float | None:
-    return None if value is None else rounded_elo(value, 1)
 
 
 def _game_line(view: StoreView, row: GameRow) -> GameLine:

@@ -17,12 +17,12 @@ def _elo(value: float | None) -> str:
     return "" if value is None else signed_elo(value, 0)
 
 
-def leaderboard_table(rows: Sequence[VersionRow], title: str) -> Table:
+def leaderboard_table(rows: Sequence[VersionRow], title: str, caption: str | None = None) -> Table:
     """Rank, bot (and version), game, rating with its interval (one bound for an unbeaten or
     winless version), games, score, LOS, and the rating model's flags; and, where a game's
     versions form groups that never met, the group (`component 2`) each version is rated in:
     ranks and ratings compare only inside one."""
-    table = Table(title=title, title_justify="left")
+    table = Table(title=title, title_justify="left", caption=caption, caption_justify="left")
     apart = any(row.component for row in rows)
     for name, justify in (
         ("#", "right"),

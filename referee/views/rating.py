@@ -6,6 +6,8 @@ advantages and margins, the model's notes, and the LOS matrix when asked for.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from rich.console import Group, RenderableType
 from rich.table import Table
 from rich.text import Text
@@ -49,7 +51,26 @@ def anchored_words(table: RatingTable) -> str:
         bound = "held there" if held else interval_text(row)
         notes = ", ".join(x for x in (bound, flag_text(row)) if x)
         parts.append(f"{row.name} {signed(row.rating)}" + (f" ({notes})" if notes else ""))
+    sweep = _sweep(table.rows)
+    if sweep:
+        parts.append(sweep)
     return f"rating model, {table.anchor}: " + "; ".join(parts)
+
+
+def _sweep(rows: Sequence[RatingLine]) -> str:
+    """After a sweep each bot's one bound holds with the other bot where it is shown (`>= +1495`
+    beside `<= +1505` is no overlap): the bound on their difference, said outright."""
+    if len(rows) != 2:
+        return ""
+    top, bottom = rows
+    if top.side == "upper":
+        top, bottom = bottom, top
+    if top.side != "lower" or bottom.side != "upper" or top.low is None or bottom.rating is None:
+        return ""
+    return (
+        f"{top.name} - {bottom.name} at least {signed(top.low - bottom.rating)} Elo (each bound "
+        "above holds with the other bot where it is shown)"
+    )
 
 
 def rating_view(table: RatingTable) -> RenderableType:
@@ -62,9 +83,12 @@ def rating_view(table: RatingTable) -> RenderableType:
         title = "Ratings"
         if many and not table.joined:
             title += f", component {component + 1} (never met the others: not comparable)"
-        parts.append(_rows_table(title, ranked, table.level))
-        if apart:
-            parts.append(_rows_table("Not ranked", apart, table.level))
+        if ranked:
+            parts.append(_rows_table(title, ranked, table.level))
+        if apart:  # under the component's title when nobody of it is ranked: no empty table
+            parts.append(
+                _rows_table("Not ranked" if ranked else f"{title}: not ranked", apart, table.level)
+            )
     for kind in table.kinds:
         prior = " (from the prior)" if kind.advantage_from_prior or kind.margin_from_prior else ""
         parts.append(

@@ -128,6 +128,7 @@ def league_routes(folder: Path, config: LeagueConfig) -> list[Route]:
                 (game, search, every),
                 _notes(index),
                 links,
+                queries.components(index),
             )
 
         return await read(work)

@@ -89,13 +89,16 @@ def export_league(
     writer = ExportFiles(out)
     notes = [config.name, index.meta().get("fit", "not rated yet"), *queries.left_out(index)]
     played = queries.games_played(index)
+    split = queries.components(index)
     for every in (False, True):
 
         def board(n: int, every: bool = every) -> Page:
             return queries.leaderboard(index, all_versions=every, page=n)
 
         def render(page: Page, every: bool = every) -> str:
-            return leaderboard_page(config.name, page, played, (None, None, every), notes, links)
+            return leaderboard_page(
+                config.name, page, played, (None, None, every), notes, links, split
+            )
 
         def name(n: int, every: bool = every) -> str:
             return links.board(None, None, every, n)

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from html import escape
 from urllib.parse import urlencode
@@ -163,11 +163,20 @@ def leaderboard_page(
     chosen: tuple[str | None, str | None, bool],
     notes: Sequence[str],
     links: Links,
+    split: Mapping[str, int] | None = None,
 ) -> str:
+    """`split`: per game, how many components its versions form (`queries.components`)."""
     game, search, every = chosen
     rows: list[VersionRow] = page.rows
+    split = split or {}
     ends = [v for r in rows for v in (r.low, r.high, r.rating) if v is not None]
     low, high = (min(ends), max(ends)) if ends else (0.0, 1.0)
+    apart = {g: n for g, n in split.items() if n > 1 and (game is None or g == game)}
+    notes = [*notes] + [
+        f"{g}: {n} components of versions that never met, each rated and ranked on its own "
+        "(ratings of two components are not comparable)"
+        for g, n in apart.items()
+    ]
     body = [f'<p class="muted">{" · ".join(escape(n) for n in notes)}</p>']
     if links.searchable:
         body.append(_board_form(games, game, search, every))
@@ -184,9 +193,18 @@ def leaderboard_page(
     head = "<tr><th>#</th><th>bot</th><th>game</th><th>Elo</th><th>95% interval</th><th></th>"
     head += "<th>games</th><th>score</th><th>LOS</th></tr>"
     lines = [head]
+    part: tuple[str, int] | None = None
     for r in rows:
         score = f"{r.points / r.games:.0%}" if r.games else ""
         los = "" if r.los_next is None else f"{r.los_next:.1%}"
+        if r.game in apart and part != (r.game, r.component):
+            # Each component under its own heading, best first within it, ranked from 1.
+            lines.append(
+                f'<tr class="component"><th colspan="9">{escape(r.game)}, component '
+                f"{r.component + 1} of {apart[r.game]}: never met the other components' "
+                "versions; its ratings and ranks compare only within it</th></tr>"
+            )
+        part = (r.game, r.component)
         lines.append(
             f'<tr><td class="n">{r.rank or ""}</td><td><a href="{links.bot(r.bot)}">'
             f"{escape(r.label)}</a> {escape(r.flags)}</td><td>{escape(r.game)}</td>"
@@ -224,7 +242,15 @@ def bot_page(
     links: Links,
 ) -> str:
     first = versions[0]
-    body = [f'<p class="muted">{escape(first.game)}</p><h2>versions</h2>', _versions(versions)]
+    body = [f'<p class="muted">{escape(first.game)}</p><h2>versions</h2>']
+    rated_in = {v.component for v in versions if v.rating is not None}
+    if len(rated_in) > 1:
+        body.append(
+            f'<p class="muted">these versions are rated in {len(rated_in)} components that never '
+            "met (docs/ratings.md): compare ratings and ranks only between versions of one "
+            "component</p>"
+        )
+    body.append(_versions(versions, len(rated_in) > 1))
     if history:
         body += ["<h2>rating over time</h2>", history_chart(versions, history)]
     body += ["<h2>results by opponent</h2>", _opponents(opponents, links)]
@@ -246,10 +272,13 @@ def bot_page(
     return document(first.name, "".join(body), links)
 
 
-def _versions(versions: Sequence[VersionRow]) -> str:
+def _versions(versions: Sequence[VersionRow], apart: bool) -> str:
     lines = [
         "<tr><th>version</th><th>content hash</th><th>first game</th><th>Elo</th>"
-        "<th>95% interval</th><th>rank</th><th>games</th><th>score</th><th>command</th></tr>"
+        "<th>95% interval</th><th>rank</th><th>games</th><th>score</th>"
+        # A version is its files' hash; the command is one game's, with that game's seed.
+        '<th title="as one of its games ran it: a {seed} in the config differs from game to '
+        "game\">command (one game's)</th>" + ("<th>rated in</th>" if apart else "") + "</tr>"
     ]
     for v in versions:
         score = f"{v.points / v.games:.0%}" if v.games else ""
@@ -258,7 +287,9 @@ def _versions(versions: Sequence[VersionRow]) -> str:
             f"</td><td>{escape(v.first_seen[:16])}</td><td class=n>{elo(v.rating)}</td>"
             f"<td class=n>{escape(v.interval)} {escape(v.flags)}</td>"
             f"<td class=n>{v.rank or ''}</td><td class=n>{v.games}"
-            f"</td><td class=n>{score}</td><td><code>{escape(v.command[:80])}</code></td></tr>"
+            f"</td><td class=n>{score}</td><td><code>{escape(v.command[:80])}</code></td>"
+            + (f"<td>component {v.component + 1}</td>" if apart else "")
+            + "</tr>"
         )
     return f"<table>{''.join(lines)}</table>"
 

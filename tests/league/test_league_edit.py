@@ -10,6 +10,8 @@ import re
 import sqlite3
 from pathlib import Path
 
+import pytest
+
 from referee.league.config import load_league
 from tests.commandline import referee_here
 
@@ -105,3 +107,48 @@ def test_add_and_remove_keep_comments_and_order(tmp_path: Path, sources: list[Pa
         f"../runs/{s.name}" for s in (sources[0], sources[2])
     ]
     assert load_league(tmp_path / "course").fit.bootstrap == 20
+
+
+def test_editing_sources_keeps_the_comments_and_layout_inside_the_array(tmp_path: Path) -> None:
+    from referee.league.config import edit_sources
+
+    path = tmp_path / "league.toml"
+    path.write_text(
+        '# top\nname = "lg"   # inline\nsources = [\n  "../t1",  # week 1\n'
+        '  "../t2",  # week 2\n]\n\n[fit]\nprior_sd = 1000.0  # keep me\n'
+    )
+    edit_sources(tmp_path, ["../t1", "../t2", "../t3"])
+    assert path.read_text() == (
+        '# top\nname = "lg"   # inline\nsources = [\n  "../t1",  # week 1\n  "../t2",  # week 2\n'
+        '  "../t3",\n]\n\n[fit]\nprior_sd = 1000.0  # keep me\n'
+    )
+    edit_sources(tmp_path, ["../t1", "../t3"])  # the entry goes, with its own comment
+    assert path.read_text() == (
+        '# top\nname = "lg"   # inline\nsources = [\n  "../t1",  # week 1\n  "../t3",\n]\n'
+        "\n[fit]\nprior_sd = 1000.0  # keep me\n"
+    )
+    assert load_league(tmp_path).sources == ["../t1", "../t3"]
+
+
+def test_a_misspelt_key_in_league_toml_is_named_with_the_one_meant(tmp_path: Path) -> None:
+    from referee.league.config import LeagueError
+
+    (tmp_path / "league.toml").write_text('name = "lg"\nsources = []\n\n[fit]\nbootstrp = 3\n')
+    with pytest.raises(LeagueError) as refused:
+        load_league(tmp_path)
+    assert "league.toml:5: fit.bootstrp: unknown setting: did you mean 'bootstrap'?" in str(
+        refused.value
+    )
+
+
+def test_show_refuses_a_game_the_league_does_not_have_and_hints_at_add_when_empty(
+    tmp_path: Path,
+) -> None:
+    referee_here("league", "new", "lg", cwd=tmp_path)
+    rated = referee_here("league", "rate", "lg", cwd=tmp_path)
+    assert rated.returncode == 0, rated.stderr
+    empty = referee_here("league", "show", "lg", cwd=tmp_path)
+    assert empty.returncode == 0 and "referee league add" in empty.stdout
+    nope = referee_here("league", "show", "lg", "--game", "nope", cwd=tmp_path)
+    assert nope.returncode == 2
+    assert "no game 'nope' in the league (its games: none yet)" in nope.stderr

@@ -3,6 +3,7 @@ among the versions of the game it played."""
 
 from __future__ import annotations
 
+import io
 from dataclasses import replace
 from pathlib import Path
 
@@ -10,7 +11,7 @@ from rich.console import Console
 
 from referee.league.config import FitSettings
 from referee.league.index import IndexedGame, Player, Source, open_index
-from referee.league.queries import leaderboard
+from referee.league.queries import At, GameFilter, GamePage, leaderboard
 from referee.league.rating import rate_league
 from referee.stats.rating import RatingOptions
 from referee.views.league_terminal import leaderboard_table
@@ -106,3 +107,97 @@ def test_the_leaderboard_names_unbeaten_and_provisional_versions(tmp_path: Path)
     console.print(leaderboard_table(rows, "alak"))
     text = console.export_text()
     assert "unbeaten" in text and "provisional" in text and by_name["c"].interval in text
+
+
+def test_top_takes_the_best_rows_of_each_component_and_says_why_ranks_skip(
+    tmp_path: Path,
+) -> None:
+    """--top 2 is the two best ranked rows of each component; a hidden older version keeps its
+    rank and the table says so."""
+    from referee.commands.league import show_board
+
+    split = ["blue", "orange", "draw", "blue"] * 3
+    # Component 1: a beats b; c's first version is strong, its second (c2, the latest) is not; e
+    # loses every game (winless, ranked last).
+    games = _pair("a", "b", split, 0) + _pair("b", "a", ["orange", "draw"] * 6, 20)
+    strong = ["blue"] * 8 + ["draw", "orange"] * 2
+    games += _pair("c", "a", strong, 40)
+    games += _pair("a", "c", [{"blue": "orange", "orange": "blue"}.get(r, r) for r in strong], 60)
+    games += _pair("e", "a", ["orange"] * 6, 80) + _pair("b", "e", ["blue"] * 6, 90)
+    # Component 2: p and q split, never met the others.
+    games += _pair("p", "q", split, 100) + _pair("q", "p", ["orange", "draw"] * 6, 120)
+    newer = [
+        replace(g, blue=replace(g.blue, content_hash="c2-hash"), finished_at="2026-02-01T00:00:00")
+        for g in _pair("c", "b", ["blue", "orange", "draw"] * 4, 140)
+    ]
+    index = open_index(tmp_path, writer=True)
+    try:
+        index.apply_source(Source(tmp_path / "t1", 0, "tournament", "t1", "alak"), games, [])
+        index.apply_source(Source(tmp_path / "t2", 1, "tournament", "t2", "alak"), newer, [])
+        rate_league(index, FitSettings(history="none"), lambda *_: None)
+        everything = leaderboard(index, game="alak", all_versions=True).rows
+        console = Console(record=True, width=200)
+        show_board(index, console, "alak", False, 2)
+        data = io.StringIO()
+        show_board(index, Console(file=data), "alak", False, 2, "csv")
+    finally:
+        index.close()
+    old_c = next(r for r in everything if r.name == "c" and r.number == 1)
+    assert old_c.rank == 1 and old_c.component == 0  # ranked, hidden in the latest view
+    text = console.export_text()
+    csv_rows = [line.split(",") for line in data.getvalue().splitlines()[1:]]
+    shown = [(row[2], row[1], row[-1]) for row in csv_rows]
+    best_latest = [
+        (r.name, str(r.rank), str(r.component))
+        for r in everything
+        if r.rank is not None and not (r.name == "c" and r.number == 1)
+    ]
+    expected = [row for row in best_latest if row[2] == "0"][:2]
+    expected += [row for row in best_latest if row[2] == "1"][:2]
+    assert shown == expected
+    assert "e" not in [row[0] for row in shown]  # the winless bot is not among the best two
+    assert "older versions, hidden here, keep theirs" in " ".join(text.split())
+
+
+def test_the_dashboard_shows_each_component_apart(tmp_path: Path) -> None:
+    """Two components: the leaderboard heads each, ranks from 1 within it; a bot whose versions
+    are in both says they are not on one scale."""
+    from referee.league.queries import bot_versions, components
+    from referee.web.league_pages import bot_page, leaderboard_page, server_links
+
+    split = ["blue", "orange", "draw", "blue"] * 3
+    games = _pair("a", "b", split, 0) + _pair("b", "a", ["orange", "draw"] * 6, 20)
+    games += _pair("c", "a", ["blue", "orange"] * 6, 40)
+    games += _pair("p", "q", split, 100) + _pair("q", "p", ["orange", "draw"] * 6, 120)
+    # c's second version only met p and q: rated in the other component.
+    games += [
+        replace(g, blue=replace(g.blue, content_hash="c2-hash"), finished_at="2026-02-01T00:00:00")
+        for g in _pair("c", "p", ["blue", "orange", "draw"] * 4, 140)
+    ]
+    index = open_index(tmp_path, writer=True)
+    try:
+        index.apply_source(Source(tmp_path / "t1", 0, "tournament", "t1", "alak"), games, [])
+        rate_league(index, FitSettings(history="none"), lambda *_: None)
+        page = leaderboard(index, all_versions=True)
+        split_games = components(index)
+        c = next(row.bot for row in page.rows if row.name == "c")
+        versions = bot_versions(index, c)
+    finally:
+        index.close()
+    assert split_games == {"alak": 2}
+    links = server_links()
+    board = leaderboard_page("league", page, ["alak"], (None, None, True), [], links, split_games)
+    one = board.index("alak, component 1 of 2")
+    two = board.index("alak, component 2 of 2")
+    assert one < two
+    assert "2 components of versions that never met" in board
+    for part, rows in ((board[one:two], page.rows[:3]), (board[two:], page.rows[3:])):
+        assert {row.component for row in rows} == {rows[0].component}
+        assert all(f">{row.label}</a>" in part for row in rows)  # each under its heading
+        assert [row.rank for row in rows if row.rank] == sorted(r.rank for r in rows if r.rank)
+        assert rows[0].rank == 1
+    no_games = GamePage([], 0, At(), None, None)
+    html = bot_page(versions, [], [], [], no_games, GameFilter(), [], links)
+    assert "rated in 2 components that never met" in html
+    assert "<td>component 1</td>" in html and "<td>component 2</td>" in html
+    assert "command (one game's)" in html  # with that game's seed: not the version's own

@@ -401,3 +401,116 @@ def test_an_advantage_no_pair_pins_is_kept_finite_by_the_prior() -> None:
     kinds = {kind.name: kind for kind in rate(data).kinds}
     assert kinds["solo"].advantage_from_prior and not kinds["g"].advantage_from_prior
     assert 0 < kinds["solo"].advantage < 4000
+
+
+def ladder_beyond_the_core() -> RatingInput:
+    """A core (cat, dan beat each other); hal beats the core and loses to ann, who beat only hal;
+    low loses to the core and beats eve, who lost every game."""
+    data = RatingInput()
+    data.add("cat", "dan", "g", "first", 3)
+    data.add("dan", "cat", "g", "first", 3)
+    data.add("cat", "dan", "g", "second", 2)
+    data.add("dan", "cat", "g", "second", 2)
+    data.add("hal", "cat", "g", "first", 2)
+    data.add("dan", "hal", "g", "second", 2)
+    data.add("ann", "hal", "g", "first", 2)
+    data.add("hal", "ann", "g", "second", 2)
+    data.add("cat", "low", "g", "first", 2)
+    data.add("low", "dan", "g", "second", 2)
+    data.add("low", "eve", "g", "first", 2)
+    data.add("eve", "low", "g", "second", 2)
+    return data
+
+
+def test_a_player_beyond_the_core_with_a_loss_is_not_called_unbeaten() -> None:
+    report = rate(ladder_beyond_the_core(), RatingOptions(min_games=1))
+    flags = {row.name: row.flags for row in report.rows}
+    assert flags["ann"] == {"unbeaten"} and flags["eve"] == {"winless"}
+    # hal lost to ann: above the core, with a lower bound only, but not unbeaten.
+    assert flags["hal"] == {"above"} and flags["low"] == {"below"}
+    hal, low = report.by_name()["hal"], report.by_name()["low"]
+    assert hal.interval.side == "lower" and low.interval.side == "upper"
+    # ann never played the core: nothing bounds her from the games with finite ratings.
+    ann = report.by_name()["ann"].interval
+    assert ann.side == "lower" and ann.low is None and ann.high is None
+    assert not flags["cat"] and not flags["dan"]
+    note = next(n for n in report.notes if "infinite" in n)
+    assert note.startswith("4 players have") and "1 unbeaten, 1 above, 1 below, 1 winless" in note
+
+
+def core_with_outsiders(kim: bool) -> RatingInput:
+    """cat and dan beat each other; ann beats them and hal; hal beats them; eve loses to them;
+    with `kim`, a player who beat only eve (placed by the prior alone)."""
+    data = ladder_beyond_the_core()
+    data.add("ann", "cat", "g", "first", 2)
+    data.add("dan", "ann", "g", "second", 1)
+    data.add("cat", "eve", "g", "first", 3)
+    data.add("eve", "dan", "g", "second", 2)
+    if kim:
+        data.add("kim", "eve", "g", "first", 5)
+    return data
+
+
+def bound_from_the_core(report: RatingReport, games: list[tuple[str, str, int]], who: str) -> float:
+    """Where the log-likelihood of `who`'s games against the core (first mover, second mover,
+    count; `who` won them all), as a function of its rating, falls by chi2 / 2 below its
+    supremum 0 (the kind has no draws, so no margin)."""
+    by_name = report.by_name()
+    a = report.kinds[0].advantage
+
+    def log_l(r: float) -> float:
+        total = 0.0
+        for first, second, count in games:
+            rf = r if first == who else by_name[first].rating
+            rs = r if second == who else by_name[second].rating
+            assert rf is not None and rs is not None
+            x = rf - rs + a
+            total += count * math.log(p_first(x if first == who else -x, 0.0))
+        return total
+
+    return float(optimize.brentq(lambda r: log_l(r) + CHI2 / 2, -5000, 5000))
+
+
+def test_one_sided_bounds_come_from_the_games_against_the_core_only() -> None:
+    """Neither the prior nor the placing of other infinite players moves a bound."""
+    bounds = {}
+    for prior_sd in (300.0, 5000.0):
+        for kim in (False, True):
+            report = rate(core_with_outsiders(kim), RatingOptions(min_games=1, prior_sd=prior_sd))
+            rows = report.by_name()
+            assert rows["hal"].flags == {"above"} and rows["eve"].flags == {"winless"}
+            bounds[prior_sd, kim] = (
+                rows["hal"].interval.low, rows["ann"].interval.low, rows["eve"].interval.high
+            )  # fmt: skip
+            # hal's 4 wins over the core (not its losses to ann, placed by the prior).
+            hal = bound_from_the_core(report, [("hal", "cat", 2), ("dan", "hal", 2)], "hal")
+            assert rows["hal"].interval.low == pytest.approx(hal, abs=1e-3)
+            # ann's 3 wins over the core (not her wins over hal).
+            ann = bound_from_the_core(report, [("ann", "cat", 2), ("dan", "ann", 1)], "ann")
+            assert rows["ann"].interval.low == pytest.approx(ann, abs=1e-3)
+    first = bounds[300.0, False]
+    for found in bounds.values():
+        assert found == pytest.approx(first, abs=1e-3)
+
+
+def test_joined_components_have_no_los_between_them() -> None:
+    """Joined, the prior puts components on one scale that compares nothing: no LOS across."""
+    data = RatingInput()
+    for first, second in (("a", "b"), ("b", "a"), ("p", "q"), ("q", "p")):
+        data.add(first, second, "g", "first", 3)
+        data.add(first, second, "g", "second", 2)
+    data.add("a", "b", "g", "first", 2)  # a a little stronger than b
+    report = rate(data, RatingOptions(join_components=True, los_matrix=True, min_games=1))
+    assert report.los_matrix is not None
+    names = list(report.los_matrix.names)
+    component = {row.name: row.component for row in report.rows}
+    for i, one in enumerate(names):
+        for j, other in enumerate(names):
+            value = report.los_matrix.values[i][j]
+            if i != j and component[one] == component[other]:
+                assert value is not None
+            else:
+                assert value is None, (one, other)
+    for row, below in zip(report.rows, report.rows[1:], strict=False):
+        if row.component != below.component:
+            assert row.los_next is None

@@ -66,3 +66,22 @@ def test_a_swept_match_has_a_one_sided_model_difference() -> None:
     assert line.rating is not None and line.rating > line.low
     words = difference_words(line, "greedy", "loser")
     assert f"every game won (unbeaten), at least {line.low:+.0f} Elo" in words
+
+
+def test_the_standings_and_the_ratings_table_round_the_same_figure_once() -> None:
+    """1968.54 is +1969 in both tables (not 1968.5 rounded again, half to even, to +1968)."""
+    from referee.stats.rating_table import RatingLine
+    from referee.tournament.report import _standing_row
+    from referee.tournament.standings import Standing
+    from referee.views.rating import interval_text, signed
+    from referee.views.tournament import elo_cells
+
+    line = RatingLine(
+        name="ann", rank=1, rating=1968.54, low=1495.46, high=None, side="lower",
+        method="likelihood", games=18, points=18.0, flags=["unbeaten"], component=0,
+        los_next=None,
+    )  # fmt: skip
+    row = _standing_row(Standing("ann", rank=1, games=18, wins=18, points=36), line)
+    elo, interval = elo_cells(row)
+    assert elo == signed(1968.54) == "+1969"
+    assert interval == f"{interval_text(line)} unbeaten" == ">= +1495 unbeaten"
