@@ -8,5 +8,6 @@ address parser together); `game_options` reads a game's `-o KEY=VALUE` options b
 cluster, and turns how it finished into an exit code (`session_open` opens its store, or says
 why not; `preflight` starts each waiting bot once and returns what it found); `match_session`
 opens a match between two bots (`referee match`) as a tournament and keeps its statistics up
-to date as its games finish.
+to date as its games finish; `check_bot` runs a student's pre-flight (`referee check`) and
+`check_students` a course's (`referee course check`), returning what they found.
 """

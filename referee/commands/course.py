@@ -22,9 +22,10 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
 
 from protocols import UnknownGame, canonical_name
+from referee.app.check_students import check_students
 from referee.app.config import load_config
 from referee.commands import EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE
-from referee.course.checkall import StudentCheck, check_all, check_dir
+from referee.course.checkall import StudentCheck
 from referee.course.collect import (
     COLLECTED_FILE,
     Submission,
@@ -35,7 +36,7 @@ from referee.course.collect import (
 )
 from referee.course.feedback import build_feedback
 from referee.course.grades import compute_grades, grades_csv
-from referee.course.pages import check_page, index_page, replay_name, student_name, student_page
+from referee.course.pages import index_page, replay_name, student_name, student_page
 from referee.course.scheme import COURSE_FILE, Course, CourseError, load_scheme, write_skeleton
 from referee.course.tables import check_table, collect_table, grades_table
 from referee.isolation import IsolationUnavailable
@@ -198,47 +199,25 @@ def run_check(args: argparse.Namespace, out: Console, err: Console) -> int:
     if not collected:
         _say(err, f"referee: nothing collected in {course.work}: run `referee course collect`")
         return EXIT_USAGE
-    results: list[StudentCheck] = []
-    interrupted = False
-    page = check_dir(course) / "report.html"
+    with _progress(err) as progress:
+        task = progress.add_task("checking", total=len(collected))
 
-    def write_page(waiting: int) -> None:
-        results.sort(key=lambda r: r.student)
-        text = check_page(course.config.name, course.config.game, results, waiting)
-        write_file(page, text)  # whole, never through a planted link
+        def advance(r: StudentCheck) -> None:
+            mark = "ready" if r.ready else "not ready"
+            progress.update(task, advance=1, description=f"{r.student}: {mark}")
 
-    try:
-        with _progress(err) as progress:
-            task = progress.add_task("checking", total=len(collected))
-
-            def advance(r: StudentCheck) -> None:
-                results.append(r)
-                # The page on disk is always up to date: whatever stops the run, it lists
-                # every student checked so far.
-                write_page(len(collected) - len(results))
-                mark = "ready" if r.ready else "not ready"
-                progress.update(task, advance=1, description=f"{r.student}: {mark}")
-
-            _run(
-                lambda: check_all(
-                    course,
-                    list(collected.values()),
-                    on_student=advance,
-                    concurrency=args.concurrency,
-                )
-            )
-    except IsolationUnavailable as exc:
-        _say(err, f"referee: {course.path}: isolation: {exc}")
+        checked = check_students(
+            course, list(collected.values()), concurrency=args.concurrency, on_student=advance
+        )
+    if checked.refusal is not None:
+        _say(err, checked.refusal)
         return EXIT_USAGE
-    except KeyboardInterrupt:
-        interrupted = True
-    write_page(len(collected) - len(results))
-    out.print(check_table(results))
-    _say(err, f"wrote {page}")
-    if interrupted:
-        _say(err, f"interrupted after {len(results)} students: run it again for the rest")
+    out.print(check_table(checked.results))
+    _say(err, f"wrote {checked.page}")
+    if checked.interrupted:
+        _say(err, f"interrupted after {len(checked.results)} students: run it again for the rest")
         return EXIT_INTERRUPTED
-    return EXIT_OK if all(r.ready for r in results) else EXIT_NOT_READY
+    return EXIT_OK if all(r.ready for r in checked.results) else EXIT_NOT_READY
 
 
 # -- report and grades -------------------------------------------------------------------------

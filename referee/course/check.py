@@ -3,7 +3,7 @@ the limits and isolation of a tournament, and turn what happened into findings a
 on (what went wrong, where, and the likely fix).
 
 A game is clean when it ended by the rules (whoever won), the bot exited by itself after `END`,
-and nothing was void. The views of a `CheckReport` live in `referee/commands/check.py`.
+and nothing was void. The views of a `CheckReport` live in `referee/course/check_view.py`.
 """
 
 from __future__ import annotations

@@ -18,7 +18,7 @@ from referee.course.check import CheckReport, run_check
 from referee.course.collect import Submission
 from referee.course.scheme import Course
 from referee.isolation import IsolationSettings, check_bot_users
-from referee.match.host import choose_host
+from referee.match.host import Host
 from referee.match.settings import MatchSettings
 from referee.nofollow import make_folder
 
@@ -59,13 +59,14 @@ async def check_all(
     course: Course,
     submissions: list[Submission],
     *,
+    host: Host,
     on_student: Callable[[StudentCheck], None] | None = None,
     concurrency: int | None = None,
 ) -> list[StudentCheck]:
-    """Check every ready submission (at most `concurrency` at once); the others are listed
-    with collect's reason."""
+    """Check every ready submission (at most `concurrency` at once) on `host` (chosen once,
+    for every student's games, for `check_settings(course)`); the others are listed with
+    collect's reason."""
     settings = check_settings(course)
-    host = choose_host(settings.isolation)  # once, for every student's games
     c = course.config.check
     make_folder(check_dir(course))  # never through a planted link, before any check starts
     limiter = trio.CapacityLimiter(concurrency or c.concurrency)
