@@ -51,6 +51,7 @@ from referee.app.tournament_session import SessionSettings, play_tournament
 from referee.cluster.live import LineRouter
 from referee.records import Header, PlayerInfo, Ply, RecordWriter, Result, TimeControl, utc_now
 from referee.tournament.events import Event
+from referee.views.session_lines import SessionLines
 
 THINKING_BOT = """\
 import random, sys, time
@@ -179,7 +180,7 @@ def run_on(workers: int, args: argparse.Namespace) -> dict[str, Any]:
                         marks[event.event] = (cpu_seconds(), time.perf_counter())
 
             settings = SessionSettings(cluster=address)
-            final = play_tournament(loaded, quiet, [Marks()], settings)
+            final = play_tournament(loaded, [SessionLines(quiet), Marks()], settings)
             quiet.file.close()
         finally:
             stop(procs)

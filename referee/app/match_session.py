@@ -2,7 +2,8 @@
 directory once it is known to fit the games already there (refused, in the match's own words,
 when they were played with other settings), with how its statistics are computed
 (`referee.tournament.match_figures`), and its statistics (`referee.stats.head_to_head`) fed the
-stored games, then each game as it finishes.
+stored games, then each game as it finishes. Nothing is printed here: what to say on opening
+is returned (`OpenedMatch.note`).
 """
 
 from __future__ import annotations
@@ -11,7 +12,6 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from pydantic import ValidationError
-from rich.console import Console
 
 from referee.app.config import check_config
 from referee.app.observers import Observer
@@ -26,9 +26,7 @@ from referee.tournament.events import Event, GameFinished
 from referee.tournament.match_figures import save_statistics, tally_rows
 from referee.tournament.match_setup import CONFIG_NAME, MatchSpec, config_text, resume_refusal
 from referee.tournament.roster import Roster
-from referee.tournament.runner import RunState
 from referee.tournament.store import GameState, StoreError, open_view
-from referee.views.match_live import MatchDisplay
 
 
 @dataclass(frozen=True)
@@ -41,7 +39,17 @@ class MatchRequest:
     model: Model
 
 
-def open_match(request: MatchRequest, err: Console) -> tuple[LoadedConfig, Tally]:
+@dataclass(frozen=True)
+class OpenedMatch:
+    """The match's config and the tally of the games already played; `note` is what to say
+    before it goes on (None: nothing)."""
+
+    loaded: LoadedConfig
+    tally: Tally
+    note: str | None = None
+
+
+def open_match(request: MatchRequest) -> OpenedMatch:
     """The match's config, written in its directory once it is known to fit the games already
     there (refused in the match's words when not), and the tally of those games.
 
@@ -55,12 +63,12 @@ def open_match(request: MatchRequest, err: Console) -> tuple[LoadedConfig, Tally
     check_folder(request.directory)  # before its store is read
     (first, _), (second, _) = request.spec.players
     tally = Tally(first, second, request.sprt, model=request.model)
-    resume(request.directory, loaded, tally, err)
+    note = resume(request.directory, loaded, tally)
     if not path.is_file() or path.read_text(encoding="utf-8") != text:
         write_file(path, text)  # its folder made, never through a planted link
     # So that `tournament results` and the dashboard show this match as this command does.
     save_statistics(request.directory, request.sprt, request.model)
-    return loaded, tally
+    return OpenedMatch(loaded, tally, note)
 
 
 def match_config(spec: MatchSpec, path: Path) -> tuple[LoadedConfig, str]:
@@ -77,9 +85,10 @@ def match_config(spec: MatchSpec, path: Path) -> tuple[LoadedConfig, str]:
         raise ValueError(str(exc)) from None
 
 
-def resume(directory: Path, loaded: LoadedConfig, tally: Tally, err: Console) -> None:
-    """Tally the games already in `directory`; ValueError, in the match's words, when they were
-    played with settings this command cannot continue."""
+def resume(directory: Path, loaded: LoadedConfig, tally: Tally) -> str | None:
+    """Tally the games already in `directory`, and return what to say of them (None: nothing);
+    ValueError, in the match's words, when they were played with settings this command cannot
+    continue."""
     try:
         view = open_view(directory)
         try:
@@ -87,21 +96,20 @@ def resume(directory: Path, loaded: LoadedConfig, tally: Tally, err: Console) ->
         finally:
             view.close()
     except StoreError:
-        return  # a new match (an unreadable store is reported when the games start)
+        return None  # a new match (an unreadable store is reported when the games start)
     refusal = resume_refusal(info.schedule_key, loaded.schedule_key(), directory)
     if refusal is not None:
         raise ValueError(refusal)
+    tally_rows(tally, rows)
     played = any(row.state is GameState.FINISHED for row in rows)
     if played and info.config.get("time_control") != loaded.config.time_control.model_dump(
         mode="json"
     ):
-        err.print(
+        return (
             "note: the games already played had another time control; the rest use this "
-            "command's --clock and --move-timeout",
-            markup=False,
-            highlight=False,
+            "command's --clock and --move-timeout"
         )
-    tally_rows(tally, rows)
+    return None
 
 
 class Tallying(Observer):
@@ -114,15 +122,3 @@ class Tallying(Observer):
     def on_event(self, event: Event) -> None:
         if isinstance(event, GameFinished) and event.result != "void":
             self.tally.add(event.number, event.winner)
-
-
-class MatchLive(Observer):
-    """The match's live display on `console` (`views/match_live.py`), in place of the
-    standings."""
-
-    def __init__(self, console: Console, tally: Tally) -> None:
-        self.console = console
-        self.tally = tally
-
-    async def run(self, state: RunState) -> None:
-        await MatchDisplay(self.console, state, self.tally).run()

@@ -1,32 +1,34 @@
 """Play or resume one tournament in this process, as a session: `TournamentSession.open`
 opens its store (`session_open.py`; `tournament/resume.py` checks that it holds this config's
-schedule), `run(observers)` starts each waiting bot once (`preflight.py`; the checks shown by
-`views/start_checks.py`) and plays its games, here or on a cluster, with the observers the
-command passes in (`observers.py`: the live display, JSON events, the web dashboard; a match's
-tally and display), and `close` (or leaving its `with`) lets the store go. `exit_code` turns how
-it finished into the command's exit code.
+schedule) and returns the session, with what to say (the isolation, the games already done),
+or the refusal; `run(observers)` starts each waiting bot once (`preflight.py`) and plays its
+games, here or on a cluster, with the observers the command passes in (`observers.py`: JSON
+events, the web dashboard; a match's tally; the terminal's views); `close` (or leaving its
+`with`) lets the store go. `exit_code` turns how it finished into the command's exit code.
 
-`referee tournament run`, `referee match` and `referee demo` play tournaments through here.
+Nothing is printed here: what the run says before its games (the start checks, the cluster's
+lines, why it stopped) is told to the observers, and the command's views say the rest.
+`referee tournament run`, `referee match` and `referee demo` play tournaments through here,
+with the terminal's observers (`views/session_lines.py`) among theirs.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
-from contextlib import AsyncExitStack
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import AbstractContextManager, AsyncExitStack, ExitStack, contextmanager
 from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
 from types import TracebackType
 
 import trio
-from rich.console import Console
 
 from referee import EXIT_INTERRUPTED, EXIT_OK, EXIT_VOID
 from referee.app.observers import Observer
 from referee.app.preflight import RemoteCheck, preflight
 from referee.app.session_open import OpenedSession, Refused, open_session
 from referee.bot import unwrap_single
-from referee.isolation import describe
+from referee.isolation import Isolation
 from referee.match.lag import LagMonitor
 from referee.match.recorder import Listener
 from referee.nofollow import PlantedLink
@@ -35,7 +37,6 @@ from referee.tournament.config import LoadedConfig
 from referee.tournament.events import Event, TournamentFinished
 from referee.tournament.runner import PlayGame, Runner, RunState, play_match
 from referee.tournament.schedule import ScheduledGame
-from referee.views.start_checks import show_start_checks, starting_bots
 
 
 @dataclass(frozen=True)
@@ -75,53 +76,43 @@ class TournamentSession:
     (or `with session:`)."""
 
     def __init__(
-        self, loaded: LoadedConfig, err: Console, opened: OpenedSession, settings: SessionSettings
+        self, loaded: LoadedConfig, opened: OpenedSession, settings: SessionSettings
     ) -> None:
         self.loaded = loaded
-        self.err = err
         self.opened = opened
         self.settings = settings
+        # What the command says first: the isolation level the bots will run under (None: on
+        # a cluster, whose workers choose), then the games already done, of those scheduled.
+        self.isolation: Isolation | None = opened.isolation
+        self.resumed: tuple[int, int] = opened.done()
         self.final: TournamentFinished | None = None
 
     @classmethod
     def open(
-        cls, loaded: LoadedConfig, err: Console, settings: SessionSettings | None = None
-    ) -> TournamentSession | None:
-        """The session with its store open; None, with why said on `err`, when it cannot be.
-
-        Its first line is the isolation level the bots will run under, once nothing stops the
-        run before its bots start: a level this machine cannot give, a store that cannot be
-        used or is reached through a planted link, a bot whose program or folder its user
-        cannot reach here, each said (with why and what would fix it) instead."""
+        cls, loaded: LoadedConfig, settings: SessionSettings | None = None
+    ) -> TournamentSession | Refused:
+        """The session with its store open, or why it cannot be: a level of isolation this
+        machine cannot give, a store that cannot be used or is reached through a planted link,
+        a bot whose program or folder its user cannot reach here (with why and what would fix
+        it)."""
         settings = settings or SessionSettings()
         opened = open_session(loaded, settings.concurrency, settings.cluster)
         if isinstance(opened, Refused):
-            err.print(opened.message, markup=False, highlight=opened.highlight)
-            return None
-        if opened.isolation is not None:
-            err.print(describe(opened.isolation), markup=False, highlight=False)
-        done, total = opened.done()
-        if done:
-            err.print(f"resuming: {done}/{total} games done", markup=False, highlight=False)
-        return cls(loaded, err, opened, settings)
+            return opened
+        return cls(loaded, opened, settings)
 
     def run(self, observers: Sequence[Observer] = ()) -> TournamentFinished | None:
         """Start each bot with games still to play once, then play the games with `observers`
         watching; the final event, or None when the run stopped before its first game (a bot
-        that cannot start, named with the reason; a cluster that cannot be reached; a link
-        planted on the way to a record, said on `err`). Ctrl-C ends it with the games
-        finished so far kept: the final event says it was interrupted."""
+        that cannot start, in the observers' `start_checks`; a cluster that cannot be
+        reached, or a link planted on the way to a record, in their `said`). Ctrl-C ends it
+        with the games finished so far kept: the final event says it was interrupted."""
         try:
             self.final = trio.run(self._main, observers)
         except BaseExceptionGroup as group:  # a link planted on the way to a record, mid-run
             if not isinstance(planted := unwrap_single(group), PlantedLink):
                 raise
-            self._say(f"referee: cannot write the record: {planted}")
-        if self.final is not None and self.final.interrupted:
-            self._say(
-                f"interrupted after {self.final.finished} finished games: "
-                f"{self.settings.resume_hint}"
-            )
+            _say(observers, f"referee: cannot write the record: {planted}")
         return self.final
 
     def close(self) -> None:
@@ -155,8 +146,8 @@ class TournamentSession:
     async def _play(
         self, stack: AsyncExitStack, nursery: trio.Nursery, observers: Sequence[Observer]
     ) -> TournamentFinished | None:
-        games = await self._games(stack)
-        if games is None or not await self._preflight(games):
+        games = await self._games(stack, observers)
+        if games is None or not await self._preflight(games, observers):
             return None
         runner = Runner(
             self.loaded,
@@ -171,8 +162,9 @@ class TournamentSession:
             nursery.start_soon(observer.run, runner.state)
         return await runner.run()
 
-    async def _games(self, stack: AsyncExitStack) -> _Games | None:
-        """Where the games are played; None (said on `err`) if the cluster cannot be used."""
+    async def _games(self, stack: AsyncExitStack, observers: Sequence[Observer]) -> _Games | None:
+        """Where the games are played; None (said to `observers`) if the cluster cannot be
+        used."""
         concurrency = self.settings.concurrency
         if self.opened.host is not None:
             return _Games(
@@ -183,7 +175,14 @@ class TournamentSession:
         # Deferred: the cluster package (asyncio, bot packing) loads only for runs on one.
         from referee.cluster.start import enter_cluster
 
-        session = await enter_cluster(stack, self.loaded, self.opened.roster, address, self.err)
+        session = await enter_cluster(
+            stack,
+            self.loaded,
+            self.opened.roster,
+            address,
+            partial(_say, observers),
+            partial(_connecting, observers),
+        )
         if session is None:
             return None
         limit = concurrency or self.loaded.config.concurrency or max(1, session.slots())
@@ -193,8 +192,9 @@ class TournamentSession:
             partial(session.check_bots, self.loaded),
         )
 
-    async def _preflight(self, games: _Games) -> bool:
-        """Start each waiting bot once; whether the run may go on (the checks shown)."""
+    async def _preflight(self, games: _Games, observers: Sequence[Observer]) -> bool:
+        """Start each waiting bot once; whether the run may go on (the checks told to
+        `observers`)."""
         found = await preflight(
             self.loaded,
             self.opened.roster,
@@ -204,28 +204,55 @@ class TournamentSession:
             allow_broken=self.settings.allow_broken,
             remote=games.remote,
             refuse_broken=self.settings.refuse_broken,
-            checking=partial(starting_bots, self.err),
+            checking=partial(_starting, observers),
         )
-        show_start_checks(self.err, found.checks, found.refusal)
+        for observer in observers:
+            observer.start_checks(found.checks, found.refusal)
         return found.refusal is None
-
-    def _say(self, message: str) -> None:
-        self.err.print(message, markup=False, highlight=False)
 
 
 def play_tournament(
     loaded: LoadedConfig,
-    err: Console,
     observers: Sequence[Observer] = (),
     settings: SessionSettings | None = None,
 ) -> TournamentFinished | None:
     """A session opened, run with `observers` and closed: the final event, or None if it could
-    not start."""
-    session = TournamentSession.open(loaded, err, settings)
-    if session is None:
+    not start. The observers are told how it opened (or why it did not) and an interruption."""
+    settings = settings or SessionSettings()
+    session = TournamentSession.open(loaded, settings)
+    if isinstance(session, Refused):
+        for observer in observers:
+            observer.refused(session.message, session.highlight)
         return None
+    for observer in observers:
+        observer.opened(session.isolation, *session.resumed)
     with session:
-        return session.run(observers)
+        final = session.run(observers)
+    if final is not None and final.interrupted:
+        for observer in observers:
+            observer.interrupted(final.finished, settings.resume_hint)
+    return final
+
+
+def _say(observers: Sequence[Observer], line: str) -> None:
+    for observer in observers:
+        observer.said(line)
+
+
+def _starting(observers: Sequence[Observer], count: int) -> AbstractContextManager[None]:
+    return _all_held([observer.starting_bots(count) for observer in observers])
+
+
+def _connecting(observers: Sequence[Observer], address: str) -> AbstractContextManager[None]:
+    return _all_held([observer.connecting(address) for observer in observers])
+
+
+@contextmanager
+def _all_held(contexts: Sequence[AbstractContextManager[object]]) -> Iterator[None]:
+    with ExitStack() as stack:
+        for context in contexts:
+            stack.enter_context(context)
+        yield
 
 
 def _tell(observers: Sequence[Observer], event: Event) -> None:

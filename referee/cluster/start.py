@@ -1,12 +1,12 @@
 """Opening the cluster for `referee tournament run --cluster`: which address (the option, else
-the config's `[cluster] address`), what to say on the terminal, and the session held open for
-the run (closed, with a `local:N` cluster stopped, when the run ends however it ends)."""
+the config's `[cluster] address`), the lines to say (given to a callback: the terminal is the
+command's), and the session held open for the run (closed, with a `local:N` cluster stopped,
+when the run ends however it ends)."""
 
 from __future__ import annotations
 
-from contextlib import AsyncExitStack
-
-from rich.console import Console
+from collections.abc import Callable
+from contextlib import AbstractContextManager, AsyncExitStack
 
 from referee.cluster.address import ClusterAddress, parse_address
 from referee.cluster.client import ClusterError, ClusterSession, open_cluster
@@ -20,40 +20,45 @@ MISSING_EXTRA = (
 
 
 async def enter_cluster(
-    stack: AsyncExitStack, loaded: LoadedConfig, roster: Roster, text: str, err: Console
+    stack: AsyncExitStack,
+    loaded: LoadedConfig,
+    roster: Roster,
+    text: str,
+    say: Callable[[str], None],
+    connecting: Callable[[str], AbstractContextManager[object]],
 ) -> ClusterSession | None:
-    """The open cluster session, kept open by `stack`; None (said on `err`) if it cannot be."""
+    """The open cluster session, kept open by `stack`; None (why given to `say`) if it cannot
+    be. `connecting(address)` is held while it connects; its workers and the bots it sent are
+    given to `say`, a line each."""
     try:
         address: ClusterAddress = parse_address(text)
     except ValueError as exc:
-        err.print(f"referee: --cluster: {exc}", markup=False, highlight=False)
+        say(f"referee: --cluster: {exc}")
         return None
     settings = loaded.config.cluster or ClusterSettings()
     try:
         # Deferred: the optional `cluster` extra, asked for only to say plainly when it is missing.
         import distributed  # noqa: F401
     except ImportError:
-        err.print(f"referee: {MISSING_EXTRA}", markup=False, highlight=False)
+        say(f"referee: {MISSING_EXTRA}")
         return None
     try:
-        with err.status(f"connecting to the cluster {address}..."):
+        with connecting(str(address)):
             session = await stack.enter_async_context(
                 open_cluster(loaded, roster, address, settings)
             )
     except (ClusterError, OSError, TimeoutError) as exc:
-        err.print(f"referee: {exc}", markup=False, highlight=False)
+        say(f"referee: {exc}")
         return None
     workers = session.workers()
     bots = "a shared filesystem" if settings.shared_filesystem else "shipped by content hash"
-    err.print(
+    say(
         f"cluster: {address}: {workers} worker{'s' * (workers != 1)}, {session.slots()} game "
         f"slots; bots: {bots}; "
-        "each worker chooses its isolation level",
-        markup=False,
-        highlight=False,
+        "each worker chooses its isolation level"
     )
     for line in shipping_report(session):
-        err.print(line, markup=False, highlight=False)
+        say(line)
     return session
 
 

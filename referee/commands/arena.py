@@ -34,7 +34,6 @@ from typing import TYPE_CHECKING
 import trio
 from rich.console import Console
 
-from referee.app.observers import tournament_observers
 from referee.app.tournament_session import SessionSettings, exit_code, play_tournament
 from referee.arena import accounts
 from referee.arena.audit import note
@@ -68,6 +67,7 @@ from referee.commands import EXIT_OK, EXIT_USAGE
 from referee.isolation import describe as describe_isolation
 from referee.printable import csv_cell, printable
 from referee.records import utc_now
+from referee.views.session_lines import terminal_observers
 from referee.web import check_address
 
 if TYPE_CHECKING:
@@ -414,8 +414,8 @@ def run_final(args: argparse.Namespace, out: Console, err: Console) -> int:
             allow_broken=True,  # a version that cannot start loses its games; the rest play
             resume_hint=f"run `referee arena final {args.folder}` again to resume",
         )
-        observers = tournament_observers(err, loaded, quiet=args.quiet)
-        finished = play_tournament(loaded, err, observers, settings)
+        observers = terminal_observers(err, loaded.config.name, quiet=args.quiet)
+        finished = play_tournament(loaded, observers, settings)
         if finished is None:
             return EXIT_USAGE
         if finished.complete and not finished.void:

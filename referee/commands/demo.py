@@ -29,6 +29,7 @@ from referee.nofollow import PlantedLink, check_folder, write_file
 from referee.tournament.config import ConfigError
 from referee.tournament.report import Report, build_report
 from referee.tournament.store import open_view
+from referee.views.session_lines import terminal_observers
 from referee.views.tournament import print_report
 from referee.web import add_server_arguments, check_address, url_of
 
@@ -140,12 +141,13 @@ def run_demo(args: argparse.Namespace, out: Console, err: Console) -> int:
         except ConfigError as exc:
             err.print(str(exc), markup=False)
             return EXIT_USAGE
-        observers = tournament_observers(err, loaded, quiet=args.quiet, web=web)
+        observers = tournament_observers(loaded, web=web)
+        observers += terminal_observers(err, loaded.config.name, quiet=args.quiet)
         settings = SessionSettings(
             concurrency=args.concurrency,
             resume_hint=f"run `referee demo --dir {args.dir}` again to resume",
         )
-        final = play_tournament(loaded, err, observers, settings)
+        final = play_tournament(loaded, observers, settings)
         if final is None:
             return EXIT_USAGE
         if final.interrupted:

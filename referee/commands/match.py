@@ -27,7 +27,7 @@ from rich.console import Console
 from protocols import GAME_HELP, UnknownGame, canonical_name
 from referee import EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE, EXIT_VOID
 from referee.app.game_options import game_options
-from referee.app.match_session import MatchLive, MatchRequest, Tallying, open_match
+from referee.app.match_session import MatchRequest, Tallying, open_match
 from referee.app.observers import JsonEvents, Observer
 from referee.app.tournament_session import SessionSettings, play_tournament
 from referee.arguments import (
@@ -58,7 +58,9 @@ from referee.tournament.rating import (
     rating_difference,
 )
 from referee.tournament.store import GameRow, open_view
+from referee.views.match_live import MatchLive
 from referee.views.rating import anchored_words
+from referee.views.session_lines import SessionLines
 
 
 def register(parser: argparse.ArgumentParser) -> None:
@@ -159,18 +161,22 @@ def register(parser: argparse.ArgumentParser) -> None:
 def run_match(args: argparse.Namespace, out: Console, err: Console) -> int:
     try:
         request = read_request(args, err)
-        loaded, tally = open_match(request, err)
+        opened = open_match(request)
     except (UnknownGame, ValueError) as exc:  # ConfigError is a ValueError
         err.print(f"referee: {exc}", markup=False, highlight=False)
         return EXIT_USAGE
     except PlantedLink as exc:  # nothing was written
         err.print(f"referee: cannot write the match: {exc}", markup=False, highlight=False)
         return EXIT_USAGE
+    loaded, tally = opened.loaded, opened.tally
+    if opened.note is not None:
+        err.print(opened.note, markup=False, highlight=False)
     if tally.decided():
         err.print("the SPRT had already decided: no game to play", markup=False)
         print_summary(args, out, err, tally, loaded)
         return EXIT_OK
-    observers: list[Observer] = [Tallying(tally)]  # first: counted before `stop_when` asks
+    # The tally first: each game counted before `stop_when` asks.
+    observers: list[Observer] = [Tallying(tally), SessionLines(err)]
     if args.events:
         observers.append(JsonEvents(out.file))
     if not args.quiet:
@@ -181,7 +187,7 @@ def run_match(args: argparse.Namespace, out: Console, err: Console) -> int:
         could_stop=tally.could_decide,
         refuse_broken=partial(broken_refusal, request),
     )
-    final = play_tournament(loaded, err, observers, settings)
+    final = play_tournament(loaded, observers, settings)
     if final is None:
         return EXIT_USAGE
     print_summary(args, out, err, tally, loaded)

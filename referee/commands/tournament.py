@@ -47,6 +47,7 @@ from referee.tournament.template import (
     example_config,
     give_folders,
 )
+from referee.views.session_lines import terminal_observers
 from referee.views.tournament import print_report
 from referee.web import add_server_arguments, check_address, url_of
 
@@ -193,11 +194,12 @@ def run_run(args: argparse.Namespace, out: Console, err: Console) -> int:
         url = url_of(web.host, web.port)
         err.print(f"dashboard: {url}/  (it stops with the tournament)", highlight=False)
     events = out.file if args.events else None
-    observers = tournament_observers(err, loaded, quiet=args.quiet, events=events, web=web)
+    observers = tournament_observers(loaded, events=events, web=web)
+    observers += terminal_observers(err, loaded.config.name, quiet=args.quiet)
     settings = SessionSettings(
         concurrency=args.concurrency, allow_broken=args.allow_broken, cluster=args.cluster
     )
-    final = play_tournament(loaded, err, observers, settings)
+    final = play_tournament(loaded, observers, settings)
     return finish_run(final, loaded, err, args.quiet)
 
 
@@ -240,8 +242,8 @@ def run_replay(args: argparse.Namespace, out: Console, err: Console) -> int:
         markup=False,
         highlight=False,
     )
-    observers = tournament_observers(err, loaded, quiet=args.quiet)
-    final = play_tournament(loaded, err, observers, SessionSettings(concurrency=args.concurrency))
+    observers = terminal_observers(err, loaded.config.name, quiet=args.quiet)
+    final = play_tournament(loaded, observers, SessionSettings(concurrency=args.concurrency))
     return finish_run(final, loaded, err, args.quiet)
 
 

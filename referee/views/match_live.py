@@ -15,9 +15,21 @@ from rich.text import Text
 
 from referee.stats.head_to_head import Tally, summary_lines
 from referee.stats.sprt import Sprt
+from referee.tournament.observer import Observer
 from referee.tournament.runner import RunState
 from referee.views.tournament import finished_table
 from referee.views.tournament_live import keep_drawn
+
+
+class MatchLive(Observer):
+    """A match's live display on `console`, in place of the standings, while its games play."""
+
+    def __init__(self, console: Console, tally: Tally) -> None:
+        self.console = console
+        self.tally = tally
+
+    async def run(self, state: RunState) -> None:
+        await MatchDisplay(self.console, state, self.tally).run()
 
 
 class MatchDisplay:

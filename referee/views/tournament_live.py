@@ -17,6 +17,7 @@ from rich.progress_bar import ProgressBar
 from rich.table import Table
 from rich.text import Text
 
+from referee.tournament.observer import Observer
 from referee.tournament.runner import RunState
 from referee.views.plain import plain
 from referee.views.tournament import finished_table, plan_view, standings_table
@@ -38,6 +39,17 @@ async def keep_drawn(console: Console, render: Callable[[], RenderableType]) -> 
 MAX_RUNNING_ROWS = 8
 MAX_STANDING_ROWS = 20
 MAX_STANDING_ROWS_BESIDE_STAGES = 8  # the stage's tables take the room
+
+
+class LiveStandings(Observer):
+    """The live display of a tournament session's run on `console`, while its games play."""
+
+    def __init__(self, console: Console, title: str) -> None:
+        self.console = console
+        self.title = title
+
+    async def run(self, state: RunState) -> None:
+        await LiveDisplay(self.console, state, self.title).run()
 
 
 class LiveDisplay:

@@ -28,6 +28,7 @@ from referee.course.grades import band_points, grade_of
 from referee.course.scheme import Course, CourseError, GradingScheme, load_scheme
 from referee.course.unpack import UnpackError, unpack, unpack_tar, unpack_zip
 from referee.tournament.store import open_view
+from referee.views.session_lines import SessionLines
 from tests.commandline import referee
 from tests.conftest import ReadableFolders
 from tests.course.kit import PYTHON_BOT, make_course, write
@@ -57,7 +58,7 @@ def course(readable_folders: ReadableFolders) -> Path:
     assert checked.returncode == 1, checked.stderr  # erin, fred and ivan are not ready
     loaded = load_config(Course(folder).tournament_config)
     settings = SessionSettings(allow_broken=True)
-    final = play_tournament(loaded, Console(file=io.StringIO()), settings=settings)
+    final = play_tournament(loaded, [SessionLines(Console(file=io.StringIO()))], settings)
     assert final is not None and final.complete
     reported = referee("course", "report", "-C", str(folder), cwd=folder)
     assert reported.returncode == 0, reported.stderr

@@ -30,6 +30,7 @@ from referee.match.settings import MatchSettings
 from referee.players import PlayerSpec
 from referee.records import read_record
 from referee.tournament.template import discover_bots, example_config, give_folders
+from referee.views.session_lines import SessionLines
 from tests.commandline import referee
 from tests.games import play_game
 
@@ -93,7 +94,7 @@ def seen_by_blue(directory: Path) -> dict[str, set[str]]:
 def play(config: Path) -> Path:
     loaded = load_config(config)
     said = io.StringIO()
-    final = play_tournament(loaded, Console(file=said, width=200))
+    final = play_tournament(loaded, [SessionLines(Console(file=said, width=200))])
     assert final is not None, said.getvalue()
     return loaded.directory
 

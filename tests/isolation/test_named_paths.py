@@ -25,6 +25,7 @@ from referee.app.config import load_config
 from referee.app.tournament_session import play_tournament
 from referee.course.scheme import Course, write_skeleton
 from referee.tournament.config import LoadedConfig, PlayerConfig, TournamentConfig
+from referee.views.session_lines import SessionLines
 from tests.commandline import referee
 from tests.isolation.test_bot_folders import seen_by_blue, spy
 
@@ -81,7 +82,7 @@ def past_the_checks(
     )
     final = LoadedConfig(added, loaded.path, collected=loaded.collected)
     said = io.StringIO()
-    finished = play_tournament(final, Console(file=said, width=200))
+    finished = play_tournament(final, [SessionLines(Console(file=said, width=200))])
     assert finished is not None, said.getvalue()
     return final.directory
 

@@ -1,24 +1,28 @@
 """A tournament session (referee/app/tournament_session.py) plays its games with the observers
 it is given, in this process: each sees every event in order, hears each game's lines and
-watches the run's state while the games play; JSON events go to the stream given, nothing is
-printed on stdout. A second session on the same folder resumes and plays nothing."""
+watches the run's state while the games play, and is given the start checks as values; the
+session prints nothing itself (JSON events go to the stream given). Opening returns what to say
+(the isolation, the games already done) or the refusal. A second session on the same folder
+resumes and plays nothing."""
 
 from __future__ import annotations
 
 import io
 import json
+from collections.abc import Sequence
 from pathlib import Path
 
 import pytest
 import trio
-from rich.console import Console
 
 from referee.app.config import load_config
 from referee.app.observers import JsonEvents, Observer
+from referee.app.session_open import Refused
 from referee.app.tournament_session import SessionSettings, TournamentSession
 from referee.match.recorder import Listener
 from referee.records import Header, Ply, Result
 from referee.tournament.events import Event, GameFinished, GameStarted
+from referee.tournament.preflight import StartCheck
 from referee.tournament.runner import RunState
 from referee.tournament.schedule import ScheduledGame
 
@@ -42,6 +46,7 @@ class Recording(Observer):
         self.events: list[Event] = []
         self.lines: dict[int, list[str]] = {}
         self.states: list[RunState] = []
+        self.checks: list[tuple[list[str], str | None]] = []
 
     def game_listener(self, game: ScheduledGame, record: Path) -> Listener:
         heard = self.lines.setdefault(game.number, [])
@@ -58,21 +63,25 @@ class Recording(Observer):
         self.states.append(state)
         await trio.sleep_forever()  # as a live view does: cancelled when the games end
 
+    def start_checks(self, checks: Sequence[StartCheck], refusal: str | None) -> None:
+        self.checks.append(([check.name for check in checks if check.broken], refusal))
+
 
 def test_observers_see_each_game_and_a_second_session_resumes_with_nothing_to_play(
     tmp_path: Path, capfd: pytest.CaptureFixture[str]
 ) -> None:
     (tmp_path / "cup.toml").write_text(CONFIG)
     loaded = load_config(tmp_path / "cup.toml")
-    said, stream = io.StringIO(), io.StringIO()
-    err = Console(file=said, width=200)
+    stream = io.StringIO()
     seen = Recording()
-    session = TournamentSession.open(loaded, err, SessionSettings(concurrency=1))
-    assert session is not None, said.getvalue()
+    session = TournamentSession.open(loaded, SessionSettings(concurrency=1))
+    assert not isinstance(session, Refused), session.message
+    assert session.isolation is not None and session.resumed == (0, 2)
     with session:
         final = session.run([seen, JsonEvents(stream)])
 
-    assert final is not None and final.complete and final.finished == 2, said.getvalue()
+    assert final is not None and final.complete and final.finished == 2
+    assert seen.checks == [([], None)]  # both bots started once: no refusal
     kinds = [event.event for event in seen.events]
     assert kinds[0] == "tournament-started" and seen.events[-1] == final
     games = [(e.event, e.number) for e in seen.events if isinstance(e, GameStarted | GameFinished)]
@@ -88,30 +97,34 @@ def test_observers_see_each_game_and_a_second_session_resumes_with_nothing_to_pl
     # The JSON events went to the stream given, the same events; stdout got nothing.
     lines = stream.getvalue().splitlines()
     assert [json.loads(line)["event"] for line in lines] == kinds
-    assert capfd.readouterr().out == ""
+    assert capfd.readouterr() == ("", "")  # the session itself printed nothing
 
     again = Recording()
-    said.truncate(0)
-    session = TournamentSession.open(loaded, err, SessionSettings(concurrency=1))
-    assert session is not None, said.getvalue()
+    session = TournamentSession.open(loaded, SessionSettings(concurrency=1))
+    assert not isinstance(session, Refused), session.message
+    assert session.resumed == (2, 2)  # "resuming: 2/2 games done", said by the command
     with session:
         final = session.run([again])
-    assert "resuming: 2/2 games done" in said.getvalue()
+    assert capfd.readouterr() == ("", "")
     assert final is not None and final.complete and final.finished == 2
     assert [event.event for event in again.events] == ["tournament-started", "tournament-finished"]
     assert again.lines == {}
 
 
-def test_a_refused_start_tells_no_observer_and_leaves_nothing(tmp_path: Path) -> None:
+def test_a_refused_start_tells_no_observer_and_leaves_nothing(
+    tmp_path: Path, capfd: pytest.CaptureFixture[str]
+) -> None:
     broken = CONFIG.replace("builtin:random --seed 2", "python3 mian.py")
     (tmp_path / "cup.toml").write_text(broken)
     loaded = load_config(tmp_path / "cup.toml")
-    said = io.StringIO()
     seen = Recording()
-    session = TournamentSession.open(loaded, Console(file=said, width=200))
-    assert session is not None
+    session = TournamentSession.open(loaded)
+    assert not isinstance(session, Refused), session.message
     with session:
         assert session.run([seen]) is None
     assert seen.events == [] and seen.states == []
-    assert "not starting the tournament: ben cannot start" in said.getvalue()
+    [(broken_bots, refusal)] = seen.checks  # the checks and the refusal, as values
+    assert broken_bots == ["ben"]
+    assert refusal is not None and "not starting the tournament: ben cannot start" in refusal
+    assert capfd.readouterr() == ("", "")
     assert not loaded.directory.exists()  # the refused first run's store removed with it
