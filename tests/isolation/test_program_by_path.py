@@ -10,9 +10,13 @@ import shutil
 import sys
 from pathlib import Path
 
+import pytest
+
+from referee.bot import BotInfrastructureError, open_bot
 from referee.isolation import player_places
 from referee.isolation.places import Places, hidden_from
 from tests.commandline import referee
+from tests.isolation.arena import Arena
 
 TEMPLATE = Path(__file__).parents[2] / "docs" / "templates" / "python" / "alak_bot.py"
 
@@ -56,3 +60,27 @@ def test_two_bots_in_one_folder_play_when_run_from_another(tmp_path: Path) -> No
         result = json.loads(ran.stdout)
         assert result["reason"] not in ("crash", "void"), result
         assert "cannot be executed" not in ran.stdout + ran.stderr
+
+
+async def test_a_program_the_sandbox_hides_from_its_bot_is_the_referee_s_fault(
+    sandbox_level: None, helper: str
+) -> None:
+    # A program the referee found (here on the bot's PATH) and the bot's user can run, which the
+    # sandbox's plan then hides from the bot (it lies in another player's folder), is the
+    # referee's fault: the game is void, the bot does not lose by "crash".
+    stage = Arena("sandbox", sys.executable)
+    try:
+        folder, elsewhere = stage.directory(), stage.directory()
+        program_bot(folder)
+        other = Places(stage.directory(), folder, folder / "good.py")
+        with pytest.raises(BotInfrastructureError, match="cannot be executed inside the sandbox"):
+            async with open_bot(
+                "cbot",
+                cwd=elsewhere,
+                env={"PATH": f"{folder}:/usr/bin:/bin"},
+                isolation=stage.isolation().among(other),
+            ):
+                pass
+        stage.assert_nothing_left()
+    finally:
+        stage.cleanup()
