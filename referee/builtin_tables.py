@@ -13,6 +13,7 @@ The location repeats `bots.solvers.cache.cache_dir()`, because the referee never
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import sys
@@ -23,6 +24,10 @@ import trio
 
 BUILD_TIMEOUT = 120.0  # seconds; building what one game needs takes up to about 15
 _built: set[str] = set()  # (game, options, folder) already built by this process
+# Those being built, by trio run (a cluster worker plays games in threads, each its own run,
+# and a trio event serves one run): a game that needs tables another game of its run is
+# building waits for them. Another run builds them too (the cache writes each file whole).
+_building: dict[tuple[trio.lowlevel.TrioToken, str], trio.Event] = {}
 
 
 def table_cache_directory() -> Path:
@@ -44,11 +49,24 @@ async def prepare_tables(game: str, options: dict[str, Any]) -> None:
     key = json.dumps([game, options, str(directory)], sort_keys=True)
     if key in _built:
         return
-    _built.add(key)
+    building = (trio.lowlevel.current_trio_token(), key)
+    pending = _building.get(building)
+    if pending is not None:
+        # Games started at once (a tournament's, the demo's): returning before the first one's
+        # build is over would start the bots on a cold cache, the perfect bot solving the game
+        # on its own clock.
+        await pending.wait()
+        return
+    done = _building[building] = trio.Event()
     command = [sys.executable, "-m", "bots.solvers.cache", "--build", "--game", game]
     command += ["--options", json.dumps(options), "--cache-dir", str(directory)]
-    with trio.move_on_after(BUILD_TIMEOUT):
-        try:
-            await trio.run_process(command, capture_stdout=True, capture_stderr=True, check=False)
-        except OSError:
-            return
+    try:
+        with trio.move_on_after(BUILD_TIMEOUT):
+            with contextlib.suppress(OSError):  # no Python to run: best effort
+                await trio.run_process(
+                    command, capture_stdout=True, capture_stderr=True, check=False
+                )
+        _built.add(key)  # or timed out: best effort, as a missing table is
+    finally:  # cancelled: the next game that needs them builds them again
+        del _building[building]
+        done.set()

@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
@@ -90,3 +91,29 @@ def test_doctor_says_which_processes_a_bot_may_reach_and_see(
         "other processes: no Landlock in this kernel: at a level without users and without the "
         "sandbox, a bot may read and write the memory and descriptors of every process of its user"
     )
+
+
+def test_the_trial_bot_s_words_are_shown_whole_brackets_included(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # A hint naming a config table (`[match.isolation] allow_root = true`) is shown as written,
+    # not taken for terminal markup and dropped.
+    from contextlib import asynccontextmanager
+    from io import StringIO
+
+    from rich.console import Console
+
+    from referee.bot import BotInfrastructureError
+    from referee.commands import doctor
+
+    hint = "or run bots as root ([match.isolation] allow_root = true, or --isolation ...+root)"
+
+    @asynccontextmanager
+    async def refused(*args: object, **kwargs: object) -> AsyncIterator[None]:
+        raise BotInfrastructureError(hint)
+        yield
+
+    monkeypatch.setattr(doctor, "open_bot", refused)
+    out = StringIO()
+    doctor.trial(BASIC_ISOLATION, Console(file=out, width=200, color_system=None))
+    assert hint in out.getvalue()

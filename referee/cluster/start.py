@@ -71,6 +71,9 @@ def shipping_report(session: ClusterSession) -> list[str]:
         if seat.digest is None:
             continue
         workers = sum(sent == seat.digest for _, sent in session.shipped)
-        what = f"sent to {workers} workers" if workers else "already held by the workers"
+        # Counted by the caches it was stored in: the workers of `local:N` share this
+        # machine's, so there a bot is sent to 1 worker and the others find it there.
+        plural = "s" * (workers != 1)
+        what = f"sent to {workers} worker{plural}" if workers else "already held by the workers"
         lines.append(f"bot {seat.name}: {seat.digest[:12]} {what}")
     return lines

@@ -16,6 +16,7 @@ from pathlib import Path
 
 import trio
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
 from referee.bot import BotInfrastructureError, open_bot
@@ -63,7 +64,7 @@ def run_doctor(args: argparse.Namespace, out: Console, err: Console) -> int:
     try:
         isolation = choose(IsolationSettings(), detection)
     except IsolationUnavailable as exc:  # a root referee with nothing but root to offer
-        out.print(f"[red]auto: {exc}[/red]", highlight=False)
+        out.print(f"[red]auto: {escape(str(exc))}[/red]", highlight=False)
         return EXIT_TRIAL_FAILED
     out.print(f"[bold]auto[/bold] chooses: {describe(isolation).removeprefix('isolation: ')}")
     for line in what_each_bot_gets(isolation):
@@ -169,7 +170,8 @@ def trial(isolation: Isolation, out: Console) -> int:
     try:
         message = trio.run(ask)
     except (BotFault, BotInfrastructureError) as exc:
-        out.print(f"[red]trial bot failed: {exc}[/red]")
+        # Escaped: a hint names config tables (`[match.isolation]`), not markup.
+        out.print(f"[red]trial bot failed: {escape(str(exc))}[/red]")
         return EXIT_TRIAL_FAILED
-    out.print(f"trial bot: {message}")
+    out.print(f"trial bot: {escape(message)}")
     return EXIT_OK

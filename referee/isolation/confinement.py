@@ -52,7 +52,14 @@ from referee.isolation.levels import BASIC_ISOLATION, HELPER, Feature, Isolation
 from referee.isolation.limits import MB, Limits
 from referee.isolation.places import Places, hidden_from
 from referee.isolation.ponder import DEFAULT_FREEZE_GRACE, PonderWatch
-from referee.isolation.sandbox import PRIVATE_PLACES, PROC_MASKED, View, sandbox_argv, views_own
+from referee.isolation.sandbox import (
+    PRIVATE_PLACES,
+    PROC_MASKED,
+    SYSTEM,
+    View,
+    sandbox_argv,
+    views_own,
+)
 from referee.isolation.scratch import (
     make_private_places,
     make_scratch,
@@ -219,11 +226,12 @@ def player_places(command: str, cwd: Path | None) -> Places:
 def places_of(argv: Sequence[str], cwd: Path, extra: Sequence[Path] = ()) -> Places:
     """The places of a bot started as `argv` in `cwd`; `extra`: the folders its command names
     outside `argv` (an `env` wrapper's assignments). Its program is what `argv[0]` names by a
-    relative path (`./bot`), else the first path its words name, else it has none but its
-    folder (`python3 -m bot`)."""
+    relative path (`./bot`) or by an absolute path that is no interpreter's
+    (`/home/me/bots/cbot`: see `own_program`), else the first path its words name, else it has
+    none but its folder (`python3 -m bot`)."""
     folder = cwd.resolve()
     program_folder, program_file = folder, None
-    if argv and "/" in argv[0] and not os.path.isabs(argv[0]):
+    if argv and "/" in argv[0] and (not os.path.isabs(argv[0]) or own_program(argv[0])):
         program_file = (cwd / argv[0]).resolve()
         program_folder = program_file.parent
     else:
@@ -243,6 +251,21 @@ def places_of(argv: Sequence[str], cwd: Path, extra: Sequence[Path] = ()) -> Pla
     return Places(
         folder, program_folder, program_file, tuple(p for p in _unique(named) if p not in own)
     )
+
+
+def own_program(path: str) -> bool:
+    """Whether a program given by its absolute path is the bot's own (a compiled bot run from
+    its folder: `/home/me/bots/cbot`), not an interpreter or a tool every bot may run: one in the
+    machine's system folders (`/usr/bin/python3`), in the referee's Python, or in a `bin` folder
+    (a virtualenv's `/home/me/venv/bin/python`). Without this, a compiled bot beside another
+    bot's script would have that script's folder, its own, hidden from it."""
+    resolved = Path(path).resolve()
+    if len(resolved.parts) > 1 and resolved.parts[1] in SYSTEM:
+        return False
+    prefixes = {Path(p).resolve() for p in (sys.prefix, sys.base_prefix, sys.exec_prefix)}
+    if any(prefix in resolved.parents for prefix in prefixes):
+        return False
+    return resolved.parent.name != "bin" and _kind(resolved) == "file"
 
 
 def _unique(paths: Sequence[Path]) -> list[Path]:

@@ -383,9 +383,11 @@ static void launch(int status_fd, const struct launch_spec *spec) {
     const char *program = spec->argv[0];
     if (inner) {
         if (!executable(program)) {
+            /* The referee found the program and its user may run it: hidden by the sandbox's
+               plan, which is the referee's fault (void), never the bot's (launch.py). */
             snprintf(message, sizeof message, "'%s' cannot be executed inside the sandbox",
                      program);
-            fail(status_fd, "start", message);
+            fail(status_fd, "infra", message);
         }
         write_all(status_fd, "ready\n");
     }

@@ -234,7 +234,10 @@ def run(status_fd: int, spec: dict[str, Any], argv: list[str]) -> NoReturn:
         kernel_step(status_fd, install_filter, spec["seccomp"])
     if stage == "inner":
         if not executable(argv[0]):
-            fail(status_fd, "start", f"{argv[0]!r} cannot be executed inside the sandbox")
+            # The referee found the program outside and checked its user may run it: what
+            # hides it here is the sandbox's plan, the referee's fault (the game is void), never
+            # the bot's. A program that then fails to execute (a bad binary) is the bot's.
+            fail(status_fd, "infra", f"{argv[0]!r} cannot be executed inside the sandbox")
         os.write(status_fd, b"ready\n")
     default_signals()
     try:

@@ -10,6 +10,7 @@ are relative to the file's own folder, and so is the folder a bot runs in by def
 from __future__ import annotations
 
 import os
+import shlex
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -53,6 +54,20 @@ class PlayerConfig(_Model):
     # The protocol extensions it understands: "position" lets it start games from openings
     # (built-in bots understand it without saying so).
     capabilities: list[Literal["position"]] = Field(default_factory=list)
+
+    @field_validator("command")
+    @classmethod
+    def _splits_into_words(cls, value: str) -> str:
+        # Split as the bot will be started (`referee.bot.split_command`), so that a command
+        # that cannot be is named at load with its file and line, among the config's other
+        # mistakes, not at the start check with neither.
+        try:
+            words = shlex.split(value)
+        except ValueError as exc:
+            raise ValueError(f"cannot be split into words: {exc}") from None
+        if not words:
+            raise ValueError("the command is empty")
+        return value
 
 
 class OpeningsSettings(_Model):

@@ -321,13 +321,18 @@ def standings_csv(rows: Sequence[StandingRow]) -> str:
 def _csv(fields: list[str], rows: list[dict[str, Any]]) -> str:
     """Rows as CSV. Every text cell may hold a bot's words (a verdict's detail quotes its
     stderr; a collected student names a bot), so each is made printable on one line and can
-    never be taken for a formula (`csv_cell`)."""
+    never be taken for a formula (`csv_cell`). A list (`elo_flags`) is its words separated by
+    spaces, as the league's CSV writes flags."""
     out = io.StringIO()
     writer = csv.DictWriter(out, fieldnames=fields, lineterminator="\n")
     writer.writeheader()
     for data in rows:
-        writer.writerow({k: "" if v is None else csv_cell(v) for k, v in data.items()})
+        writer.writerow({k: "" if v is None else csv_cell(_words(v)) for k, v in data.items()})
     return out.getvalue()
+
+
+def _words(value: object) -> object:
+    return " ".join(str(word) for word in value) if isinstance(value, list) else value
 
 
 COURSE_COLUMNS = [

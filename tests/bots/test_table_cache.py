@@ -13,6 +13,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+import trio
 
 from bots.clock import unlimited
 from bots.perfect_bot import AlakPerfect, LGamePerfect, alak_player, l_game_player
@@ -301,3 +302,30 @@ def test_concurrent_writer_processes_leave_one_valid_file(tmp_path: Path) -> Non
     assert [writer.wait(timeout=60) for writer in writers] == [0, 0, 0]
     assert cache.load_alak([tmp_path], SIZE) is not None
     assert os.listdir(tmp_path) == [alak_file(tmp_path).name]
+
+
+async def test_a_game_waits_for_the_tables_another_game_is_building(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Two games of a tournament start at once, both with the perfect bot on a cold cache: the
+    # second must not start its bots (and their clocks) until the first game's build is done.
+    from referee import builtin_tables
+
+    monkeypatch.setenv("REFEREE_CACHE_DIR", str(tmp_path))
+    table = tmp_path / "built"
+
+    async def build(command: list[str], **kwargs: object) -> None:
+        await trio.sleep(0.2)
+        table.write_text("table")
+
+    monkeypatch.setattr(trio, "run_process", build)
+    ready: list[bool] = []
+
+    async def game() -> None:
+        await builtin_tables.prepare_tables("alak", {"size": 11})
+        ready.append(table.exists())
+
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(game)
+        nursery.start_soon(game)
+    assert ready == [True, True]

@@ -9,9 +9,12 @@ import json
 import os
 import tempfile
 from pathlib import Path
+from types import SimpleNamespace
+from typing import cast
 
 import pytest
 
+from referee.cluster.client import ClusterSession
 from referee.cluster.shipping import (
     FOLDER_PREFIX,
     PackError,
@@ -23,6 +26,7 @@ from referee.cluster.shipping import (
     sweep_stale_folders,
     unpack,
 )
+from referee.cluster.start import shipping_report
 from tests.cluster.conftest import DaskCluster, folder_config, run_to_end, write_bot
 
 
@@ -151,3 +155,21 @@ def test_the_game_folders_of_a_dead_worker_are_swept() -> None:
     finally:
         remove_folder(mine)
         remove_folder(stale)
+
+
+def test_a_bot_stored_once_is_said_to_be_sent_to_one_worker() -> None:
+    # The workers of `local:N` share this machine's cache: a pack is stored there once, by the
+    # first worker it is sent to, and the others hold it already.
+    ann, bob = "a" * 64, "b" * 64
+    session = SimpleNamespace(
+        packs={ann: None, bob: None},
+        seats={
+            1: SimpleNamespace(name="ann", digest=ann),
+            2: SimpleNamespace(name="bob", digest=bob),
+        },
+        shipped=[("tcp://w1", ann), ("tcp://w1", bob), ("tcp://w2", bob)],
+    )
+    assert shipping_report(cast(ClusterSession, session)) == [
+        f"bot ann: {ann[:12]} sent to 1 worker",
+        f"bot bob: {bob[:12]} sent to 2 workers",
+    ]

@@ -197,3 +197,25 @@ def test_a_bad_option_of_a_subcommand_shows_that_subcommands_usage(tmp_path: Pat
     )
     done = referee("laskermorris", "-p1", "a", "-p2", "b", "--bogus", cwd=tmp_path)
     assert done.returncode == 2 and done.stderr.startswith("usage: referee play ")
+
+
+def test_a_command_that_cannot_be_split_is_named_with_its_line_among_the_others(
+    tmp_path: Path,
+) -> None:
+    text = GOOD.replace('"python3 alice.py"', "'python3 \"alice.py'").replace(
+        "move_timeout = 2.5", "move_timout = 2.5"
+    )
+    lines = error_of(tmp_path, text).splitlines()
+    where = str(tmp_path / "cup.toml")
+    assert (
+        f"{where}:10: time_control.move_timout: unknown setting: did you mean 'move_timeout'?"
+        in lines
+    )
+    assert (
+        f"{where}:14: players[0].command: cannot be split into words: No closing quotation" in lines
+    ), lines
+    blank = GOOD.replace('"python3 alice.py"', '"   "')
+    assert (
+        f"{where}:14: players[0].command: the command is empty"
+        in error_of(tmp_path, blank).splitlines()
+    )

@@ -153,3 +153,13 @@ def test_a_tie_is_told_from_each_players_own_side() -> None:
         tie.winner: f"won the Final ({level})",
         loser(tie): f"lost the Final ({level})",
     }
+
+
+def test_the_standings_csv_writes_flags_as_words_separated_by_spaces() -> None:
+    # As the league's CSV writes them: a cell a spreadsheet or `cut` reads, not a Python list.
+    cfg = config("stages", 10, stages={"groups": {"Group A": GROUP_A, "Group B": GROUP_B}})
+    _, rows = play(cfg, group_fate)
+    report = report_of(cfg, rows)
+    flagged = report.standings[0].model_copy(update={"elo_flags": ["provisional", "alone"]})
+    table = list(csv.DictReader(io.StringIO(standings_csv([flagged]))))
+    assert table[0]["elo_flags"] == "provisional alone"
