@@ -7,9 +7,7 @@ from __future__ import annotations
 import csv
 import io
 import re
-import signal
 import subprocess
-import sys
 import tarfile
 from collections.abc import Iterator
 from pathlib import Path
@@ -19,6 +17,7 @@ import pytest
 
 from referee.arena.submit import SubmitError, arena_url, pack_folder, read_token, unencrypted
 from tests.arena.kit import CRASHING_BOT, GOOD_BOT
+from tests.arena.serving import serving
 from tests.commandline import referee
 
 ROSTER = "username,name,role\nalice,Alice,student\nbob,Bob,student\n"
@@ -90,27 +89,8 @@ def served(tmp_path: Path) -> Iterator[tuple[str, Path]]:
         "arena", "new", "ar", "-g", "tic-tac-toe", "--roster", "roster.csv", cwd=tmp_path
     )
     assert made.returncode == 0, made.stderr
-    server = subprocess.Popen(
-        [sys.executable, "-m", "referee", "arena", "serve", "ar", "--port", "0"],
-        cwd=tmp_path,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
-    try:
-        assert server.stderr is not None
-        url = None
-        for line in server.stderr:
-            if found := re.search(r"the arena: (http://\S+?)/ ", line):
-                url = found.group(1)
-                break
-        assert url is not None, "the server never said where it listens"
+    with serving(tmp_path) as url:
         yield url, tmp_path
-        server.send_signal(signal.SIGINT)
-        assert server.wait(timeout=60) == 0
-    finally:
-        if server.poll() is None:
-            server.kill()
-            server.wait()
 
 
 def token_file(folder: Path, username: str) -> Path:

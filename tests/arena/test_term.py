@@ -9,13 +9,10 @@ from __future__ import annotations
 import csv
 import io
 import re
-import signal
 import sqlite3
 import subprocess
-import sys
 import time
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -24,6 +21,7 @@ import httpx2
 from starlette.routing import Route
 
 from referee.arena.web.app import ROUTE_MODULES
+from tests.arena.serving import serving
 from tests.commandline import referee
 
 ROSTER = (
@@ -68,33 +66,6 @@ def until(what: str, done: Callable[[], Any], timeout: float = WAIT) -> Any:
         assert time.monotonic() < end, f"never: {what}"
         time.sleep(0.2)
     return found
-
-
-@contextmanager
-def serving(folder: Path) -> Iterator[str]:
-    """`referee arena serve ar --port 0` in `folder`, until the block ends (then Ctrl-C, and
-    the server must exit cleanly): the address it serves."""
-    server = subprocess.Popen(
-        [sys.executable, "-m", "referee", "arena", "serve", "ar", "--port", "0"],
-        cwd=folder,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
-    try:
-        assert server.stderr is not None
-        url = None
-        for line in server.stderr:
-            if found := re.search(r"the arena: (http://\S+?)/ ", line):
-                url = found.group(1)
-                break
-        assert url is not None, "the server never said where it listens"
-        yield url
-        server.send_signal(signal.SIGINT)
-        assert server.wait(timeout=WAIT) == 0
-    finally:
-        if server.poll() is None:
-            server.kill()
-            server.wait()
 
 
 def store(folder: Path) -> sqlite3.Connection:

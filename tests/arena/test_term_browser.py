@@ -24,7 +24,8 @@ from urllib.parse import urlsplit
 
 import pytest
 
-from tests.arena.test_term import ask, serving, set_toml
+from tests.arena.serving import serving
+from tests.arena.test_term import ask, set_toml
 from tests.commandline import referee
 
 WAIT_MS = 180_000  # only against a hang: a loaded machine builds, checks and plays slowly
