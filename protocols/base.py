@@ -27,7 +27,13 @@ class Side(StrEnum):
 
     @property
     def other(self) -> Side:
-        return Side.ORANGE if self is Side.BLUE else Side.BLUE
+        return _OTHER_SIDE[self]
+
+
+# Looked up, not computed: under Python 3.11 `Side.BLUE` itself goes through the enum
+# metaclass's attribute hook (four times the cost of a plain lookup), and the referee asks for
+# the other side several times on every move.
+_OTHER_SIDE: dict[Side, Side] = {Side.BLUE: Side.ORANGE, Side.ORANGE: Side.BLUE}
 
 
 class Reason(StrEnum):

@@ -69,9 +69,8 @@ class LineFramer:
         """Add bytes from the stream; return the events they complete, in order."""
         if self._closed:
             return []
-        whole = not self._buffer and len(data) - 1 <= self.max_line_bytes
-        if whole and data.find(b"\n") == len(data) - 1 >= 0:
-            return [self._one_line(data)]  # the common case: one whole line, in the limit
+        if (text := self.whole_line(data)) is not None:
+            return [Line(text, self.fed)]  # the common case: one whole line, in the limit
         events: list[FramingEvent] = []
         start = 0
         base = self.fed
@@ -91,15 +90,20 @@ class LineFramer:
             events.append(self._fail(LineTooLong(self.max_line_bytes, len(self._buffer))))
         return events
 
-    def _one_line(self, data: bytes | bytearray) -> FramingEvent:
-        """`data` is one whole line within the limit and nothing else is buffered: what `feed`
-        would make of it, without the buffer."""
-        self.fed += len(data)
-        raw = bytes(data[:-2] if data.endswith(b"\r\n") else data[:-1])
+    def whole_line(self, data: bytes | bytearray) -> str | None:
+        """The common case, without the buffer or events: if `data` is one whole line within
+        the limit, valid UTF-8, and nothing is buffered, its text (the framer is then past it,
+        as `feed` would be); otherwise None, and nothing has changed (`feed` judges `data`)."""
+        if self._buffer or self._closed or len(data) - 1 > self.max_line_bytes:
+            return None
+        if not data or data.find(b"\n") != len(data) - 1:
+            return None
         try:
-            return Line(raw.decode("utf-8"), self.fed)
-        except UnicodeDecodeError as exc:
-            return self._fail(BadEncoding(raw, str(exc)))
+            text = (data[:-2] if data.endswith(b"\r\n") else data[:-1]).decode("utf-8")
+        except UnicodeDecodeError:
+            return None
+        self.fed += len(data)
+        return text
 
     def feed_eof(self) -> list[FramingEvent]:
         """The stream ended: report it once, with the size of any unterminated line."""

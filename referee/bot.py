@@ -26,8 +26,8 @@ import fcntl
 import os
 import shlex
 import signal
-import sys
 import termios
+from array import array
 from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
@@ -113,24 +113,25 @@ class TailBuffer:
         return self._data.decode("utf-8", "backslashreplace")
 
 
-def unread_bytes(fd: int) -> int:
-    """Bytes waiting in the pipe `fd` that nobody has read yet (0 if that cannot be told)."""
+def unread_bytes(fd: int, scratch: array[int]) -> int:
+    """Bytes waiting in the pipe `fd` that nobody has read yet (0 if that cannot be told).
+    `scratch`, an array of one C int, takes the answer: asked on every move, the kernel's
+    answer written into a buffer kept for it costs a third of one made for each call."""
     try:
-        raw = fcntl.ioctl(fd, termios.FIONREAD, b"\0\0\0\0")
+        fcntl.ioctl(fd, termios.FIONREAD, scratch, True)
     except OSError:
         return 0
-    return int.from_bytes(raw, sys.byteorder, signed=True)
+    return scratch[0]
 
 
-async def send_now(stream: trio.abc.SendStream, data: bytes) -> None:
-    """`stream.send_all(data)`, but written at once when the pipe has room for it.
+async def send_now(stream: trio.abc.SendStream, fd: int, data: bytes) -> None:
+    """`stream.send_all(data)`, but written at once to `fd`, the stream's own descriptor
+    (-1: none), when the pipe has room for it.
 
     trio's `send_all` first yields to the scheduler, which on the path of every move costs
     more than the write itself; a pipe that is full, closed or broken takes trio's own path,
     which waits for room or raises the right error.
     """
-    fileno = getattr(stream, "fileno", None)
-    fd = fileno() if fileno is not None else -1
     if fd >= 0:
         try:
             written = os.write(fd, data)
@@ -140,6 +141,12 @@ async def send_now(stream: trio.abc.SendStream, data: bytes) -> None:
             return
         data = data[written:]
     await stream.send_all(data)
+
+
+def stream_fd(stream: object) -> int:
+    """The descriptor of a trio pipe stream (-1 if it has none)."""
+    fileno = getattr(stream, "fileno", None)
+    return fileno() if fileno is not None else -1
 
 
 def split_command(command: str) -> list[str]:
@@ -199,9 +206,11 @@ class BotProcess:
         self.exit: BotExit | None = None
         self.exchange = Exchange(max_line_bytes)
         self._stderr_drained = trio.Event()
-        # Asked on every move how much of the bot's output is unread (-1: it cannot be told).
-        fileno = getattr(process.stdout, "fileno", None)
-        self._stdout_fd: int = fileno() if fileno is not None else -1
+        # Asked on every move how much of the bot's output is unread (-1: it cannot be told),
+        # and written to on every move: kept, not looked up each time.
+        self._stdout_fd = stream_fd(process.stdout)
+        self._stdin_fd = stream_fd(process.stdin)
+        self._unread = array("i", [0])
 
     @property
     def pid(self) -> int:
@@ -250,7 +259,7 @@ class BotProcess:
         if self.exchange.fault is not None:
             raise self.exchange.fault
         self.cpu.settle()  # its last answer's CPU, before it can use more
-        self.exchange.ask(unread_bytes(self._stdout_fd))
+        self.exchange.ask(unread_bytes(self._stdout_fd, self._unread))
         self.ponder.thaw()
         await self._write(line)
 
@@ -311,7 +320,7 @@ class BotProcess:
         stdin = self.process.stdin
         assert stdin is not None
         try:
-            await send_now(stdin, line.encode() + b"\n")
+            await send_now(stdin, self._stdin_fd, (line + "\n").encode())
         except (trio.BrokenResourceError, trio.ClosedResourceError):
             self.exchange.found(await self._closed_output_fault("stopped reading its input"))
             self._raise_fault()
@@ -325,9 +334,12 @@ class BotProcess:
         stdout = self.process.stdout
         assert stdout is not None
         try:
-            while not self.exchange.ended:
+            exchange = self.exchange
+            while not exchange.ended:
                 chunk = await stdout.receive_some(READ_CHUNK)
-                if heard := self.exchange.feed(chunk):
+                if (answer := exchange.answer(chunk)) is not None:
+                    await self._answered(answer)  # a move: the common case, kept short
+                elif heard := exchange.lines_of(chunk):
                     await self._report(heard)
         except (trio.BrokenResourceError, trio.ClosedResourceError):
             await self._report(self.exchange.feed_eof())

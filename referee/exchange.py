@@ -100,7 +100,26 @@ class Exchange:
 
     def feed(self, data: bytes | bytearray) -> list[Heard]:
         """Bytes of the bot's output, as read; what the lines they complete are."""
+        if (text := self.answer(data)) is not None:
+            return [Answer(text)]
+        return self.lines_of(data)
+
+    def lines_of(self, data: bytes | bytearray) -> list[Heard]:
+        """`feed` without its shortcut for the answer: each line of `data` framed and judged
+        one by one (what `feed` does with any read that is not exactly the answer)."""
         return self._judge(self._framer.feed(data) if data else self._framer.feed_eof())
+
+    def answer(self, data: bytes | bytearray) -> str | None:
+        """The path of every move, without events: if `data` is exactly the answer (one whole
+        line, the bot asked, completed after it was asked), its text, taken as the answer, as
+        `feed` would take it; otherwise None, and nothing has changed (`feed` judges `data`)."""
+        if not self.asked or self._framer.fed + len(data) <= self._asked_from:
+            return None
+        text = self._framer.whole_line(data)
+        if text is not None:
+            self.asked = False
+            self.answers += 1
+        return text
 
     def feed_eof(self) -> list[Heard]:
         """The bot's output ended (or cannot be read any more)."""

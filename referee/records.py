@@ -242,10 +242,15 @@ CHAIN_FIELD = "chain"
 GENESIS = "0" * 64
 
 
+# Made once: `json.dumps` given any option builds an encoder on every call, which costs as
+# much as the encoding of a ply line, written on every move.
+_CANONICAL_ENCODER = json.JSONEncoder(sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+
+
 def canonical_text(data: Mapping[str, Any]) -> str:
     """A record line's canonical form (without its `chain`): what its hash covers."""
     body = {key: value for key, value in data.items() if key != CHAIN_FIELD}
-    return json.dumps(body, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    return _CANONICAL_ENCODER.encode(body)
 
 
 def canonical_line(data: Mapping[str, Any]) -> bytes:

@@ -2,7 +2,7 @@
 
 Prints one line of `key=value` fields that other tools can read; medians and p99 over every ply
 of every game:
-- overhead_us: from the bytes of the mover's line being handed to the line framer (just read
+- overhead_us: from the bytes of the mover's line being handed to its exchange (just read
   from the pipe) to the move having been written to the opponent (framing, the exchange, the
   rules, the clock, the write; the CPU reading and the record line come after the write, off
   this path);
@@ -15,9 +15,9 @@ of every game:
 and games_per_s, whole games per second (starting and stopping both bots included), and
 ref_cpu_us_per_ply, the referee process's own CPU time per ply from each game's first move to
 its last.
-The timestamps come from wrapping `LineFramer.feed` and `referee.bot.send_now` in this script
-only; the referee's code runs unchanged. The game runs at the default isolation level, with
-freezing and CPU accounting on (`--no-freeze`: freezing off).
+The timestamps come from wrapping `Exchange.answer`, `Exchange.lines_of` and
+`referee.bot.send_now` in this script only; the referee's code runs unchanged. The game runs at
+the default isolation level, with freezing and CPU accounting on (`--no-freeze`: freezing off).
 
 Usage: python scripts/bench_match.py [--games N] [--plies N]
 """
@@ -38,8 +38,9 @@ from typing import Any
 
 import trio
 
-from protocols import framing, get_game
+from protocols import get_game
 from referee import bot as bot_module
+from referee import exchange as exchange_module
 from referee.match import driver
 from referee.match.host import Host, choose_host
 from referee.match.order import GameOrder
@@ -83,35 +84,48 @@ def fixed_game(plies: int, seed: int = 1) -> list[str]:
 
 
 class Probe:
-    """Timestamps of lines read and lines written, gathered by wrapping the framer's `feed`
-    (each Line it returns arrived when it was called) and the bot's `send_now` (the writes of
-    the colours and of every forwarded move; the final move and END go another way)."""
+    """Timestamps of lines read and lines written, gathered by wrapping the bot's exchange (the
+    bytes of each read are handed to its `answer`, then, unless they were the answer, to its
+    `lines_of`: a line they complete arrived when the first was called) and the bot's `send_now`
+    (the writes of the colours and of every forwarded move; the final move and END go another
+    way)."""
 
     def __init__(self) -> None:
         self.arrived: list[float] = []
         self.written: list[float] = []
         self.cpu: list[float] = []  # the process's CPU time as each line arrived
+        self._read_at = (0.0, 0.0)  # the CPU time and clock when the last read was handed over
 
     def install(self) -> None:
-        original_feed = framing.LineFramer.feed
+        original_answer = exchange_module.Exchange.answer
+        original_lines = exchange_module.Exchange.lines_of
         original_send = bot_module.send_now
         probe = self
 
-        def feed(self: Any, data: Any) -> Any:
+        def answer(self: Any, data: Any) -> Any:
             cpu = time.process_time()  # first: its system call is not the referee's
-            now = time.perf_counter()
-            events = original_feed(self, data)
-            for event in events:
-                if isinstance(event, framing.Line):
+            probe._read_at = (cpu, time.perf_counter())
+            text = original_answer(self, data)
+            if text is not None:
+                probe.cpu.append(cpu)
+                probe.arrived.append(probe._read_at[1])
+            return text
+
+        def lines_of(self: Any, data: Any) -> Any:
+            heard = original_lines(self, data)
+            cpu, now = probe._read_at
+            for item in heard:
+                if isinstance(item, exchange_module.Answer):
                     probe.arrived.append(now)
                     probe.cpu.append(cpu)
-            return events
+            return heard
 
-        async def send_now(stream: Any, data: bytes) -> None:
-            await original_send(stream, data)
+        async def send_now(stream: Any, fd: int, data: bytes) -> None:
+            await original_send(stream, fd, data)
             probe.written.append(time.perf_counter())
 
-        framing.LineFramer.feed = feed  # type: ignore[method-assign]
+        exchange_module.Exchange.answer = answer  # type: ignore[method-assign]
+        exchange_module.Exchange.lines_of = lines_of  # type: ignore[method-assign]
         bot_module.send_now = send_now
 
 

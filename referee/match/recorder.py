@@ -114,8 +114,9 @@ class Recorder:
 
     def ply(self, played: Played, cpu_ms: float | None) -> None:
         # Built from values the referee itself made: validating them again costs more than
-        # the rest of the record line.
+        # the rest of the record line (and every field is given: a default is looked up).
         line = Ply.model_construct(
+            type="ply",
             ply=len(self.plies) + 1,
             side=played.side,
             received=played.received,

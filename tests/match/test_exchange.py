@@ -4,6 +4,9 @@ no event loop (as python-chess's engine protocol is tested with a MockTransport)
 
 from __future__ import annotations
 
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
 from protocols.base import Reason
 from referee.exchange import UNASKED_KEPT, Answer, BotFault, Closed, Exchange, Heard
 
@@ -139,3 +142,86 @@ def test_the_end_of_the_output_is_for_the_transport_to_explain() -> None:
     assert bot.exchange.fault is None  # until the transport says why (its exit code)
     assert bot.exchange.found(BotFault(Reason.CRASH, "closed its output: exited with code 1"))
     assert bot.exchange.feed_eof() == []  # told once
+
+
+# -- the shortcut for the answer --------------------------------------------------------------
+
+
+# ("write", what the bot writes), or ("read" (all that is in the pipe) | "read3" (at most 3
+# bytes of it) | "ask" | "stop" (the referee gives up waiting), b"").
+Step = tuple[str, bytes]
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(
+        st.one_of(
+            st.tuples(
+                st.just("write"),
+                st.sampled_from(
+                    [
+                        b"h1 d1 r0\n",
+                        b"a\n",
+                        b"x",
+                        b"\r\n",
+                        b"\n",
+                        b"\xff\n",
+                        b"y" * 70 + b"\n",
+                        b"b\nc\n",
+                    ]
+                ),
+            ),
+            st.tuples(st.sampled_from(["read", "read3", "ask", "stop"]), st.just(b"")),
+        ),
+        max_size=30,
+    )
+)
+def test_the_shortcut_hears_what_framing_each_line_hears(steps: list[Step]) -> None:
+    """`feed` takes a read that is exactly the answer by a shortcut (`answer`, the path of
+    every move); framing and judging each line (`lines_of`) must hear the same in any script
+    of writes, reads, asks and give-ups, and leave the exchange in the same state."""
+    fast, slow = Transport(), Transport()
+    for action, data in steps:
+        if action == "write":
+            fast.write(data)
+            slow.write(data)
+        elif action == "ask":
+            fast.ask()
+            slow.ask()
+        elif action == "stop":
+            fast.exchange.stop_waiting()
+            slow.exchange.stop_waiting()
+        else:
+            end = len(fast.written) if action == "read" else fast.read_up_to + 3
+            chunk = fast.written[fast.read_up_to : end]
+            fast.read_up_to = slow.read_up_to = min(end, len(fast.written))
+            heard_fast, heard_slow = fast.exchange.feed(chunk), slow.exchange.lines_of(chunk)
+            assert [_shown(h) for h in heard_fast] == [_shown(h) for h in heard_slow]
+        assert _state(fast.exchange) == _state(slow.exchange)
+
+
+def _shown(heard: Heard) -> object:
+    return (heard.reason, heard.detail, heard.line) if isinstance(heard, BotFault) else heard
+
+
+def _state(exchange: Exchange) -> object:
+    fault = exchange.fault
+    return (
+        exchange.asked,
+        exchange.answers,
+        exchange.unasked,
+        exchange.ended,
+        None if fault is None else (fault.reason, fault.line),
+    )
+
+
+def test_the_shortcut_takes_only_a_whole_line_written_after_the_ask() -> None:
+    bot = Transport()
+    assert bot.exchange.answer(b"h1 d1 r0\n") is None  # not asked
+    bot.ask()
+    assert bot.exchange.answer(b"h1 d1") is None  # not a whole line
+    assert bot.exchange.answer(b"a\nb\n") is None  # two lines
+    assert bot.exchange.answer(b"\xff\n") is None  # not UTF-8: framing reports it
+    assert bot.exchange.answers == 0 and bot.exchange.asked
+    assert bot.exchange.answer(b"h1 d1 r0\r\n") == "h1 d1 r0"
+    assert bot.exchange.answers == 1 and not bot.exchange.asked
