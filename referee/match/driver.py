@@ -3,8 +3,8 @@
 `play(order, host)` is the one way a game is played: it opens both players, tells each what the
 judge says, and then only waits, for the verdict or for the deadline of the side asked (a task
 sleeps until it). A ply takes no task switch: the mover's reader hears the answer and calls
-`answered`, which has the judge play it, writes the move to the opponent, and only then asks
-whether it ended the game and records it, while the opponent reads. Faults come the same way
+`answered`, which has the judge check it, writes the move to the opponent, and only then has
+the judge play it, asks whether it ended the game and records it, while the opponent reads. Faults come the same way
 (`faulted`). Every ending is a named `Reason`; a bug of the referee's own voids the game as
 `referee-error` (its traceback on stderr and in the run's log: errors.py), Ctrl-C as
 `interrupted`; both still write the result line.
@@ -217,32 +217,37 @@ class _Game:
             return
         try:
             side, now = self.seats.side_of(player), trio.current_time()
-            judged = self.judge.answer(side, line, now - self._asked_at)
-            if isinstance(judged, Verdict) and not self.judge.plies:  # a fault before any
-                self._judge_fault(side, line_fault(side, judged))  # move (the other may not start)
-            elif not isinstance(judged, Forward):
-                self._decide(judged)
+            elapsed = now - self._asked_at
+            judged = self.judge.check(side, line)
+            if isinstance(judged, Verdict):
+                if not self.judge.plies:  # a fault before any move (the other may not start)
+                    self._judge_fault(side, line_fault(side, judged))
+                else:
+                    self._decide(judged)
             elif player.fault is not None:  # a second line in the same turn: out of turn,
-                ended = self.judge.ended()  # unless the move ended the game (then trailing)
+                self.judge.play(elapsed)  # unless the move ended the game (then trailing)
+                ended = self.judge.ended()
                 fault = self.judge.fault(side, player.fault)
                 self._decide(ended._replace(final=judged.line) if ended else fault)
             else:
-                await self._forward(judged, now)
+                await self._forward(judged, now, elapsed)
             self._record()  # the move just played, while the opponent thinks
         except Exception as exc:  # a bug of ours: the driver's task reports it
             self._error = exc
             self._decided.set()
 
-    async def _forward(self, move: Forward, now: float) -> None:
-        """Write the move to the opponent, asking it for its answer, and only then ask the
-        rules whether the move ended the game: the opponent reads it meanwhile. If it did,
-        the opponent is not waited for (the move was its last line before END), and a failed
-        write changes nothing (as for a game's final move)."""
+    async def _forward(self, move: Forward, now: float, elapsed: float) -> None:
+        """Write the move to the opponent, asking it for its answer, and only then play it
+        (`elapsed`: the time it took) and ask the rules whether it ended the game: the
+        opponent reads it meanwhile. If it did, the opponent is not waited for (the move was
+        its last line before END), and a failed write changes nothing (as for a game's final
+        move)."""
         self._forwarding = True
         try:
             fault = await self._ask(move.to, move.line, now)
         finally:
             self._forwarding = False
+            self.judge.play(elapsed)
         if (ended := self.judge.ended()) is not None:
             self.players[move.to].stop_waiting()
             self._decide(ended)

@@ -121,6 +121,8 @@ class Judge:
         self.clocks = {side: Clock.of(time) for side in Side}
         self.overload_threshold = time.overload_threshold
         self.plies: list[Played] = []
+        # The move `check` found legal and `play` has yet to play: side, line, move, as sent.
+        self._pending: tuple[Side, str, Any, str] | None = None
 
     def start(self) -> Start:
         """What to tell each side first (blue moves first, or whoever is to move after the
@@ -140,16 +142,37 @@ class Judge:
     def answer(self, side: Side, line: str, elapsed: float) -> Forward | Verdict:
         """`side` answered `line` after `elapsed` seconds: its clock is charged, and the line
         is judged. A legal move is played and forwarded (whether it ended the game is asked
-        with `ended`, once the move is on its way); any other line loses."""
-        self.clocks[side].charge(elapsed)
+        with `ended`, once the move is on its way); any other line loses. (`check`, then
+        `play` for a legal move.)"""
+        judged = self.check(side, line)
+        if isinstance(judged, Forward):
+            self.play(elapsed)
+        else:
+            self.clocks[side].charge(elapsed)
+        return judged
+
+    def check(self, side: Side, line: str) -> Forward | Verdict:
+        """`side`'s line judged, and nothing played yet: the move to forward, its canonical
+        form for the opponent, left pending until `play`; or the verdict on a line that loses.
+        The driver writes the move before it plays it, so that neither the position's update
+        nor the clock is on the path from a bot's move to its opponent."""
         try:
             move = self.game.parse_move(self.state, line)
         except IllegalMove as exc:
             return Verdict(side.other, exc.reason_code, f"{side}: {exc.reason}", line)
-        self.state = self.game.apply(self.state, move)
         forwarded = self.game.format_move(move)
-        self.plies.append(Played(side, line, forwarded, elapsed))
+        self._pending = (side, line, move, forwarded)
         return Forward(side.other, forwarded)
+
+    def play(self, elapsed: float) -> None:
+        """The move `check` left pending is played, after `elapsed` seconds: the mover's
+        clock is charged, the position moves on and the ply is kept."""
+        if self._pending is None:
+            return
+        (side, line, move, forwarded), self._pending = self._pending, None
+        self.clocks[side].charge(elapsed)
+        self.state = self.game.apply(self.state, move)
+        self.plies.append(Played(side, line, forwarded, elapsed))
 
     def waits_for_opponent(self, fault: BotFault) -> bool:
         """Whether `fault` may be one of two faults of a game neither bot started playing:

@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 from protocols import game_names, get_game
 from protocols.base import Game, IllegalMove, Reason, Side
 from referee.exchange import BotFault
-from referee.match.judge import Forward, Judge, Verdict, first_lines
+from referee.match.judge import Forward, Judge, Played, Verdict, first_lines
 from referee.match.settings import TimeSettings
 
 GAMES = game_names()
@@ -182,3 +182,28 @@ def test_each_answer_is_charged_to_its_sides_clock() -> None:
     assert judge.clocks[Side.ORANGE].remaining == 8.0
     judge.answer(Side.ORANGE, "no such move", 0.5)  # charged, then lost
     assert judge.clocks[Side.ORANGE].remaining == 8.0  # inside its own allowance
+
+
+def test_a_move_checked_is_played_only_when_told() -> None:
+    """The driver writes a move before it plays it: `check` judges the line and changes
+    nothing; `play` charges the clock, moves the position on and keeps the ply; `answer` is
+    both, and gives the same."""
+    game = get_game("lasker-morris")
+    checked = Judge(
+        game, game.parse_options({}), (), TimeSettings(clock_total=10.0, startup_allowance=0.5)
+    )
+    answered = Judge(
+        game, game.parse_options({}), (), TimeSettings(clock_total=10.0, startup_allowance=0.5)
+    )
+    before = checked.state
+    judged = checked.check(Side.BLUE, "h1 d1 r0")
+    assert judged == Forward(Side.ORANGE, "h1 d1 r0")
+    assert checked.state is before and checked.plies == [] and checked.clocks[Side.BLUE].moves == 0
+    checked.play(2.0)
+    assert answered.answer(Side.BLUE, "h1 d1 r0", 2.0) == judged
+    for judge in (checked, answered):
+        assert judge.state.to_move is Side.ORANGE
+        assert judge.plies == [Played(Side.BLUE, "h1 d1 r0", "h1 d1 r0", 2.0)]
+        assert judge.clocks[Side.BLUE].remaining == answered.clocks[Side.BLUE].remaining < 10.0
+    checked.play(1.0)  # nothing pending: nothing happens
+    assert len(checked.plies) == 1
