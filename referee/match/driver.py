@@ -4,10 +4,10 @@
 judge says, and then only waits, for the verdict or for the deadline of the side asked (a task
 sleeps until it). A ply takes no task switch: the mover's reader hears the answer and calls
 `answered`, which has the judge check it, writes the move to the opponent, and only then has
-the judge play it, asks whether it ended the game and records it, while the opponent reads. Faults come the same way
-(`faulted`). Every ending is a named `Reason`; a bug of the referee's own voids the game as
-`referee-error` (its traceback on stderr and in the run's log: errors.py), Ctrl-C as
-`interrupted`; both still write the result line.
+the judge play it, asks whether it ended the game and records it, while the opponent reads.
+Faults come the same way (`faulted`). Every ending is a named `Reason`; a bug of the referee's
+own voids the game as `referee-error` (its traceback on stderr and in the run's log:
+errors.py), Ctrl-C as `interrupted`; both still write the result line.
 """
 
 from __future__ import annotations
@@ -220,10 +220,9 @@ class _Game:
             elapsed = now - self._asked_at
             judged = self.judge.check(side, line)
             if isinstance(judged, Verdict):
-                if not self.judge.plies:  # a fault before any move (the other may not start)
-                    self._judge_fault(side, line_fault(side, judged))
-                else:
-                    self._decide(judged)
+                # A losing line is a fault like any other: while a side has yet to make its
+                # first move, that side's own failure is waited for (it may never have started).
+                self._judge_fault(side, line_fault(side, judged))
             elif player.fault is not None:  # a second line in the same turn: out of turn,
                 self.judge.play(elapsed)  # unless the move ended the game (then trailing)
                 ended = self.judge.ended()

@@ -9,7 +9,7 @@ the opponent, and the game ends by the rules, by a bot's fault or void.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, Mapping, Sequence
 from typing import Any, NamedTuple
 
 from protocols.base import Game, IllegalMove, Reason, Side
@@ -20,11 +20,12 @@ from referee.match.settings import TimeSettings
 from referee.openings import apply_opening
 from referee.players import POSITION
 
-# Faults that say a bot could not start, when they come before any move. A bot that never
-# started cannot win: when one bot failed so and the other failed too before any move (failed to
-# start as well, or wrote out of turn, bad bytes, an illegal first move...), neither wins (each
-# is scored a loss), whichever failure was noticed first.
+# Faults that say a bot could not start, when they come before its first move. A bot that never
+# started cannot win: when one bot failed so before its first move and the other failed too in
+# any way (failed to start as well, wrote out of turn, an illegal move, died after its own first
+# move...), neither wins (each is scored a loss), whichever failure was noticed first.
 START_FAILURES = frozenset({Reason.CRASH, Reason.RESOURCE_LIMIT})
+SIDES = tuple(Side)
 
 
 class Verdict(NamedTuple):
@@ -80,22 +81,27 @@ def fault_verdict(side: Side, fault: BotFault) -> Verdict:
     return Verdict(winner, fault.reason, f"{side}: {fault.detail}", fault.line)
 
 
-def neither_started(faults: dict[Side, BotFault]) -> Verdict:
-    """No move was played and one bot at least never started: no winner, both faults named
-    (blue's first). The reason is the start failure's (a crash), which the detail names."""
+def neither_started(faults: dict[Side, BotFault], unmoved: Collection[Side] = SIDES) -> Verdict:
+    """Both bots failed, one of them before its first move (the sides that had not moved yet:
+    `unmoved`) and without ever starting: no winner, both faults named (blue's first). The
+    reason is the start failure's (a crash), which the detail names."""
     detail = "; ".join(f"{side}: {faults[side].detail}" for side in Side)
+    if len(unmoved) == 1:
+        (side,) = unmoved
+        return Verdict(None, Reason.CRASH, f"neither wins: {side} never made a move ({detail})")
     both = all(fault.reason in START_FAILURES for fault in faults.values())
     what = "neither player could start" if both else "neither player started playing"
     return Verdict(None, Reason.CRASH, f"{what} ({detail})")
 
 
-def never_started(fault: BotFault, theirs: BotFault | None) -> bool:
-    """Whether two faults before any move, `fault` and the opponent's `theirs`, are a game
-    that neither bot started playing: one of them at least is a failure to start (a bot that
-    never started cannot win, whatever the other did wrong), and neither voids the game."""
-    if theirs is None or fault.reason.voids_game or theirs.reason.voids_game:
+def never_started(faults: Mapping[Side, BotFault], unmoved: Collection[Side] = SIDES) -> bool:
+    """Whether both sides' faults are a game that one bot never started playing: neither
+    voids the game, and the fault of a side that had not made its first move yet (of
+    `unmoved`: before any move, both) is a failure to start (a bot that never started cannot
+    win, whatever the other did wrong)."""
+    if any(fault.reason.voids_game for fault in faults.values()):
         return False
-    return fault.reason in START_FAILURES or theirs.reason in START_FAILURES
+    return any(faults[side].reason in START_FAILURES for side in unmoved)
 
 
 def line_fault(side: Side, verdict: Verdict) -> BotFault:
@@ -175,19 +181,27 @@ class Judge:
         self.plies.append(Played(side, line, forwarded, elapsed))
 
     def waits_for_opponent(self, fault: BotFault) -> bool:
-        """Whether `fault` may be one of two faults of a game neither bot started playing:
-        any fault before any move that does not void the game. Which of two failing programs
-        the referee notices first is chance, so the opponent's own fault is waited for a
-        moment (`fault`'s `theirs`)."""
-        return not self.plies and not fault.reason.voids_game
+        """Whether `fault` may be one of two faults of a game one bot never started playing:
+        any fault that does not void the game, while a side has yet to make its first move.
+        Which of two failing programs the referee notices first is chance, so the opponent's
+        own fault is waited for a moment (`fault`'s `theirs`)."""
+        return len(self.plies) < len(SIDES) and not fault.reason.voids_game
+
+    def unmoved(self) -> list[Side]:
+        """The sides that have not made a move of their own yet (after an opening's moves)."""
+        moved = {played.side for played in self.plies[: len(SIDES)]}  # the plies alternate
+        return [side for side in Side if side not in moved]
 
     def fault(self, side: Side, fault: BotFault, theirs: BotFault | None = None) -> Verdict:
-        """`side` loses for `fault` (unless it voids the game), or, before any move, when one
-        of the two never started (`fault` or the opponent's `theirs` a failure to start),
-        neither wins: a bot that never started cannot win."""
-        if self.waits_for_opponent(fault) and never_started(fault, theirs):
-            assert theirs is not None
-            return neither_started({side: fault, side.other: theirs})
+        """`side` loses for `fault` (unless it voids the game), or, while a side has yet to
+        make its first move, when that side never started (its fault, `fault` or the
+        opponent's `theirs`, a failure to start), neither wins: a bot that never started
+        cannot win."""
+        unmoved = self.unmoved()
+        if theirs is not None and self.waits_for_opponent(fault):
+            faults = {side: fault, side.other: theirs}
+            if never_started(faults, unmoved):
+                return neither_started(faults, unmoved)
         return fault_verdict(side, fault)
 
     def timed_out(self, side: Side, fault: BotFault, stall: float) -> BotFault:

@@ -69,8 +69,7 @@ class Seats:
             # either, and a bot that never started cannot win: it is given a moment to show it.
             side, exc = failed[0]
             theirs = await self.fault_of(side.other, START_FAILURE_WAIT)
-            if never_started(exc, theirs):
-                assert theirs is not None
+            if theirs is not None and never_started({side: exc, side.other: theirs}):
                 return neither_started({side: exc, side.other: theirs})
             return Verdict(side.other, Reason.CRASH, f"{side}: {exc.detail}")
         return None

@@ -144,10 +144,28 @@ def test_two_bots_that_could_not_start_are_one_verdict_only_before_any_move() ->
     assert judge.fault(Side.ORANGE, early, blue) == neither
     # Two faults of bots that both started (neither a failure to start): the one judged loses.
     assert judge.fault(Side.ORANGE, early, early).winner is Side.BLUE
-    # After a move, a crash is a crash, whatever the other did.
+    # After blue's first move, orange has yet to move: orange failing to start and blue failing
+    # after its move is still a game orange never started, whichever was noticed first.
     move = game.format_move(next(iter(game.legal_moves(judge.state))))
     assert isinstance(judge.answer(Side.BLUE, move, 0.1), Forward)
-    assert not judge.waits_for_opponent(orange)
+    assert judge.unmoved() == [Side.ORANGE]
+    assert judge.waits_for_opponent(orange) and judge.waits_for_opponent(blue)
+    never_moved = Verdict(
+        None,
+        Reason.CRASH,
+        "neither wins: orange never made a move (blue: closed its output: exited with code "
+        "127; orange: hit the memory limit (1024 MB))",
+    )
+    assert judge.fault(Side.ORANGE, orange, blue) == never_moved
+    assert judge.fault(Side.BLUE, blue, orange) == never_moved
+    # Blue's crash is no failure to start (it moved): against orange's line out of turn, the
+    # fault judged loses, as between any two bots that started.
+    assert judge.fault(Side.BLUE, blue, early).winner is Side.ORANGE
+    assert judge.fault(Side.ORANGE, early, blue).winner is Side.BLUE
+    # Once both have moved, a crash is a crash, whatever the other did.
+    reply = game.format_move(next(iter(game.legal_moves(judge.state))))
+    assert isinstance(judge.answer(Side.ORANGE, reply, 0.1), Forward)
+    assert judge.unmoved() == [] and not judge.waits_for_opponent(orange)
     assert judge.fault(Side.ORANGE, orange, blue).winner is Side.BLUE
 
 

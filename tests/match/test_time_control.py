@@ -554,6 +554,57 @@ async def test_a_bot_that_cannot_be_started_loses_to_one_that_started(
 # -- a bot that never started cannot win ------------------------------------------------------
 
 
+def moves_then_dies(delay: float, code: int = 1) -> Program:
+    """A program that makes its first move, then exits with `code` after `delay` seconds."""
+
+    async def program(bot: BotEnd) -> int:
+        await bot.hear()  # its colour
+        bot.say(BLUE_MOVES[0])
+        await trio.sleep(delay)
+        return code
+
+    return program
+
+
+def hears_colour_then_dies(delay: float, code: int = 0) -> Program:
+    """A program that reads its colour and exits with `code` after `delay` seconds."""
+
+    async def program(bot: BotEnd) -> int:
+        await bot.hear()
+        await trio.sleep(delay)
+        return code
+
+    return program
+
+
+@pytest.mark.parametrize(
+    ("blue_dies", "orange_dies"),
+    [
+        (0.0, 0.05),  # blue exits right after its move; orange a moment later, unasked
+        (0.05, 0.0),  # orange is dead when blue's move reaches it; blue exits a moment later
+        (0.0, 0.0),
+        (0.3, 0.0),
+    ],
+)
+async def test_a_bot_that_never_moved_does_not_win_when_its_opponent_fails_after_a_move(
+    autojump_clock: trio.testing.MockClock, blue_dies: float, orange_dies: float
+) -> None:
+    record = await play(
+        moves_then_dies(blue_dies), hears_colour_then_dies(orange_dies), settings_of()
+    )
+    assert verdict_of(record) == (None, Reason.CRASH, 1)
+    assert record.result is not None and not record.result.void
+    assert record.result.detail.startswith("neither wins: orange never made a move (blue: ")
+    assert "exited with code 1; orange: " in record.result.detail
+
+
+async def test_a_bot_that_moved_and_lives_wins_when_the_other_dies_before_its_first_move(
+    autojump_clock: trio.testing.MockClock,
+) -> None:
+    record = await play(plays(BLUE_MOVES), hears_colour_then_dies(0.05), settings_of())
+    assert verdict_of(record) == (Side.BLUE, Reason.CRASH, 1)
+
+
 def writes_unasked(delay: float, line: str = "h1 d1 r0") -> Program:
     """A program that writes `line` after `delay` seconds, asked or not (a bot that talks
     first), then reads until the end."""
