@@ -124,23 +124,21 @@ def unread_bytes(fd: int, scratch: array[int]) -> int:
     return scratch[0]
 
 
-async def send_now(stream: trio.abc.SendStream, fd: int, data: bytes) -> None:
-    """`stream.send_all(data)`, but written at once to `fd`, the stream's own descriptor
-    (-1: none), when the pipe has room for it.
+def write_now(fd: int, data: bytes) -> bytes:
+    """Write `data` to the pipe `fd` (-1: none) at once, as far as it has room: what is left
+    to write (all of it if nothing could be written: a full, closed or broken pipe, which
+    trio's `send_all` then waits for or reports as the right error).
 
     trio's `send_all` first yields to the scheduler, which on the path of every move costs
-    more than the write itself; a pipe that is full, closed or broken takes trio's own path,
-    which waits for room or raises the right error.
+    more than the write itself.
     """
-    if fd >= 0:
-        try:
-            written = os.write(fd, data)
-        except OSError:
-            written = 0
-        if written == len(data):
-            return
-        data = data[written:]
-    await stream.send_all(data)
+    if fd < 0:
+        return data
+    try:
+        written = os.write(fd, data)
+    except OSError:
+        return data
+    return data[written:]
 
 
 def stream_fd(stream: object) -> int:
@@ -261,7 +259,8 @@ class BotProcess:
         self.cpu.settle()  # its last answer's CPU, before it can use more
         self.exchange.ask(unread_bytes(self._stdout_fd, self._unread))
         self.ponder.thaw()
-        await self._write(line)
+        if rest := write_now(self._stdin_fd, (line + "\n").encode()):
+            await self._write_rest(rest)
 
     async def ask(self, line: str, deadline: float) -> str:
         """`prompt(line)`, then wait for the answer, all before `deadline` (trio's clock); for
@@ -317,10 +316,16 @@ class BotProcess:
         return BotFault(Reason.TIMEOUT, detail)
 
     async def _write(self, line: str) -> None:
+        if rest := write_now(self._stdin_fd, (line + "\n").encode()):
+            await self._write_rest(rest)
+
+    async def _write_rest(self, rest: bytes) -> None:
+        """What the pipe had no room for (or could not take), the trio way: waiting for the
+        bot to read, or finding that it stopped reading (its fault)."""
         stdin = self.process.stdin
         assert stdin is not None
         try:
-            await send_now(stdin, self._stdin_fd, (line + "\n").encode())
+            await stdin.send_all(rest)
         except (trio.BrokenResourceError, trio.ClosedResourceError):
             self.exchange.found(await self._closed_output_fault("stopped reading its input"))
             self._raise_fault()

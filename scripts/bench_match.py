@@ -16,7 +16,7 @@ and games_per_s, whole games per second (starting and stopping both bots include
 ref_cpu_us_per_ply, the referee process's own CPU time per ply from each game's first move to
 its last.
 The timestamps come from wrapping `Exchange.answer`, `Exchange.lines_of` and
-`referee.bot.send_now` in this script only; the referee's code runs unchanged. The game runs at
+`referee.bot.write_now` in this script only; the referee's code runs unchanged. The game runs at
 the default isolation level, with freezing and CPU accounting on (`--no-freeze`: freezing off).
 
 Usage: python scripts/bench_match.py [--games N] [--plies N]
@@ -86,7 +86,7 @@ def fixed_game(plies: int, seed: int = 1) -> list[str]:
 class Probe:
     """Timestamps of lines read and lines written, gathered by wrapping the bot's exchange (the
     bytes of each read are handed to its `answer`, then, unless they were the answer, to its
-    `lines_of`: a line they complete arrived when the first was called) and the bot's `send_now`
+    `lines_of`: a line they complete arrived when the first was called) and the bot's `write_now`
     (the writes of the colours and of every forwarded move; the final move and END go another
     way)."""
 
@@ -99,7 +99,7 @@ class Probe:
     def install(self) -> None:
         original_answer = exchange_module.Exchange.answer
         original_lines = exchange_module.Exchange.lines_of
-        original_send = bot_module.send_now
+        original_write = bot_module.write_now
         probe = self
 
         def answer(self: Any, data: Any) -> Any:
@@ -120,13 +120,14 @@ class Probe:
                     probe.cpu.append(cpu)
             return heard
 
-        async def send_now(stream: Any, fd: int, data: bytes) -> None:
-            await original_send(stream, fd, data)
+        def write_now(fd: int, data: bytes) -> bytes:
+            rest = original_write(fd, data)
             probe.written.append(time.perf_counter())
+            return rest
 
         exchange_module.Exchange.answer = answer  # type: ignore[method-assign]
         exchange_module.Exchange.lines_of = lines_of  # type: ignore[method-assign]
-        bot_module.send_now = send_now
+        bot_module.write_now = write_now
 
 
 def percentile(values: list[float], q: float) -> float:
