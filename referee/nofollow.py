@@ -16,7 +16,10 @@ relative path), each opened relative to the one before:
   kernel's own `protected_symlinks` judges links in sticky folders;
 - the file itself is never a link: an earlier file of that name is replaced (unlinked, then
   created anew, exclusively; or, with `write_file`, written beside it and renamed over it), and a
-  link, a folder or anything else there is refused.
+  link, a folder or anything else there is refused;
+- a record (`create_file`) is written only in a folder of root's or the referee's user's that
+  nobody else may write in (or a sticky one, as /tmp is): a `referee-games` made by another user,
+  or open to every user, would let them replace the records once written (`ForeignFolder`).
 
 What is refused raises `PlantedLink`, naming the path: nothing is written anywhere. `check_file`
 and `check_folder` walk a path the same way without making or writing anything, so that a
@@ -42,11 +45,17 @@ class PlantedLink(OSError):
     or replace; the message names it and why."""
 
 
+class ForeignFolder(PlantedLink):
+    """The folder a record would be written in is another user's, or others may write in it:
+    they could replace the record once written. The message names the folder."""
+
+
 def create_file(path: Path, mode: int = 0o666) -> int:
     """A new file at `path`, open for writing (a descriptor), with its missing folders made;
-    raises `PlantedLink` (see the module docstring) or another `OSError`."""
+    raises `PlantedLink` or `ForeignFolder` (see the module docstring) or another `OSError`."""
     folder = open_folder(path.parent)
     try:
+        _refuse_foreign(folder, path.parent)
         return _new_file(folder, path.name, path, mode)
     finally:
         os.close(folder)
@@ -123,12 +132,13 @@ def check_folder(path: Path) -> None:
 
 
 def check_file(path: Path) -> None:
-    """Raises `PlantedLink` where `create_file(path)` would be refused, making and writing
-    nothing (see `check_folder`)."""
+    """Raises `PlantedLink` (or `ForeignFolder`) where `create_file(path)` would be refused,
+    making and writing nothing (see `check_folder`)."""
     folder = _walk(path.parent, make=False)
     if folder is None:
         return  # its folder is not there: the referee makes it, and nothing can be in it
     try:
+        _refuse_foreign(folder, path.parent)
         _refuse_other_than_file(folder, path.name, path)
     finally:
         os.close(folder)
@@ -197,6 +207,27 @@ def _refuse_other_than_file(folder: int, name: str, path: Path) -> None:
         return
     if not stat.S_ISREG(info.st_mode):
         raise _planted(path, folder, name)
+
+
+def _refuse_foreign(folder: int, path: Path) -> None:
+    """Raises `ForeignFolder` where someone other than root or this user could replace a file
+    in `folder`: its owner, or anyone it lets write (its group too, unless the group is root's
+    or this user's own). A sticky folder of theirs (/tmp) lets nobody else replace their files."""
+    info = os.stat(folder)
+    ours = {0, os.geteuid()}
+    if info.st_uid not in ours:
+        whose = f"belongs to user {info.st_uid}"
+    elif info.st_mode & stat.S_ISVTX:
+        return
+    elif info.st_mode & 0o002 or (info.st_mode & 0o020 and info.st_gid not in {0, os.getegid()}):
+        whose = "can be written by other users"
+    else:
+        return
+    shown = Path.cwd() if path == Path() else path
+    raise ForeignFolder(
+        f"{shown} {whose}, who could replace what is written in it: nothing written (write "
+        "it in a folder of your own, or make this one root's or yours and closed to others)"
+    )
 
 
 def _trusted_link(folder: int, name: str) -> bool:

@@ -13,7 +13,7 @@ import pytest
 
 from referee.commands.doctor import what_each_bot_gets
 from referee.isolation import landlock
-from referee.isolation.levels import BASIC_ISOLATION
+from referee.isolation.levels import BASIC_ISOLATION, IsolationSettings
 
 
 def doctor(cwd: Path, **env: str) -> subprocess.CompletedProcess[str]:
@@ -117,3 +117,21 @@ def test_the_trial_bot_s_words_are_shown_whole_brackets_included(
     out = StringIO()
     doctor.trial(BASIC_ISOLATION, Console(file=out, width=200, color_system=None))
     assert hint in out.getvalue()
+
+
+@pytest.mark.parametrize(
+    ("uid", "owner"), [(0, "a bot user id that later games give"), (1000, "the referee's user")]
+)
+def test_doctor_says_what_writable_dir_true_allows(
+    uid: int, owner: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A try-out's bot filled the disk with many 64 MB files in its folder (the start check
+    # already runs it there): the setting bounds each file, not their total.
+    monkeypatch.setattr(os, "geteuid", lambda: uid)
+    said = " ".join(what_each_bot_gets(BASIC_ISOLATION))
+    assert "its own folder: read-only to it (writable_dir = false, the default)" in said, said
+    assert "writable_dir = true is for trusted bots only" in said
+    assert "bounds each file (file_size_mb), not their total" in said
+    assert owner in said
+    description = IsolationSettings.model_fields["writable_dir"].description
+    assert description is not None and "trusted bots only" in description

@@ -164,3 +164,29 @@ def test_files_opened_by_path_are_never_links(shared: Path, tmp_path: Path) -> N
     with pytest.raises(PlantedLink, match=r"store\.sqlite-wal is a link"):
         refuse_links(shared, ["store.sqlite", "store.sqlite-wal"])
     assert victim.read_text() == "untouched"
+
+
+def foreign(folder: Path) -> None:
+    """`folder` made another user's where this process may (root), else open to every user:
+    either way someone else could replace what is written in it."""
+    folder.mkdir()
+    folder.chmod(0o777)
+    if os.geteuid() == 0:
+        os.chown(folder, NOBODY, NOBODY)
+
+
+def test_a_file_in_a_folder_another_user_may_replace_it_in_is_refused(tmp_path: Path) -> None:
+    # A root `referee play` wrote its records into a `referee-games` made by nobody (mode 777),
+    # who could then replace them.
+    foreign(tmp_path / "referee-games")
+    record = tmp_path / "referee-games" / "game.jsonl"
+    for attempt in (check_file, write):
+        with pytest.raises(PlantedLink, match=r"referee-games (belongs to user|can be written)"):
+            attempt(record)
+    assert list((tmp_path / "referee-games").iterdir()) == []
+
+
+def test_a_file_in_a_sticky_folder_of_roots_or_this_user_is_written(shared: Path) -> None:
+    # /tmp: others may make files there, but not replace this user's.
+    write(shared / "game.jsonl")
+    assert (shared / "game.jsonl").read_text() == "mine"

@@ -129,9 +129,10 @@ def test_league_and_exported_pages(here: Path, target: Path) -> None:
 
 def test_replay_page_and_tournament_config(here: Path, target: Path) -> None:
     plant(here / "out", target)
-    played = referee_here("play", "tic-tac-toe", *BOTS, "--record", "game.jsonl", cwd=here)
+    # In a folder of its own: `here` may be open to every user, where no record is written.
+    played = referee_here("play", "tic-tac-toe", *BOTS, "--record", "mine/game.jsonl", cwd=here)
     assert played.returncode == 0, played.stderr
-    done = referee_here("replay", "game.jsonl", "--html", "-o", "out/game.html", cwd=here)
+    done = referee_here("replay", "mine/game.jsonl", "--html", "-o", "out/game.html", cwd=here)
     refused(done, "out", target)
     (here / "bots" / "a").mkdir(parents=True)
     (here / "bots" / "a" / "main.py").write_text("print('a')\n")

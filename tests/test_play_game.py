@@ -61,3 +61,19 @@ def test_a_record_through_a_planted_link_is_refused_before_any_bot_starts(tmp_pa
 def test_an_opening_that_is_not_the_games_is_refused_naming_the_flag(tmp_path: Path) -> None:
     with pytest.raises(PlayRefused, match=r"^--opening: "):
         prepare_game(request(tmp_path, opening="z9"))
+
+
+def test_a_record_folder_another_user_could_write_in_is_refused_naming_it(
+    tmp_path: Path,
+) -> None:
+    folder = tmp_path / "referee-games"
+    folder.mkdir()
+    folder.chmod(0o777)
+    if os.geteuid() == 0:
+        os.chown(folder, 65534, 65534)  # made by another user, who could replace the records
+    with pytest.raises(PlayRefused) as refused:
+        prepare_game(request(tmp_path, record="referee-games/game.jsonl"))
+    said = str(refused.value)
+    assert said.startswith(f"cannot write the record: {folder} ")
+    assert "--record" in said
+    assert list(folder.iterdir()) == []

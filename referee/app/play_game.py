@@ -21,7 +21,7 @@ from referee.match.host import Host, run_log
 from referee.match.order import GameOrder
 from referee.match.recorder import Listener
 from referee.match.settings import MatchSettings
-from referee.nofollow import PlantedLink, check_file
+from referee.nofollow import ForeignFolder, PlantedLink, check_file
 from referee.openings import OpeningError, canonical_opening
 from referee.players import OpeningRefused, PlayerSpec, refuse_undeclared, unreachable_player
 from referee.records import GameRecord
@@ -102,6 +102,9 @@ def prepare_game(request: PlayRequest) -> PreparedGame:
         raise PlayRefused(refused)
     try:
         check_file(request.record_path)  # a planted link, refused before anything starts
+    except ForeignFolder as exc:
+        elsewhere = "--record FILE writes it elsewhere"
+        raise PlayRefused(f"cannot write the record: {exc}; {elsewhere}") from None
     except PlantedLink as exc:
         raise PlayRefused(f"cannot write the record: {exc}") from None
     return PreparedGame(order, host, request.record_path)

@@ -108,6 +108,7 @@ def what_each_bot_gets(isolation: Isolation) -> list[str]:
             "each bot has its own: session keyring; it shares IPC and /tmp with the referee's "
             "user (no sandbox, not root)"
         )
+    lines.append(own_folder(root))
     lines.append(
         f"system calls: filtered at every level ({syscall_filter.machine()}); "
         f"{syscall_filter.summary()}"
@@ -123,6 +124,21 @@ def what_each_bot_gets(isolation: Isolation) -> list[str]:
     else:
         lines.append("left after a game: no process; what it wrote as the referee's user stays")
     return lines
+
+
+def own_folder(root: bool) -> str:
+    """What a bot may do to its own folder, and what `writable_dir = true` lets it do there."""
+    owner = (
+        "a bot user id that later games give other bots, who may read or change them"
+        if root
+        else "the referee's user"
+    )
+    return (
+        "its own folder: read-only to it (writable_dir = false, the default); writable_dir = "
+        "true is for trusted bots only: it bounds each file (file_size_mb), not their total nor "
+        f"their number (the start check writes there too), and what a bot writes stays, owned by "
+        f"{owner}"
+    )
 
 
 def processes_in_sight(isolation: Isolation) -> str:

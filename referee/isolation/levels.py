@@ -78,7 +78,14 @@ class IsolationSettings(BaseModel):
     # False: a bot's own folders are read-only to it, in the sandbox and, for a bot with a user
     # of its own, without it too (whatever their permissions); True: writable as far as their
     # permissions let the bot's user write.
-    writable_dir: bool = Field(False, description="the bot may write its own directory")
+    # True is for trusted bots only: nothing bounds the total a bot writes there (each file has
+    # `file_size_mb`), and its files stay, owned by a bot user id that later games reuse.
+    writable_dir: bool = Field(
+        False,
+        description="the bot may write its own directory (trusted bots only: each file is "
+        "bounded, not their total; what it writes stays, owned by a bot user id later games "
+        "reuse)",
+    )
     # The environment a bot starts with. `minimal`: PATH, HOME and TMPDIR of its own, LANG and
     # Python's unbuffered output, plus the variables named in `pass_variables`. `caller`: the
     # referee's own environment, as the course referee gives it (HOME and TMPDIR stay the

@@ -15,7 +15,6 @@ import os
 import socket
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from subprocess import PIPE
 
 import trio
 
@@ -94,7 +93,8 @@ async def spawn_confined(
         command = confinement.command(
             argv, cwd, executable, peers, write_fd, supervisor_end.fileno(), named
         )
-        process = await _open(command, cwd, env, (write_fd, supervisor_end.fileno()))
+        fds = (write_fd, supervisor_end.fileno())
+        process = await _open(command, cwd, env, fds, confinement.uid)
     except BaseException:
         control.close()
         raise
@@ -142,22 +142,60 @@ async def _stderr_text(process: trio.Process) -> str:
 
 
 async def _open(
-    command: list[str], cwd: Path, env: Mapping[str, str], fds: tuple[int, ...]
+    command: list[str], cwd: Path, env: Mapping[str, str], fds: tuple[int, ...], owner: int | None
 ) -> trio.Process:
+    """Start `command` on three pipes of its own, given to `owner` (see `_stdio_pipes`)."""
+    ours, theirs = _stdio_pipes(owner)
     try:
-        return await trio.lowlevel.open_process(
+        process = await trio.lowlevel.open_process(
             command,
-            stdin=PIPE,
-            stdout=PIPE,
-            stderr=PIPE,
+            stdin=theirs[0],
+            stdout=theirs[1],
+            stderr=theirs[2],
             cwd=cwd,
             env=dict(env),
             start_new_session=True,
             pass_fds=fds,
         )
-    except OSError as exc:
+    except BaseException as exc:
+        for stream in ours:
+            stream.close()
+        if not isinstance(exc, OSError):
+            raise
         name = errno.errorcode.get(exc.errno or 0, "error")
         raise InfrastructureFailure(f"cannot start a process ({name}: {exc.strerror})") from None
+    finally:
+        for fd in theirs:
+            os.close(fd)
+    process.stdin, process.stdout, process.stderr = ours
+    process.stdio = trio.StapledStream(ours[0], ours[1])
+    return process
+
+
+def _stdio_pipes(
+    owner: int | None,
+) -> tuple[tuple[trio.lowlevel.FdStream, ...], tuple[int, ...]]:
+    """The bot's stdin, stdout and stderr pipes: the referee's ends as streams, and the ends the
+    bot holds. A pipe belongs to whoever made it (root), mode 0600, so a bot with a user of its
+    own could not open its own streams by path (`/dev/stderr`, `/proc/self/fd/1`: `echo log >
+    /dev/stderr` in an sh bot); each pipe is given to `owner` before anything starts. No other
+    bot reaches it: another user's descriptors are out of its reach at every level."""
+    ours: list[trio.lowlevel.FdStream] = []
+    theirs: list[int] = []
+    try:
+        for to_bot in (True, False, False):
+            read_fd, write_fd = os.pipe()
+            theirs.append(read_fd if to_bot else write_fd)
+            ours.append(trio.lowlevel.FdStream(write_fd if to_bot else read_fd))
+            if owner is not None:
+                os.fchown(read_fd, owner, owner)  # one inode for both ends: the pipe's owner
+    except OSError as exc:
+        for stream in ours:
+            stream.close()
+        for fd in theirs:
+            os.close(fd)
+        raise InfrastructureFailure(f"cannot make the bot's pipes ({exc})") from None
+    return tuple(ours), tuple(theirs)
 
 
 async def _read_report(status: trio.lowlevel.FdStream, sandboxed: bool) -> str | None:

@@ -129,7 +129,8 @@ max_line_bytes = 4096
 [match.isolation]               # how untrusted bots are contained (see `referee doctor`)
 level = "auto"                  # auto: the strongest this machine offers (sandbox+users+cgroup
                                 # where available); or basic, or features joined by +
-writable_dir = false            # true: a sandboxed bot may write in its own folder
+writable_dir = false            # true: a bot may write in its own folder: for trusted bots
+                                # only (each file is bounded, not their total; see doctor)
 
 [match.limits]                  # per bot; a player's own [players.limits] table overrides them
 memory_mb = 1024                # the bot's whole process tree

@@ -11,8 +11,9 @@ from pathlib import Path
 from rich.console import Console
 
 from protocols import get_game
+from protocols.base import Side
 from referee.isolation import Isolation, ran_as_root_warning
-from referee.records import GameRecord
+from referee.records import BotReport, GameRecord, Result
 from referee.verify import verify_record
 from referee.views.console import course_result_line, print_summary
 
@@ -50,8 +51,42 @@ def show_play_result(
             # `plies` counts the bots' moves after them.
             "opening": record.header.opening,
             **result.model_dump(mode="json", exclude={"type"}),
+            "bots": bots_of(result),
             "result": result.label,  # in one word: blue, orange, draw, double-forfeit, void
         }
         out.out(json.dumps(payload), highlight=False)
     else:
         out.out(course_result_line(result), highlight=False)
+
+
+def bots_of(result: Result) -> dict[str, dict[str, object]]:
+    """Both players' reports, each with `started`; one that could not start has no report of
+    its own: it is given what is known of it (it never ran: no exit code, nothing on stderr, no
+    isolation) and `not_started`, its part of the result's detail."""
+    never_ran = BotReport(exit_code=None, killed=False, stderr_tail="", stderr_bytes=0)
+    bots: dict[str, dict[str, object]] = {}
+    for side in Side:
+        report = result.bots.get(side)
+        if report is not None:
+            bots[side.value] = {"started": True, **report.model_dump(mode="json")}
+        else:
+            bots[side.value] = {
+                "started": False,
+                "not_started": fault_of(result.detail, side),
+                **never_ran.model_dump(mode="json"),
+            }
+    return bots
+
+
+def fault_of(detail: str, side: Side) -> str:
+    """`side`'s part of a result's detail: "blue: WHY", or "neither player could start (blue:
+    WHY; orange: WHY)" (referee/match/judge.py); the whole detail where it names no side."""
+    head = f"{side.value}: "
+    start = detail.find(head)
+    if start < 0:
+        return detail
+    part = detail[start + len(head) :]
+    cut = part.find(f"; {side.other.value}: ")
+    if cut >= 0:
+        return part[:cut]
+    return part[:-1] if start > 0 and part.endswith(")") else part

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import os
 import shutil
+import sys
 from collections.abc import Iterator
 
 import pytest
@@ -77,4 +79,34 @@ def sandbox_program(
     try:
         yield "auto"
     finally:
+        levels.detect.cache_clear()
+
+
+ROOT_SETUPS = ["auto-helper", "auto-bubblewrap", "users+cgroup", "basic+root"]
+
+
+@pytest.fixture(params=ROOT_SETUPS)
+def root_stage(
+    request: pytest.FixtureRequest, helper: str, monkeypatch: pytest.MonkeyPatch
+) -> Iterator[Arena]:
+    """An arena of a root referee: the default level (the compiled helper's sandbox, with
+    bubblewrap hidden; or bubblewrap's), `users+cgroup`, or `basic+root`."""
+    if os.geteuid() != 0:
+        pytest.skip("these levels need a root referee")
+    setup: str = request.param
+    if setup == "auto-bubblewrap" and shutil.which("bwrap") is None:
+        pytest.skip("bubblewrap is not installed here (Debian package bubblewrap)")
+    if setup == "auto-helper":
+        monkeypatch.setattr(levels, "find_bwrap", lambda: (None, "bwrap is not installed"))
+    levels.detect.cache_clear()
+    # Also when the level is skipped below: a detection without bubblewrap must not be kept.
+    request.addfinalizer(levels.detect.cache_clear)
+    level = "auto" if setup.startswith("auto") else setup
+    skip_unless_available("sandbox+users" if level == "auto" else level.removesuffix("+root"))
+    program = "bubblewrap" if setup == "auto-bubblewrap" else "auto"
+    arena = Arena(level, sys.executable if level == "auto" else bot_python(level), program)
+    try:
+        yield arena
+    finally:
+        arena.cleanup()
         levels.detect.cache_clear()

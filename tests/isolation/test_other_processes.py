@@ -23,14 +23,13 @@ from pathlib import Path
 import pytest
 
 from protocols.base import Reason, Side
-from referee.isolation import landlock, levels
+from referee.isolation import landlock
 from referee.records import read_record
 from tests.isolation.arena import Arena, bot_python, skip_unless_available
 
 AS_USER = Path(__file__).with_name("as_user.py")
 # The ordinary user the referee runs as: away from every range of bot users the tests use.
 REFEREE_UID = 64242
-ROOT_SETUPS = ["auto-helper", "auto-bubblewrap", "users+cgroup", "basic+root"]
 
 # The try-out's attack: every process whose command line names the opponent's program (its bot
 # and its supervisor), probed in turn; what came of it is the bot's move. The program is named
@@ -130,33 +129,6 @@ def test_a_bot_reaches_no_process_of_its_opponent_under_a_referee_that_is_not_ro
         arena.assert_nothing_left()
     finally:
         arena.cleanup()
-
-
-@pytest.fixture(params=ROOT_SETUPS)
-def root_stage(
-    request: pytest.FixtureRequest, helper: str, monkeypatch: pytest.MonkeyPatch
-) -> Iterator[Arena]:
-    """An arena of a root referee: the default level (the compiled helper's sandbox, with
-    bubblewrap hidden; or bubblewrap's), `users+cgroup`, or `basic+root`."""
-    if os.geteuid() != 0:
-        pytest.skip("these levels need a root referee")
-    setup: str = request.param
-    if setup == "auto-bubblewrap" and shutil.which("bwrap") is None:
-        pytest.skip("bubblewrap is not installed here (Debian package bubblewrap)")
-    if setup == "auto-helper":
-        monkeypatch.setattr(levels, "find_bwrap", lambda: (None, "bwrap is not installed"))
-    levels.detect.cache_clear()
-    # Also when the level is skipped below: a detection without bubblewrap must not be kept.
-    request.addfinalizer(levels.detect.cache_clear)
-    level = "auto" if setup.startswith("auto") else setup
-    skip_unless_available("sandbox+users" if level == "auto" else level.removesuffix("+root"))
-    program = "bubblewrap" if setup == "auto-bubblewrap" else "auto"
-    arena = Arena(level, sys.executable if level == "auto" else bot_python(level), program)
-    try:
-        yield arena
-    finally:
-        arena.cleanup()
-        levels.detect.cache_clear()
 
 
 async def test_a_bot_reaches_no_process_of_its_opponent_at_any_root_level(
