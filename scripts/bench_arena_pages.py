@@ -20,10 +20,11 @@ game's record JSON, the list of games, the queue, and for staff the staff page a
 log. The time of a request is from sending it to the last byte of the answer. Printed: one line
 per page and one overall (the pages, uploads apart), `key=value` fields: requests, errors (any
 status but 200; for an upload, but 201), p50, p95 and p99 in ms, the server's CPU seconds over
-the run and per request, the clients' own CPU, the ladder's games the server finished during
-the run and the uploads checked and active by its end, and the machine's load average (on a
-shared machine the times say more about the neighbours than about the server; its CPU per
-request does not); then the same as a table for docs/performance.md.
+the run and per request, its game workers' (with the bots they ended), the clients' own CPU,
+the ladder's games the server finished during the run and the uploads checked and active by its
+end, and the machine's load average (on a shared machine the times say more about the
+neighbours than about the server; its CPU per request does not); then the same as a table for
+docs/performance.md.
 
     python scripts/bench_arena_pages.py [--students 200] [--games 20000] [--clients 200]
         [--uploads-per-minute 50] [--seconds 60] [--think 5.0] [--dir /tmp/arena-bench] [--no-games]
@@ -404,6 +405,33 @@ def cpu_seconds(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
+def game_workers(pid: int) -> list[int]:
+    """The server's game workers (its children running `referee.arena.play_worker`)."""
+    children: list[int] = []
+    for task in Path(f"/proc/{pid}/task").iterdir():
+        children += [int(c) for c in (task / "children").read_text().split()]
+    return [c for c in children if b"referee.arena.play_worker" in cmdline(c)]
+
+
+def cmdline(pid: int) -> bytes:
+    try:
+        return Path(f"/proc/{pid}/cmdline").read_bytes()
+    except OSError:
+        return b""
+
+
+def workers_cpu(pids: list[int]) -> float:
+    """The CPU seconds of the game workers still running (and of the bots they waited for)."""
+    total = 0.0
+    for pid in pids:
+        try:
+            fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        total += sum(int(f) for f in fields[11:15]) / os.sysconf("SC_CLK_TCK")
+    return total
+
+
 def percentile(values: list[float], q: float) -> float:
     ordered = sorted(values)
     return ordered[min(len(ordered) - 1, int(q * len(ordered)))] * 1000
@@ -473,6 +501,8 @@ def main() -> None:
         times: dict[str, list[float]] = defaultdict(list)
         errors: dict[str, int] = defaultdict(int)
         cpu_before = cpu_seconds(server.pid)
+        workers = game_workers(server.pid)
+        workers_before = workers_cpu(workers)
 
         since = stamp(datetime.now(UTC))
 
@@ -503,6 +533,7 @@ def main() -> None:
         client_before = time.process_time()
         trio.run(run)
         cpu = cpu_seconds(server.pid) - cpu_before
+        ladder_cpu = workers_cpu(workers) - workers_before
         client_cpu = time.process_time() - client_before
         # What the server did meanwhile, read once it has had a moment to commit the checks
         # already under way (not waited for: an upload's check is not a page).
@@ -526,6 +557,7 @@ def main() -> None:
         f" rps={len(every) / args.seconds:.0f} uploads={len(times['upload'])}"
         f" uploads_checked={checked} uploads_active={active} games_finished={games}"
         f" games_per_min={games * 60 / args.seconds:.0f} server_cpu_s={cpu:.1f}"
+        f" workers_cpu_s={ladder_cpu:.1f}"
         f" server_cpu_ms_per_request={cpu / max(asked, 1) * 1000:.1f}"
         f" client_cpu_s={client_cpu:.1f} load_average={load:.1f}"
     )

@@ -3,11 +3,12 @@
 A game taken from the store (`ladder_store.take_next`: running) becomes a task: the game, its
 options and settings, its seed and opening, and each version as a seat (its command, the
 protocol extensions it declared) with its folder DIR/versions/ID and content hash. The task is
-played by a `PlayOrder`: here as the match's `GameOrder`, handed to its one play function on
-the host the server chose once (`play_match`), or on the Dask cluster (`remote.py`). The
-record is written to DIR/games/ID.jsonl as the game goes (on a cluster, when the worker returns
-it), and the result is committed once the record is on disk (`ladder_store.finish`): `done`, or
-`void` with its replay queued.
+played by a `PlayOrder`: as the match's `GameOrder` (`game_order`), handed to its one play
+function on the host the server chose once, in one of the server's game workers (`play_pool.py`)
+or in this process (`play_match`), or on the Dask cluster (`remote.py`). The record is written
+to DIR/games/ID.jsonl as the game goes (on a cluster, when the worker returns it), and the
+result is committed once the record is on disk (`ladder_store.finish`): `done`, or `void` with
+its replay queued.
 
 A referee error never blames a bot: inside the match it voids the game as `referee-error` (the
 match writes its traceback to stderr and to DIR/arena.log, the host's log), and a failure of
@@ -117,6 +118,25 @@ class PlayOrder(Protocol):
     ) -> Awaitable[GameRecord]: ...
 
 
+def game_order(task: GameTask, players: tuple[Contestant, Contestant]) -> GameOrder:
+    """The match's order of `task`: each bot in its version's folder, named in the record with
+    its content hash; what every way of playing the ladder's game plays."""
+    blue, orange = (
+        task.player_spec(seat, player.folder).model_copy(
+            update={"content_hash": player.content_hash}
+        )
+        for seat, player in zip((task.blue, task.orange), players, strict=True)
+    )
+    return GameOrder(
+        game=task.game,
+        options=task.options,
+        players=(blue, orange),  # player 1 is blue: the settings never draw the colours
+        settings=MatchSettings.model_validate(task.settings),
+        seed=task.seed,
+        opening=tuple(task.opening),
+    )
+
+
 async def play_match(
     task: GameTask,
     players: tuple[Contestant, Contestant],
@@ -127,22 +147,9 @@ async def play_match(
     host: Host,
     lag: LagMonitor,
 ) -> GameRecord:
-    """The task played here, on the server's `host` (chosen once), each bot in its version's
-    folder: its `GameOrder` handed to the one play function (`driver.play`)."""
-    blue, orange = (
-        task.player_spec(seat, player.folder).model_copy(
-            update={"content_hash": player.content_hash}
-        )
-        for seat, player in zip((task.blue, task.orange), players, strict=True)
-    )
-    order = GameOrder(
-        game=task.game,
-        options=task.options,
-        players=(blue, orange),  # player 1 is blue: the settings never draw the colours
-        settings=MatchSettings.model_validate(task.settings),
-        seed=task.seed,
-        opening=tuple(task.opening),
-    )
+    """The task played in this process, on `host` (chosen once): its `GameOrder` handed to the
+    one play function (`driver.play`)."""
+    order = game_order(task, players)
     return await driver.play(
         order, host, record_path=record, listener=listener, lag_monitor=lag, on_decided=decided
     )

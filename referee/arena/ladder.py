@@ -7,7 +7,8 @@ At start, the games a stopped (or killed) server left running are voided and que
   `POLL` seconds (new versions, a resume, the deadline), and adds them as pending games: up to
   `QUEUE` times `concurrency` games running or waiting, refilled once half of them are left;
 - `concurrency` players each take the next pending game (`ladder_store.take_next`), play it
-  (`games.play_game`: here, or on the cluster) and commit it; a player takes its next game as
+  (`games.play_game`: in the server's game workers, `play_pool.py`, or on the cluster) and
+  commit it; a player takes its next game as
   soon as its game is decided, while the bots close and the result is committed beside it;
 - the ratings are fitted again after every game that counts (`ratings.py`), off the event
   loop; games that end during a fit are taken by the next one, which waits so that fits take
@@ -29,14 +30,13 @@ from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, replace
 from datetime import datetime
-from functools import partial
 
 import trio
 
 from referee.arena.controls import is_paused
 from referee.arena.deadline import ladder_open
 from referee.arena.folder import Arena, ArenaError
-from referee.arena.games import PlayOrder, play_game, play_match
+from referee.arena.games import PlayOrder, play_game
 from referee.arena.ladder_store import (
     add_meetings,
     interrupt,
@@ -47,13 +47,13 @@ from referee.arena.ladder_store import (
     take_next,
 )
 from referee.arena.live_games import watch
+from referee.arena.play_pool import open_pool
 from referee.arena.ratings import fit, fit_key, rating_data, store_ratings
 from referee.arena.rows import Game
 from referee.arena.scheduler import next_meetings
 from referee.cluster.address import ClusterAddress, parse_address
 from referee.isolation import IsolationUnavailable, describe
 from referee.match.host import Host, choose_host
-from referee.match.lag import LagMonitor
 from referee.records import utc_now
 from referee.web.live import LiveHub
 
@@ -238,11 +238,10 @@ async def open_play(arena: Arena, setup: LadderSetup) -> AsyncIterator[tuple[Pla
     if setup.cluster is None:
         assert setup.host is not None
         log.info("%s", describe(setup.host.isolation))
-        lag = LagMonitor()
-        async with trio.open_nursery() as nursery:
-            nursery.start_soon(lag.run)
-            yield partial(play_match, host=setup.host, lag=lag), concurrency_of(arena)
-            nursery.cancel_scope.cancel()
+        concurrency = concurrency_of(arena)
+        async with open_pool(setup.host, concurrency) as pool:
+            log.info("playing in %d game workers of this machine", concurrency)
+            yield pool, concurrency
         return
     # Deferred: the cluster (Dask's client) loads only for a server that plays on one.
     from referee.arena.remote import open_remote
