@@ -9,10 +9,11 @@ controllers, named `referee-<referee pid>-<n>`, and removed when the bot is gone
 puts the bot into it before exec (`procs_files`), so not even its first instruction runs outside.
 
 Under v1 the bot also gets a cgroup of its own in the `cpu` and `cpuset` hierarchies where they
-are mounted apart from those four (no limit is set there): the sandbox shows a bot its own cgroups
-and no other (`views`), and the JVM reads its memory limit only where it finds all of memory,
-cpu, cpuacct and cpuset. A bot's cgroup folders are readable by root and the bot's own group
-alone (`restrict_to`), so that no other bot reads its counters (its CPU time move by move).
+are mounted apart from those four (no limit is set there; its `cpu.shares` is its referee's
+niceness, `niceness_shares`): the sandbox shows a bot its own cgroups and no other (`views`),
+and the JVM reads its memory limit only where it finds all of memory, cpu, cpuacct and cpuset.
+A bot's cgroup folders are readable by root and the bot's own group alone (`restrict_to`), so
+that no other bot reads its counters (its CPU time move by move).
 """
 
 from __future__ import annotations
@@ -31,6 +32,14 @@ CGROUP_ROOT = Path("/sys/fs/cgroup")
 V1_CONTROLLERS = ("memory", "pids", "freezer", "cpuacct")
 V1_VIEWED = ("cpu", "cpuset")  # joined where mounted apart, for what runtimes read (above)
 CGROUP_MODE = 0o750  # a bot's cgroup folders: root's, and readable by the bot's group only
+DEFAULT_SHARES = 1024  # v1 cpu.shares of a new group: the weight of a nice-0 process
+# The scheduler's weight of each niceness from -20 to 19 (the kernel's sched_prio_to_weight).
+NICE_WEIGHTS = (
+    88761, 71755, 56483, 46273, 36291, 29154, 23254, 18705, 14949, 11916,
+    9548, 7620, 6100, 4904, 3906, 3121, 2501, 1991, 1586, 1277,
+    1024, 820, 655, 526, 423, 335, 272, 215, 172, 137,
+    110, 87, 70, 56, 45, 36, 29, 23, 18, 15,
+)  # fmt: skip
 _counter = itertools.count(1)
 
 
@@ -271,11 +280,24 @@ def _create_viewed(path: Path) -> bool:
                 if not value:
                     raise OSError(f"{path.parent / name} is empty")
                 (path / name).write_text(value)
+        shares = path / "cpu.shares"
+        if shares.exists() and (weight := niceness_shares()) != DEFAULT_SHARES:
+            shares.write_text(str(weight))
     except OSError:
         with suppress(OSError):
             path.rmdir()
         return False
     return True
+
+
+def niceness_shares() -> int:
+    """This process's niceness as the kernel weighs it (`NICE_WEIGHTS`), in `cpu.shares`. A
+    group in the cpu hierarchy is weighed as a whole, whatever its processes' niceness: a bot's
+    group weighs what its referee would, so that a referee run at a lower priority (the arena's
+    game workers) runs its bots at that priority too, and one at the usual priority leaves the
+    default."""
+    nice = max(-20, min(19, os.getpriority(os.PRIO_PROCESS, 0)))
+    return NICE_WEIGHTS[nice + 20]
 
 
 def sweep_stale(driver: CgroupDriver) -> int:
