@@ -177,7 +177,8 @@ async def run_check(
             settings=fixed,
             seed=seed,
         )
-        record = await driver.play(order, host, record_path=path)
+        # The record by its own path too: `--records .` writes it where the bot runs.
+        record = await driver.play(order, host.hiding(path.absolute()), record_path=path)
         checked = CheckedGame(number, colour, record, path)
         if record.result is not None and colour in record.result.bots:
             checked.isolation = record.result.bots[colour].isolation

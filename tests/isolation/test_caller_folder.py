@@ -24,10 +24,10 @@ pytestmark = pytest.mark.skipif(
 )
 
 
-def blue_saw(cwd: Path, blue: str, orange: str) -> tuple[set[str], str]:
+def blue_saw(cwd: Path, blue: str, orange: str, *more: str) -> tuple[set[str], str]:
     done = referee(
         "play", "alak", "-p1", f"{sys.executable} {blue}", "-p2", f"{sys.executable} {orange}",
-        "--no-random-assignment", "--json", cwd=cwd,
+        "--no-random-assignment", "--json", *more, cwd=cwd,
     )  # fmt: skip
     assert done.returncode == 0, done.stderr
     return set(json.loads(done.stdout)["loser_line"].split("|")), done.stderr
@@ -61,6 +61,18 @@ def test_play_from_the_submissions_shows_no_other_submission(tmp_path: Path) -> 
         "submissions/alice/main.py",
         "submissions/alice/book.txt",
     }
+
+
+@pytest.mark.parametrize("record", ["n.jsonl", "mine/n.jsonl"])
+def test_the_record_being_written_is_hidden_wherever_it_is(tmp_path: Path, record: str) -> None:
+    # In the folder the bots run in, or in a bot's own folder (neither can be hidden from the
+    # bots whole): the record shows as an empty file, not the game so far, and the bot whose
+    # folder holds it still runs.
+    spy(tmp_path / "mine" / "main.py", tmp_path)
+    spy(tmp_path / "theirs" / "main.py", tmp_path)
+    seen, _ = blue_saw(tmp_path, "mine/main.py", "theirs/main.py", "--record", record)
+    assert seen == {"mine/main.py"}
+    assert (tmp_path / record).read_text().startswith('{"')  # written, where it was asked
 
 
 def test_a_folder_too_big_to_search_is_hidden_and_said(tmp_path: Path) -> None:
