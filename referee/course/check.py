@@ -20,7 +20,9 @@ import trio
 from protocols import get_game
 from protocols.base import Reason, Side
 from referee.bot import FLUSH_HINT, STDERR_QUOTED, BotInfrastructureError, last_words, open_bot
+from referee.course.check_sight import check_hidden
 from referee.exchange import BotFault
+from referee.isolation import Feature, player_places
 from referee.isolation.levels import Isolation
 from referee.match import driver
 from referee.match.clock import first_move_budget
@@ -158,6 +160,8 @@ async def run_check(
     # Nor may it see earlier checks' records (referee-games/), or a command opponent's files.
     players = check_players(game_name, command, opponent, seed, cwd)
     host = replace(host, isolation=contain_run(host.isolation, players))
+    if host.isolation.has(Feature.SANDBOX):  # in a course's or a tournament's folder, its own
+        host = host.hiding(*check_hidden(player_places(command, cwd)))
     for _ in range(games_per_colour):
         elapsed = await time_startup(command, settings, host.isolation, cwd)
         if elapsed is not None:
