@@ -2,14 +2,16 @@
 
 `check` runs the bot in the folder the student ran it in, and its command names its program
 from there (`cd COURSE && referee check alak "python3 submissions/alice/main.py"`). Where that
-folder is, or lies in, a folder the tool writes for many bots, nothing of that folder is the
-checked bot's but its own folder: a course's folder (`course.toml`: the other submissions, the
-work folder with every student's code, the grades, the feedback pages) or a tournament's (its
-config: the other bots' folders, the config itself). So there the bot is shown only the way to
-its own places (its program's folder and what its command names); every other entry of the
-folders on that way is hidden. Such a folder found below the one it is checked in (another
-tournament kept beside the bot) is hidden the same way: whole, unless the bot's own places lie
-in it.
+folder is, or lies in, a folder the tool writes for many bots (a course's: `course.toml`; a
+tournament's: a config with `[[players]]`), the folders that hold other bots' files show the
+bot only the way to its own places (its program's folder and what its command names), nothing
+else of them. Such a container is a course's or a tournament's folder itself, the course's
+submissions and work folders, and, below a container on the way, a folder that holds another
+bot's submission (`bots/` beside `bots/alice`, with what else lies loose there). The folder
+the bot runs in, when it is no container (a student's own folder, as `referee course check`
+runs it), is all shown, as under `play`. A course's or tournament's folder found below the
+folder it is checked in (another tournament kept beside the bot) is hidden whole, or, if the
+bot's places lie in it, shown only on the way to them.
 
 Elsewhere (a student's own folder) the bot sees what `play` shows (referee/tournament/
 bot_folders.py: the folder it runs in less the other submissions beside its program's folder
@@ -21,11 +23,13 @@ from __future__ import annotations
 import os
 import tomllib
 from collections import deque
+from collections.abc import Sequence
 from pathlib import Path
 
-from referee.course.scheme import COURSE_FILE
+from referee.course.scheme import COURSE_FILE, Course, CourseError
 from referee.isolation.places import Places
 from referee.tournament.bot_folders import SCAN_DEPTH, SCAN_ENTRIES
+from referee.tournament.layouts import is_submission
 
 CONFIG_BYTES = 1 << 20  # a tournament config is far smaller; a larger .toml is no config of ours
 
@@ -36,12 +40,55 @@ def check_hidden(places: Places) -> list[Path]:
     keep = [places.program_folder, *places.named]
     if places.program_file is not None:
         keep.append(places.program_file)
-    if _in_a_layout(places.folder):
-        return _all_but_the_way(places.folder, keep)
+    start = places.folder
+    if _in_a_layout(start):
+        return _hidden_in(start, keep, _course_folders(start), inside=False)
     hidden: list[Path] = []
-    for holder in _layouts_below(places.folder):
-        hidden += _all_but_the_way(holder, keep)
+    for holder in _layouts_below(start):
+        if _leads(holder, keep):
+            hidden += _hidden_in(holder, keep, (), inside=True)
+        else:
+            hidden.append(holder)
     return list(dict.fromkeys(hidden))
+
+
+def _hidden_in(folder: Path, keep: list[Path], course: Sequence[Path], inside: bool) -> list[Path]:
+    """What of `folder` (shown to the bot) is hidden from it: nothing if it is one of the bot's
+    own places or no container (see the module docstring; `inside`: below a container), else
+    every entry that leads to none of `keep`, and what is hidden in the entries that do."""
+    if folder in keep:
+        return []
+    entries = [Path(entry.path) for entry in _entries(folder)]
+    way = [path for path in entries if _leads(path, keep)]
+    aside = [path for path in entries if path not in way]
+    container = (
+        _is_layout(folder)
+        or folder in course
+        or (inside and any(is_submission(path) for path in aside))
+    )
+    if not container:
+        return []
+    hidden = aside
+    for path in way:
+        hidden += _hidden_in(path, keep, course, inside=True)
+    return hidden
+
+
+def _leads(path: Path, keep: list[Path]) -> bool:
+    """Whether `path` is, or holds, one of `keep`."""
+    return any(place.is_relative_to(path) for place in keep)
+
+
+def _course_folders(start: Path) -> list[Path]:
+    """The submissions and work folders of the course at or above `start`, if any."""
+    for folder in (start, *start.parents):
+        if _is_file(folder / COURSE_FILE):
+            try:
+                course = Course(folder / COURSE_FILE)
+            except CourseError:
+                return []
+            return [course.submissions.resolve(), course.work.resolve()]
+    return []
 
 
 def _in_a_layout(folder: Path) -> bool:
@@ -85,20 +132,6 @@ def _layouts_below(start: Path) -> list[Path]:
             elif depth + 1 < SCAN_DEPTH:
                 queue.append((path, depth + 1))
     return found
-
-
-def _all_but_the_way(folder: Path, keep: list[Path]) -> list[Path]:
-    """Every entry of `folder`, and of each folder below it on the way to one of `keep`, that
-    leads to none of them: `folder` whole when none lies in it. Links are left alone: the
-    sandbox shows a link's target only where it is shown anyway."""
-    if not any(path.is_relative_to(folder) for path in keep):
-        return [folder]
-    if folder in keep:
-        return []
-    hidden: list[Path] = []
-    for entry in _entries(folder):
-        hidden += _all_but_the_way(Path(entry.path), keep)
-    return hidden
 
 
 def _entries(folder: Path) -> list[os.DirEntry[str]]:

@@ -15,6 +15,7 @@ import pytest
 
 from protocols.base import Side
 from referee.course.check import run_check
+from referee.course.scheme import write_skeleton
 from referee.isolation.levels import IsolationSettings
 from referee.match.host import choose_host
 from referee.match.settings import MatchSettings
@@ -46,9 +47,7 @@ async def seen_by(command: str, cwd: Path, root: Path, sandbox_program: str) -> 
 
 def course(root: Path) -> Path:
     """A course folder as `referee course new` and `collect` leave it, alice's spy in it."""
-    (root / "work" / "students" / "bob").mkdir(parents=True)
-    (root / "course.toml").write_text('name = "c"\ngame = "alak"\n')
-    (root / "grading.toml").write_text("# the course's scheme\n")
+    write_skeleton(root, "c", "alak")  # course.toml, grading.toml, submissions/
     for folder in ("submissions", "work/students"):
         spy(root / folder / "alice" / "main.py", root)
         (root / folder / "bob").mkdir(parents=True, exist_ok=True)
@@ -91,6 +90,24 @@ async def test_from_its_own_folder_all_of_it(tmp_path: Path, sandbox_program: st
     assert seen == {"submissions/alice/main.py", "submissions/alice/book.txt"}
 
 
+async def test_a_students_own_folder_all_of_it_whatever_its_program_lies_in(
+    tmp_path: Path, sandbox_program: str
+) -> None:
+    # As `referee course check` runs it: in the student's folder, its program below it, beside
+    # its data (a folder of its own that looks like a bot, tools/, is hidden as under `play`).
+    root = course(tmp_path / "course")
+    alice = root / "work" / "students" / "alice"
+    spy(alice / "src" / "main.py", root)
+    (alice / "data").mkdir()
+    (alice / "data" / "book.txt").write_text("alice's book")
+    (alice / "tools").mkdir()
+    (alice / "tools" / "gen.py").write_text("print('a tool')\n")
+    seen = await seen_by("src/main.py", alice, root, sandbox_program)
+    assert seen == {
+        f"work/students/alice/{path}" for path in ("main.py", "src/main.py", "data/book.txt")
+    }
+
+
 async def test_beside_another_tournament_none_of_it(tmp_path: Path, sandbox_program: str) -> None:
     spy(tmp_path / "mine" / "main.py", tmp_path)
     (tmp_path / "notes.txt").write_text("the student's own notes")
@@ -101,3 +118,17 @@ async def test_beside_another_tournament_none_of_it(tmp_path: Path, sandbox_prog
     (other / "tournament.toml").write_text(TOURNAMENT)
     seen = await seen_by("mine/main.py", tmp_path, tmp_path, sandbox_program)
     assert seen == {"mine/main.py", "notes.txt"}
+
+
+async def test_in_a_tournament_folder_only_its_own_bot_folder(
+    tmp_path: Path, sandbox_program: str
+) -> None:
+    # As `tournament new bots/` leaves it: the config beside the bots' folders and what else
+    # lay loose among them.
+    spy(tmp_path / "bots" / "alice" / "main.py", tmp_path)
+    (tmp_path / "bots" / "bob").mkdir()
+    (tmp_path / "bots" / "bob" / "main.py").write_text("print('bob')\n")
+    (tmp_path / "bots" / "secret.txt").write_text("no bot's")
+    (tmp_path / "tournament.toml").write_text(TOURNAMENT)
+    seen = await seen_by("bots/alice/main.py", tmp_path, tmp_path, sandbox_program)
+    assert seen == {"bots/alice/main.py"}
