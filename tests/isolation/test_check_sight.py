@@ -1,7 +1,8 @@
 """`referee check` keeps the checked bot to its own files in every layout the tool writes: run
 from a course's folder, from its work or submissions folder, or beside another tournament, the
 bot sees none of the other students' code, the grades, the course's files or another
-tournament's bots and config; run from its own folder, all of that folder. Every bot here is a
+tournament's bots and config; run from its own folder, all of that folder; its records, even
+written where it runs, are hidden. Every bot here is a
 spy (tests/isolation/test_bot_folders.py): as blue, its first line lists every file below the
 test's folder that it could read something from, and the game ends on that line."""
 
@@ -132,3 +133,25 @@ async def test_in_a_tournament_folder_only_its_own_bot_folder(
     (tmp_path / "tournament.toml").write_text(TOURNAMENT)
     seen = await seen_by("bots/alice/main.py", tmp_path, tmp_path, sandbox_program)
     assert seen == {"bots/alice/main.py"}
+
+
+async def test_records_written_where_it_runs_are_hidden(
+    tmp_path: Path, sandbox_program: str
+) -> None:
+    # `referee check --records .`: the records' folder is the one the bot runs in, which
+    # cannot be hidden from it; each record is hidden by its own path.
+    spy(tmp_path / "main.py", tmp_path)
+    settings = MatchSettings(isolation=IsolationSettings(sandbox_program=sandbox_program))
+    report = await run_check(
+        "alak",
+        f"{sys.executable} main.py",
+        settings,
+        tmp_path,
+        games_per_colour=1,
+        cwd=tmp_path,
+        host=choose_host(settings.isolation),
+    )
+    blue = next(g for g in report.games if g.colour is Side.BLUE)
+    assert blue.record.result is not None
+    assert blue.record.result.loser_line == "main.py"
+    assert (tmp_path / "check-01-blue.jsonl").is_file()
