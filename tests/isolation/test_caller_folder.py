@@ -92,3 +92,14 @@ def test_a_folder_too_big_to_search_is_hidden_and_said(tmp_path: Path) -> None:
     said = " ".join(said.split())
     assert f"{tmp_path} holds more than {SCAN_ENTRIES:,} files and folders" in said
     assert f"(such as {tmp_path / 'zzz'}) are hidden from every bot" in said
+
+
+def test_a_record_on_the_way_to_a_bots_folder_is_hidden_not_the_bot(tmp_path: Path) -> None:
+    # An earlier game's record lies in the folder that holds a bot's folder: that folder cannot
+    # be hidden whole (the bot would lose its program and the game by crash); the record is.
+    spy(tmp_path / "bots" / "mine" / "main.py", tmp_path)
+    spy(tmp_path / "theirs" / "main.py", tmp_path)
+    (tmp_path / "bots" / "old.jsonl").write_text(record_header())
+    (tmp_path / "bots" / "notes.txt").write_text("the caller's notes")
+    seen, _ = blue_saw(tmp_path, "bots/mine/main.py", "theirs/main.py")
+    assert seen == {"bots/mine/main.py", "bots/notes.txt"}
