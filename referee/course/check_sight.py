@@ -7,7 +7,8 @@ tournament's: a config with `[[players]]`), the folders that hold other bots' fi
 bot only the way to its own places (its program's folder and what its command names), nothing
 else of them. Such a container is a course's or a tournament's folder itself, the course's
 submissions and work folders, and, below a container on the way, a folder that holds another
-bot's submission (`bots/` beside `bots/alice`, with what else lies loose there). The folder
+bot's submission (`bots/` beside `bots/alice`, with what else lies loose there); a folder
+inside a course's submissions or work folder is a student's, whatever it holds. The folder
 the bot runs in, when it is no container (a student's own folder, as `referee course check`
 runs it), is all shown, as under `play`. A course's or tournament's folder found below the
 folder it is checked in (another tournament kept beside the bot) is hidden whole, or, if the
@@ -61,8 +62,10 @@ def _hidden_in(folder: Path, keep: list[Path], course: Sequence[Path], inside: b
     entries = [Path(entry.path) for entry in _entries(folder)]
     way = [path for path in entries if _leads(path, keep)]
     aside = [path for path in entries if path not in way]
+    # A student's folder in a course is the student's, whatever config it holds of its own.
+    students = any(folder != place and folder.is_relative_to(place) for place in course)
     container = (
-        _is_layout(folder)
+        (_is_layout(folder) and not students)
         or folder in course
         or (inside and any(is_submission(path) for path in aside))
     )

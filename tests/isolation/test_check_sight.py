@@ -95,18 +95,19 @@ async def test_a_students_own_folder_all_of_it_whatever_its_program_lies_in(
     tmp_path: Path, sandbox_program: str
 ) -> None:
     # As `referee course check` runs it: in the student's folder, its program below it, beside
-    # its data (a folder of its own that looks like a bot, tools/, is hidden as under `play`).
+    # its data and a tournament config of its own (a folder of its own that looks like a bot,
+    # tools/, is hidden as under `play`).
     root = course(tmp_path / "course")
     alice = root / "work" / "students" / "alice"
     spy(alice / "src" / "main.py", root)
     (alice / "data").mkdir()
     (alice / "data" / "book.txt").write_text("alice's book")
+    (alice / "tournament.toml").write_text(TOURNAMENT)  # the student's own, of its versions
     (alice / "tools").mkdir()
     (alice / "tools" / "gen.py").write_text("print('a tool')\n")
     seen = await seen_by("src/main.py", alice, root, sandbox_program)
-    assert seen == {
-        f"work/students/alice/{path}" for path in ("main.py", "src/main.py", "data/book.txt")
-    }
+    own = ("main.py", "src/main.py", "data/book.txt", "tournament.toml")
+    assert seen == {f"work/students/alice/{path}" for path in own}
 
 
 async def test_beside_another_tournament_none_of_it(tmp_path: Path, sandbox_program: str) -> None:
