@@ -88,8 +88,10 @@ def prepare_game(request: PlayRequest) -> PreparedGame:
         raise PlayRefused(refused)
     # Each kept from the other's files, and records; a referee error's log by the record.
     # The record being written is hidden by its own path too: its folder may be one the bots
-    # are shown (the one they run in, a bot's own), where hiding the folder hides nothing.
-    isolation = contain_run(request.isolation, players).hiding(request.record_path.absolute())
+    # are shown (the one they run in, a bot's own), which is not hidden from them whole.
+    record = request.record_path.absolute()
+    isolation = contain_run(request.isolation, players).hiding_unless_own(record.parent)
+    isolation = isolation.hiding(record)
     host = Host(isolation, run_log(request.record_path.parent))
     try:
         opening: list[str] = []

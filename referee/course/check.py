@@ -156,7 +156,9 @@ async def run_check(
     for the whole run), hidden from `record_dir`, which also holds the check's log; the game is
     played with `options` (None: the game's defaults)."""
     report = CheckReport(game_name, command, settings)
-    host = Host(host.isolation, run_log(record_dir)).hiding(record_dir.absolute())
+    # Hidden unless it is the bot's own folder (`--records mybot`): each record is, by its path.
+    isolation = host.isolation.hiding_unless_own(record_dir.absolute())
+    host = Host(isolation, run_log(record_dir))
     # Nor may it see earlier checks' records (referee-games/), or a command opponent's files.
     players = check_players(game_name, command, opponent, seed, cwd)
     host = replace(host, isolation=contain_run(host.isolation, players))

@@ -626,7 +626,10 @@ class Confinement:
             writable=self.isolation.settings.writable_dir,
             own=[path for path in _unique(needs) if path not in interpreter],
             public=public,
-            hidden=[*run_hidden(own, hide), *hidden_from(own, self.isolation.players, public)],
+            hidden=[
+                *run_hidden(own, hide, self.isolation.yielding),
+                *hidden_from(own, self.isolation.players, public),
+            ],
             launcher=launcher_directories(),
             private=self.scratch,
             tmp_mb=self.limits.tmp_mb,
