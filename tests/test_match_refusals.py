@@ -45,6 +45,26 @@ def test_nested_bot_folders_are_refused_before_any_folder_is_made(tmp_path: Path
     assert sorted(p.name for p in tmp_path.iterdir()) == ["alice"]  # no referee-matches
 
 
+def test_play_refuses_nested_bot_folders_before_anything_is_played(tmp_path: Path) -> None:
+    # Under `play` the inner bot would be hidden from itself and lose "by crash": a wrong
+    # verdict. Refused as `match` refuses it, before any record or folder is made.
+    (tmp_path / "alice" / "bob").mkdir(parents=True)
+    (tmp_path / "alice" / "main.py").write_text("print('a')\n")
+    (tmp_path / "alice" / "bob" / "main.py").write_text("print('b')\n")
+    bots = ["-p1", "python3 alice/bob/main.py", "-p2", "python3 alice/main.py"]
+    names = ["--name1", "bob", "--name2", "alice"]
+    done = referee_here("play", "tic-tac-toe", *bots, *names, "-nr", cwd=tmp_path)
+    said = " ".join(done.stderr.split())
+    assert done.returncode == 2, said
+    alice, bob = tmp_path / "alice", tmp_path / "alice" / "bob"
+    assert said.startswith(
+        f"referee: bob's folder {bob} is inside alice's folder {alice}: alice would run among "
+        "bob's files."
+    ), said
+    assert "isolation:" not in said and "Game over" not in done.stdout
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["alice"]  # no referee-games
+
+
 @pytest.mark.parametrize(
     ("command", "flag"),
     [

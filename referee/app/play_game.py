@@ -25,7 +25,7 @@ from referee.nofollow import ForeignFolder, PlantedLink, check_file
 from referee.openings import OpeningError, canonical_opening
 from referee.players import OpeningRefused, PlayerSpec, refuse_undeclared, unreachable_player
 from referee.records import GameRecord
-from referee.tournament.bot_folders import contain_run
+from referee.tournament.bot_folders import contain_run, layout_refusal
 
 
 class PlayRefused(Exception):
@@ -76,12 +76,22 @@ class WebWatch:
 
 
 def prepare_game(request: PlayRequest) -> PreparedGame:
-    """The order and the host of the game `request` asks for; `PlayRefused` when an opening
-    does not fit, a player cannot be reached under its isolation, or the record's way holds a
+    """The order and the host of the game `request` asks for; `PlayRefused` when one bot's
+    folder lies inside the other's (or its command names what lies there), an opening does
+    not fit, a player cannot be reached under its isolation, or the record's way holds a
     planted link."""
     players = request.players
+    # One bot's folder inside the other's (the inner would be hidden from itself and lose by
+    # crash), or a command naming what lies in the other's folder: refused as `match` and
+    # tournaments refuse it, before anything is written.
+    if refused := layout_refusal(players):
+        raise PlayRefused(refused)
     # Each kept from the other's files, and records; a referee error's log by the record.
-    isolation = contain_run(request.isolation, players)
+    # The record being written is hidden by its own path too: its folder may be one the bots
+    # are shown (the one they run in, a bot's own), which is not hidden from them whole.
+    record = request.record_path.absolute()
+    isolation = contain_run(request.isolation, players).hiding_unless_own(record.parent)
+    isolation = isolation.hiding(record)
     host = Host(isolation, run_log(request.record_path.parent))
     try:
         opening: list[str] = []

@@ -165,7 +165,8 @@ def run_new(args: argparse.Namespace, out: Console, err: Console) -> int:
     text = example_config(bots, args.output, name, game, random.randrange(1, 10**6))
     write_file(args.output, text)  # never through a planted link (checked above)
     unknown = [bot.name for bot in bots if bot.command is None]
-    err.print(f"wrote {args.output} with {len(bots) - len(unknown)} players", markup=False)
+    count = len(bots) - len(unknown)
+    err.print(f"wrote {args.output} with {count} player{'s' if count != 1 else ''}", markup=False)
     for line in describe_bots(bots):  # what a folder holds when it is not plain how to run it
         err.print(line, markup=False, highlight=False, soft_wrap=True)
     if unknown:

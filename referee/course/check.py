@@ -20,7 +20,9 @@ import trio
 from protocols import get_game
 from protocols.base import Reason, Side
 from referee.bot import FLUSH_HINT, STDERR_QUOTED, BotInfrastructureError, last_words, open_bot
+from referee.course.check_sight import check_hidden
 from referee.exchange import BotFault
+from referee.isolation import Feature, player_places
 from referee.isolation.levels import Isolation
 from referee.match import driver
 from referee.match.clock import first_move_budget
@@ -154,10 +156,14 @@ async def run_check(
     for the whole run), hidden from `record_dir`, which also holds the check's log; the game is
     played with `options` (None: the game's defaults)."""
     report = CheckReport(game_name, command, settings)
-    host = Host(host.isolation, run_log(record_dir)).hiding(record_dir.absolute())
+    # Hidden unless it is the bot's own folder (`--records mybot`): each record is, by its path.
+    isolation = host.isolation.hiding_unless_own(record_dir.absolute())
+    host = Host(isolation, run_log(record_dir))
     # Nor may it see earlier checks' records (referee-games/), or a command opponent's files.
     players = check_players(game_name, command, opponent, seed, cwd)
     host = replace(host, isolation=contain_run(host.isolation, players))
+    if host.isolation.has(Feature.SANDBOX):  # in a course's or a tournament's folder, its own
+        host = host.hiding(*check_hidden(player_places(command, cwd)))
     for _ in range(games_per_colour):
         elapsed = await time_startup(command, settings, host.isolation, cwd)
         if elapsed is not None:
@@ -177,7 +183,8 @@ async def run_check(
             settings=fixed,
             seed=seed,
         )
-        record = await driver.play(order, host, record_path=path)
+        # The record by its own path too: `--records .` writes it where the bot runs.
+        record = await driver.play(order, host.hiding(path.absolute()), record_path=path)
         checked = CheckedGame(number, colour, record, path)
         if record.result is not None and colour in record.result.bots:
             checked.isolation = record.result.bots[colour].isolation

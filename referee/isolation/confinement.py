@@ -50,7 +50,7 @@ from referee.isolation.interpreters import (
 from referee.isolation.launch import options_of
 from referee.isolation.levels import BASIC_ISOLATION, HELPER, Feature, Isolation, level_name
 from referee.isolation.limits import MB, Limits
-from referee.isolation.places import Places, hidden_from
+from referee.isolation.places import Places, hidden_from, run_hidden
 from referee.isolation.ponder import DEFAULT_FREEZE_GRACE, PonderWatch
 from referee.isolation.sandbox import (
     PRIVATE_PLACES,
@@ -626,7 +626,10 @@ class Confinement:
             writable=self.isolation.settings.writable_dir,
             own=[path for path in _unique(needs) if path not in interpreter],
             public=public,
-            hidden=[*hide, *hidden_from(own, self.isolation.players, public)],
+            hidden=[
+                *run_hidden(own, hide, self.isolation.yielding),
+                *hidden_from(own, self.isolation.players, public),
+            ],
             launcher=launcher_directories(),
             private=self.scratch,
             tmp_mb=self.limits.tmp_mb,

@@ -213,6 +213,9 @@ class Isolation:
     sandbox_program: str | None = None  # HELPER or BUBBLEWRAP, with the sandbox
     # Folders no bot of the run may see (the run's records, a tournament's folder and store).
     hidden: tuple[Path, ...] = ()
+    # Of those, the ones that yield to a bot whose own places lie in them (a record's folder
+    # that is a bot's own: the record itself is hidden by its path): `places.run_hidden`.
+    yielding: tuple[Path, ...] = ()
     # The places of the run's players: each bot sees none of the others' (`places.py`).
     players: tuple[Places, ...] = ()
     # What a bot of the run should know of its view beyond the level (said with the level).
@@ -227,6 +230,14 @@ class Isolation:
         """The same isolation, hiding `folders` (absolute, links resolved) from every bot too."""
         added = tuple(f.resolve() for f in folders if f.resolve() not in self.hidden)
         return replace(self, hidden=self.hidden + added)
+
+    def hiding_unless_own(self, *folders: Path) -> Isolation:
+        """The same isolation, hiding `folders` from every bot but one whose own places (its
+        folder, its program's) lie in them or are them: that bot would lose its program. For
+        a record's folder, whose record is hidden by its own path."""
+        hiding = self.hiding(*folders)
+        added = tuple(f.resolve() for f in folders if f.resolve() not in self.yielding)
+        return replace(hiding, yielding=self.yielding + added)
 
     def among(self, *players: Places) -> Isolation:
         """The same isolation, keeping every bot from these players' places too."""

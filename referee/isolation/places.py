@@ -62,6 +62,23 @@ def hidden_from(own: Places, players: Iterable[Places], reads: Sequence[Path]) -
     return list(dict.fromkeys(hidden))
 
 
+def run_hidden(own: Places, hidden: Iterable[Path], yielding: Sequence[Path]) -> list[Path]:
+    """What of the places the run hides from every bot is hidden from the bot whose places are
+    `own`: all of them but a folder of `yielding` (a record's folder, whose record is hidden by
+    its own path) on its way from the folder it runs in to its program's folder, that folder
+    included: hidden whole, it would take the bot's program away (`--record mine/n.jsonl`). The
+    folder it runs in is always shown anyway; what else the run hides (a tournament's folder,
+    its store) stays hidden even where a command makes it the bot's program's folder."""
+    start, end = own.folder, own.program_folder
+    return [
+        path
+        for path in hidden
+        if path not in yielding
+        or path == start
+        or not (_within(path, start) and _within(end, path))
+    ]
+
+
 def _anyone_s(path: Path, player: Places, reads: Sequence[Path]) -> bool:
     """Whether `path`, which `player`'s command names, is what a bot reads anyway."""
     if any(_within(path, folder) for folder in reads):

@@ -18,7 +18,12 @@ from pydantic import BaseModel, ValidationError
 
 from referee.records import validation_text
 from referee.toml_config.lines import Loc, locate
-from referee.toml_config.unknown import misplaced_setting, settings_at, unknown_setting
+from referee.toml_config.unknown import (
+    misplaced_setting,
+    settings_at,
+    sub_table_setting,
+    unknown_setting,
+)
 
 M = TypeVar("M", bound=BaseModel)
 
@@ -85,12 +90,13 @@ def model_problems(exc: ValidationError, model: type[BaseModel]) -> list[tuple[L
 def validation_message(error: Any, model: type[BaseModel]) -> str:
     """A pydantic error of `model` in a config file's words: an unknown key gets the setting
     it most likely meant, found among those of the table it is in (or where it belongs, for a
-    setting that its table's model says is made elsewhere)."""
+    setting that its table's model says is made elsewhere, or one of its own sub-tables'
+    settings)."""
     if error["type"] != "extra_forbidden":
         return validation_text(error)
     loc = tuple(error["loc"])
     table = loc[:-1]
-    elsewhere = misplaced_setting(model, table, loc[-1])
+    elsewhere = misplaced_setting(model, table, loc[-1]) or sub_table_setting(model, table, loc[-1])
     return elsewhere or unknown_setting(loc[-1], settings_at(model, table))
 
 

@@ -4,7 +4,9 @@
 `settings_at(model, loc)` walks a pydantic model along an error's location to the model of the
 table holding the unknown key; `unknown_setting(key, known)` words the message. A table's model
 may name settings that belong in another table (`MISPLACED`, a mapping of setting to message):
-those are told where they go instead (`misplaced_setting`).
+those are told where they go instead (`misplaced_setting`), and so is a setting of one of its
+own sub-tables written in it (`rounds = 4` at the top of a tournament config, which belongs
+under `[swiss]`: `sub_table_setting`).
 """
 
 from __future__ import annotations
@@ -44,6 +46,23 @@ def misplaced_setting(
     its table's model gives in `MISPLACED`), or None."""
     misplaced = getattr(_table_model(model, loc), "MISPLACED", None)
     return misplaced.get(key) if isinstance(misplaced, Mapping) else None
+
+
+def sub_table_setting(
+    model: type[BaseModel], loc: tuple[str | int, ...], key: str | int
+) -> str | None:
+    """Where `key`, refused by the table at `loc` under `model`, is a setting of one of that
+    table's own sub-tables (`[swiss]`, `[[players]]`): the message naming them, or None."""
+    prefix = ".".join(str(part) for part in loc if not isinstance(part, int))
+    tables = []
+    for name, annotation in _fields(_table_model(model, loc)).items():
+        if key in _fields(_model_in(annotation)):
+            many = typing.get_origin(annotation) is list
+            path = f"{prefix}.{name}" if prefix else name
+            tables.append(f"[[{path}]]" if many else f"[{path}]")
+    if not tables:
+        return None
+    return f"unknown setting here: it belongs under {' or '.join(tables)}"
 
 
 def _table_model(model: type[BaseModel], loc: tuple[str | int, ...]) -> Any:

@@ -245,7 +245,8 @@ class Search:
 def referee_output(roots: Iterable[Path]) -> Search:
     """The referee's output found in or below `roots` (the folders bots are shown), nearest
     first: each store, each default output folder and each folder holding a game record, as a
-    whole; in a root itself (a bot's own folder, which must stay visible to it) the files alone.
+    whole; in a root itself (a bot's own folder, which must stay visible to it) and in a folder on
+    the way to one, the files alone.
     Hidden folders (`.git`, `.venv`) and links are not looked into.
 
     The roots, and the folders on the way to one, are always looked into; any other folder is
@@ -260,13 +261,15 @@ def referee_output(roots: Iterable[Path]) -> Search:
         folder, depth = queue.popleft()
         if depth > 0 and folder in starts:
             continue  # a root below another: looked into as a root
-        if depth > 0 and budget <= 0 and not any(r.is_relative_to(folder) for r in starts):
+        on_the_way = any(r.is_relative_to(folder) for r in starts)
+        if depth > 0 and budget <= 0 and not on_the_way:
             unsearched.append(folder)
             continue
         entries = _entries(folder)
         budget -= len(entries)
         outputs = [Path(e.path) for e in entries if _is_file(e) and _is_output(e)]
-        if outputs and depth > 0:
+        # A folder on the way to a root cannot be hidden whole: the bot's own would go with it.
+        if outputs and depth > 0 and not on_the_way:
             found.append(folder)
             continue
         found += outputs

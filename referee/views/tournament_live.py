@@ -116,8 +116,12 @@ class LiveDisplay:
         return table
 
 
-def _duration(seconds: float) -> str:
-    seconds = int(seconds)
+def _duration(elapsed: float) -> str:
+    """`elapsed` seconds in a few characters: tenths under 10 s (a run of 2.9 s is not "0s"),
+    whole seconds under a minute, then minutes and seconds, hours and minutes."""
+    if elapsed < 10:
+        return f"{int(elapsed * 10) / 10:.1f}s"  # cut, not rounded: 9.96 s is not "10.0s"
+    seconds = int(elapsed)
     if seconds < 60:
         return f"{seconds}s"
     if seconds < 3600:

@@ -6,6 +6,7 @@ tournament config `collect` writes names folders relative to itself, so the cour
 from __future__ import annotations
 
 import shutil
+import tomllib
 from pathlib import Path
 from typing import Any
 
@@ -104,6 +105,15 @@ def test_the_default_scheme_grades_every_student_negative_points_included(
     steps = [(80, "A"), (79.99, "B"), (60, "B"), (59.99, "C"), (40, "C"), (39.99, "F"),
              (0, "F"), (-0.01, "F"), (-1000, "F")]  # fmt: skip
     assert [(points, grade_of(scheme, points)) for points, _ in steps] == steps
+
+
+def test_the_scheme_docs_course_md_shows_is_the_one_course_new_writes(tmp_path: Path) -> None:
+    write_skeleton(tmp_path, "cup", "alak")
+    text = (Path(__file__).parents[2] / "docs" / "course.md").read_text()
+    grades = text[text.index("## Grades") :]
+    block = grades[grades.index("```toml\n") + len("```toml\n") : grades.index("```\n", 10)]
+    shown = tomllib.loads(block)
+    assert shown == tomllib.loads((tmp_path / "grading.toml").read_text())
 
 
 def one_student(tmp_path: Path, files: dict[str, str]) -> Course:

@@ -24,10 +24,10 @@ pytestmark = pytest.mark.skipif(
 )
 
 
-def blue_saw(cwd: Path, blue: str, orange: str) -> tuple[set[str], str]:
+def blue_saw(cwd: Path, blue: str, orange: str, *more: str) -> tuple[set[str], str]:
     done = referee(
         "play", "alak", "-p1", f"{sys.executable} {blue}", "-p2", f"{sys.executable} {orange}",
-        "--no-random-assignment", "--json", cwd=cwd,
+        "--no-random-assignment", "--json", *more, cwd=cwd,
     )  # fmt: skip
     assert done.returncode == 0, done.stderr
     return set(json.loads(done.stdout)["loser_line"].split("|")), done.stderr
@@ -63,6 +63,18 @@ def test_play_from_the_submissions_shows_no_other_submission(tmp_path: Path) -> 
     }
 
 
+@pytest.mark.parametrize("record", ["n.jsonl", "mine/n.jsonl"])
+def test_the_record_being_written_is_hidden_wherever_it_is(tmp_path: Path, record: str) -> None:
+    # In the folder the bots run in, or in a bot's own folder (neither can be hidden from the
+    # bots whole): the record shows as an empty file, not the game so far, and the bot whose
+    # folder holds it still runs.
+    spy(tmp_path / "mine" / "main.py", tmp_path)
+    spy(tmp_path / "theirs" / "main.py", tmp_path)
+    seen, _ = blue_saw(tmp_path, "mine/main.py", "theirs/main.py", "--record", record)
+    assert seen == {"mine/main.py"}
+    assert (tmp_path / record).read_text().startswith('{"')  # written, where it was asked
+
+
 def test_a_folder_too_big_to_search_is_hidden_and_said(tmp_path: Path) -> None:
     spy(tmp_path / "mine.py", tmp_path)
     spy(tmp_path / "theirs.py", tmp_path)
@@ -80,3 +92,14 @@ def test_a_folder_too_big_to_search_is_hidden_and_said(tmp_path: Path) -> None:
     said = " ".join(said.split())
     assert f"{tmp_path} holds more than {SCAN_ENTRIES:,} files and folders" in said
     assert f"(such as {tmp_path / 'zzz'}) are hidden from every bot" in said
+
+
+def test_a_record_on_the_way_to_a_bots_folder_is_hidden_not_the_bot(tmp_path: Path) -> None:
+    # An earlier game's record lies in the folder that holds a bot's folder: that folder cannot
+    # be hidden whole (the bot would lose its program and the game by crash); the record is.
+    spy(tmp_path / "bots" / "mine" / "main.py", tmp_path)
+    spy(tmp_path / "theirs" / "main.py", tmp_path)
+    (tmp_path / "bots" / "old.jsonl").write_text(record_header())
+    (tmp_path / "bots" / "notes.txt").write_text("the caller's notes")
+    seen, _ = blue_saw(tmp_path, "bots/mine/main.py", "theirs/main.py")
+    assert seen == {"bots/mine/main.py", "bots/notes.txt"}

@@ -63,3 +63,13 @@ def test_a_file_that_is_not_toml_is_named(tmp_path: Path, content: bytes, words:
     path.write_bytes(content)
     with pytest.raises(ConfigFileError, match=rf"^{path}: {words}"):
         read_model(path, Outer, what="the league's config")
+
+
+def test_a_setting_of_a_sub_table_written_above_it_is_told_where_it_belongs(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "a.toml"
+    path.write_text('name = "x"\ndepth = 3\n')
+    with pytest.raises(ConfigFileError) as raised:
+        read_model(path, Outer)
+    assert str(raised.value) == f"{path}:2: depth: unknown setting here: it belongs under [inner]"

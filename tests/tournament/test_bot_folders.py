@@ -14,7 +14,7 @@ from referee.commands.demo import DEFAULT_DIR
 from referee.commands.play import DEFAULT_RECORD_DIR
 from referee.course.check import RECORDS_PARENT
 from referee.isolation import player_places
-from referee.isolation.places import Places
+from referee.isolation.places import Places, run_hidden
 from referee.league.config import INDEX_NAME
 from referee.players import PlayerSpec, resolve_command
 from referee.tournament import bot_folders
@@ -159,3 +159,15 @@ def test_a_word_too_long_to_be_a_file_name_names_nothing(tmp_path: Path) -> None
     done = referee("play", "alak", "-p1", command, "-p2", "builtin:random", cwd=tmp_path)
     assert done.returncode == 0, done.stderr
     assert "Game over!" in done.stdout
+
+
+def test_only_a_records_folder_yields_to_a_bot_whose_program_lies_in_it() -> None:
+    # Run in /t, its program in /t/cup/x: a record's folder on that way yields (its record is
+    # hidden by its path); a tournament's folder there stays hidden, whatever makes it the
+    # bot's program's folder.
+    own = Places(Path("/t"), Path("/t/cup/x"), Path("/t/cup/x/main.py"))
+    records, run, elsewhere = Path("/t/cup"), Path("/t/cup/x"), Path("/t/other")
+    hidden = [records, run, elsewhere, Path("/t")]
+    assert run_hidden(own, hidden, yielding=[records]) == [run, elsewhere, Path("/t")]
+    assert run_hidden(own, hidden, yielding=[records, run]) == [elsewhere, Path("/t")]
+    assert run_hidden(own, hidden, yielding=[elsewhere]) == hidden

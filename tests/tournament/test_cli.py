@@ -64,6 +64,14 @@ def test_new_writes_a_working_config_from_a_folder_of_bots(tmp_path: Path) -> No
     assert again.returncode == 2 and "--force" in again.stderr
 
 
+def test_new_counts_one_player_in_the_singular(tmp_path: Path) -> None:
+    (tmp_path / "bots" / "alice").mkdir(parents=True)
+    (tmp_path / "bots" / "alice" / "main.py").write_text("")
+    proc = referee_here("tournament", "new", "bots", "--game", "alak", cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    assert "wrote tournament.toml with 1 player\n" in proc.stderr, proc.stderr
+
+
 def test_run_then_results_as_table_csv_and_json(tmp_path: Path) -> None:
     (tmp_path / "small.toml").write_text(SMALL)
     run = referee_here("tournament", "run", "small.toml", "--events", "-q", cwd=tmp_path)

@@ -163,6 +163,8 @@ def test_a_player_may_have_limits_of_its_own(tmp_path: Path) -> None:
         ("seed = 7", "seed = 7\nzzz = 2", ":4: zzz: unknown setting (check the spelling)"),
         ("[time_control]", "[openings]\nplyes = 4\n[time_control]",
          ":10: openings.plyes: unknown setting: did you mean 'plies'?"),
+        ("seed = 7", 'seed = 7\nformat = "swiss"\nrounds = 4',
+         ":5: rounds: unknown setting here: it belongs under [swiss]"),
     ],
 )  # fmt: skip
 def test_an_unknown_setting_gets_the_one_it_most_likely_meant(

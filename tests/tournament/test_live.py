@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import trio
+import trio.testing
 from rich.console import Console
 
 from protocols.base import Reason, Side
@@ -90,3 +92,18 @@ async def test_a_double_forfeit_is_named_so_and_lost_by_both_never_a_draw() -> N
     for name in ("ann", "bob"):  # games, W, D, L: a loss each
         row = next(line for line in standings.splitlines() if f" {name} " in line)
         assert [cell.strip() for cell in row.split("│")][3:7] == ["1", "0", "0", "1"], row
+
+
+async def test_a_short_run_is_timed_in_tenths_never_said_to_take_0s(
+    autojump_clock: trio.testing.MockClock,
+) -> None:
+    state = RunState(players=["ann", "bob"], total=1)
+    state.results.append(GameResult("ann", "bob", Side.BLUE, Reason.NO_LEGAL_MOVE))
+    console = Console(record=True, width=120, color_system=None)
+    display = LiveDisplay(console, state, "cup")
+    await trio.sleep(2.94)
+    console.print(display.render())
+    assert "done in 2.9s" in console.export_text()
+    await trio.sleep(60.0)  # past 10 s, whole seconds are enough
+    console.print(display.render())
+    assert "done in 1m02s" in console.export_text()
