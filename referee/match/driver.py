@@ -154,17 +154,23 @@ class _Game:
     async def _turns(self) -> Verdict:
         """Tell both sides their first lines, ask the mover, then wait for the verdict."""
         start = self.judge.start()
+        failed: tuple[Side, BotFault] | None = None
         # One write each: a bot reading its colour finds what follows it already there.
         for side, lines in ((start.waiting, start.waiting_lines), (start.mover, start.told)):
             if lines:
                 try:
                     await self.players[side].send_line("\n".join(lines))
                 except BotFault as fault:  # it died while starting, or stopped reading at once
-                    return await self._fault_verdict(side, fault)
-        if (ended := self.judge.ended()) is not None:
+                    failed = failed or (side, fault)
+        if failed is None and (ended := self.judge.ended()) is not None:
             return ended
         async with trio.open_nursery() as watching:
             watching.start_soon(self._watch_deadline, watching.cancel_scope)
+            if failed is not None:
+                # The game is decided, but the mover is still asked, as it would have been: a
+                # bot that never started cannot win, so one that fails on its first question
+                # must have it to show that (its fault is waited for); an answer is not judged.
+                self._judge_fault(*failed)
             if refused := await self._ask(start.mover, start.asked, trio.current_time()):
                 self._judge_fault(start.mover, refused)
             await self._decided.wait()

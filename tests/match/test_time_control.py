@@ -677,6 +677,24 @@ async def test_an_answer_cut_short_by_the_others_crash_is_no_fault(
     assert record.result is not None and record.result.detail.startswith("orange: ")
 
 
+@pytest.mark.parametrize("orange", [dies_after(0.0, 0), writes_unasked(0.0)])
+async def test_a_bot_that_fails_on_its_colour_does_not_win_when_the_other_failed_before_it(
+    autojump_clock: trio.testing.MockClock, orange: Program
+) -> None:
+    # Orange fails before blue is sent its colour (dead at once, or a line out of turn): blue
+    # is still asked, and fails on it: a bot that never started cannot win.
+    record = await play(hears_colour_then_dies(0.0), orange, settings_of())
+    assert verdict_of(record) == (None, Reason.CRASH, 0)
+    assert record.result is not None and record.result.detail.startswith("neither player ")
+
+
+async def test_a_bot_that_answers_its_colour_wins_when_the_other_failed_before_it(
+    autojump_clock: trio.testing.MockClock,
+) -> None:
+    record = await play(plays(BLUE_MOVES), dies_after(0.0, 0), settings_of())
+    assert verdict_of(record) == (Side.BLUE, Reason.CRASH, 0)
+
+
 # -- an answer read in the very moment its deadline passes ---------------------------------------
 
 
