@@ -59,7 +59,6 @@
 #include <limits.h>
 #include <unistd.h>
 
-#define MAX_OPS 512
 #define BASE "/tmp" /* where the sandbox's own root is mounted, in its namespace only */
 #define NEW_ROOT "/newroot"
 #define OLD_ROOT "/oldroot"
@@ -76,8 +75,8 @@ struct op {
 };
 
 struct plan {
-    struct op ops[MAX_OPS];
-    int count;
+    struct op *ops; /* as many as the options could name: no limit but the command line's */
+    int count, room;
     int namespaces; /* CLONE_NEW* besides the mount namespace */
     int die_with_parent;
     int drop_caps;
@@ -116,7 +115,7 @@ static void usage(const char *what) {
 }
 
 static struct op *add_op(struct plan *plan, enum op_kind kind, mode_t *perms, long long *size) {
-    if (plan->count == MAX_OPS) usage("too many operations");
+    if (plan->count == plan->room) usage("too many operations");
     struct op *op = &plan->ops[plan->count++];
     memset(op, 0, sizeof *op);
     op->kind = kind;
@@ -129,6 +128,11 @@ static struct op *add_op(struct plan *plan, enum op_kind kind, mode_t *perms, lo
 
 static void parse(char **args, struct plan *plan) {
     memset(plan, 0, sizeof *plan);
+    /* Each operation takes at least one word of the command line: a record-filled folder hides
+       each record by an operation of its own, hundreds or thousands of them. */
+    for (char **word = args; *word; word++) plan->room++;
+    plan->ops = calloc((size_t)plan->room + 1, sizeof *plan->ops);
+    if (!plan->ops) die("cannot allocate the plan", NULL);
     mode_t perms = 0755;
     long long size = 0;
     int at = 0;

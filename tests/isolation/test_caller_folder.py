@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from referee.tournament.bot_folders import SCAN_ENTRIES
+from referee.tournament.bot_folders import HIDDEN_FILES_MAX, SCAN_ENTRIES
 from tests.commandline import referee
 from tests.isolation.test_bot_folders import record_header, spy
 
@@ -103,3 +103,33 @@ def test_a_record_on_the_way_to_a_bots_folder_is_hidden_not_the_bot(tmp_path: Pa
     (tmp_path / "bots" / "notes.txt").write_text("the caller's notes")
     seen, _ = blue_saw(tmp_path, "bots/mine/main.py", "theirs/main.py")
     assert seen == {"bots/mine/main.py", "bots/notes.txt"}
+
+
+def test_a_folder_of_many_records_plays_with_every_record_hidden(tmp_path: Path) -> None:
+    # A teacher's folder of `referee play --record gameN.jsonl` games, the bots run in it: it
+    # cannot be hidden whole, so each record is hidden by itself, however many there are.
+    spy(tmp_path / "mine.py", tmp_path)
+    spy(tmp_path / "theirs.py", tmp_path)
+    for number in range(1000):
+        (tmp_path / f"game{number}.jsonl").write_text(record_header())
+    seen, _ = blue_saw(tmp_path, "mine.py", "theirs.py", "--record", "game1000.jsonl")
+    assert seen == {"mine.py"}
+
+
+def test_more_records_than_the_sandbox_can_hide_are_refused_before_any_game(
+    tmp_path: Path,
+) -> None:
+    spy(tmp_path / "mine.py", tmp_path)
+    spy(tmp_path / "theirs.py", tmp_path)
+    for number in range(HIDDEN_FILES_MAX + 1):
+        (tmp_path / f"game{number}.jsonl").write_text(record_header())
+    done = referee(
+        "play", "alak", "-p1", f"{sys.executable} mine.py", "-p2", f"{sys.executable} theirs.py",
+        "--record", str(tmp_path.parent / f"{tmp_path.name}-new.jsonl"), cwd=tmp_path,
+    )  # fmt: skip
+    said = " ".join(done.stderr.split())
+    assert done.returncode == 2, said
+    assert f"{tmp_path} holds {HIDDEN_FILES_MAX + 1:,} game records" in said
+    assert f"hides at most {HIDDEN_FILES_MAX:,} such files" in said
+    assert f"mkdir {tmp_path}/games && mv {tmp_path}/*.jsonl {tmp_path}/games/" in said
+    assert not (tmp_path.parent / f"{tmp_path.name}-new.jsonl").exists()  # no game
