@@ -15,6 +15,7 @@ import pytest
 
 from referee.isolation import native
 from referee.isolation.sandbox import PRIVATE_PLACES, View, sandbox_argv
+from referee.isolation.scratch import make_scratch, remove_scratch
 
 pytestmark = pytest.mark.skipif(
     os.geteuid() != 0, reason="the compiled helper makes the sandbox only for a root referee"
@@ -76,3 +77,13 @@ def test_the_bots_writable_folder_and_private_places_are_nosuid_and_nodev(
 
 def test_a_hidden_file_reads_empty(program: list[str], tmp_path: Path) -> None:
     assert run_inside(program, tmp_path, "cat hidden.jsonl && echo read") == "read\n"
+
+
+def test_the_scratch_tmpfs_of_a_bots_private_places_is_nosuid_and_nodev() -> None:
+    # Without the sandbox (users+cgroup as root) its private /tmp and the others are this tmpfs.
+    folder = make_scratch(1, None)
+    try:
+        mounts = mount_options(Path("/proc/self/mountinfo").read_text())
+        assert {"rw", "nosuid", "nodev"} <= mounts[str(folder)], mounts[str(folder)]
+    finally:
+        remove_scratch(folder)
