@@ -250,13 +250,13 @@ def crowd_refusal(isolation: Isolation, found: Sequence[Path]) -> str | None:
         counts[path.parent] = counts.get(path.parent, 0) + 1
     folder, count = max(counts.items(), key=lambda item: item[1])
     program = "bubblewrap" if bubblewrap else "the sandbox"
+    in_all = f" ({len(files):,} in the bots' folders)" if count < len(files) else ""
     return (
-        f"{folder} holds {count:,} game records of the referee ({len(files):,} in the bots' "
-        f"folders), and the bots run in it or below it: {program} hides at most {most:,} "
-        "such files from a bot, each by itself, so no game was played. Move the records into "
-        f"a folder of their own that no bot runs in (mkdir {folder}/games && mv "
-        f"{folder}/*.jsonl {folder}/games/), and write the next ones there "
-        "(--record games/NAME.jsonl)"
+        f"{folder} holds {count:,} game records of the referee{in_all}, and the bots run in it "
+        f"or below it: {program} hides at most {most:,} such files from a bot, each by itself, "
+        "so no game was played. Move the records into a folder of their own that no bot runs "
+        f"in (mkdir {folder}/games && mv {folder}/*.jsonl {folder}/games/), and write the next "
+        "ones there (referee play --record games/NAME.jsonl)"
     )
 
 
