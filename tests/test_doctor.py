@@ -133,5 +133,9 @@ def test_doctor_says_what_writable_dir_true_allows(
     assert "writable_dir = true is for trusted bots only" in said
     assert "bounds each file (file_size_mb), not their total" in said
     assert owner in said
+    assert "a bot can still leave links (to /etc, /root), FIFOs, sockets" in said
+    assert "delete or replace its own program, which voids its later games" in said
+    assert ("set-group-id bits of what a bot user id owns there are cleared" in said) == (uid == 0)
     description = IsolationSettings.model_fields["writable_dir"].description
     assert description is not None and "trusted bots only" in description
+    assert "set-user-id and set-group-id bits cleared after each game" in description

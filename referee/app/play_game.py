@@ -25,7 +25,7 @@ from referee.nofollow import ForeignFolder, PlantedLink, check_file
 from referee.openings import OpeningError, canonical_opening
 from referee.players import OpeningRefused, PlayerSpec, refuse_undeclared, unreachable_player
 from referee.records import GameRecord
-from referee.tournament.bot_folders import contain_run, layout_refusal
+from referee.tournament.bot_folders import CrowdedFolder, contain_run, layout_refusal
 
 
 class PlayRefused(Exception):
@@ -90,7 +90,10 @@ def prepare_game(request: PlayRequest) -> PreparedGame:
     # The record being written is hidden by its own path too: its folder may be one the bots
     # are shown (the one they run in, a bot's own), which is not hidden from them whole.
     record = request.record_path.absolute()
-    isolation = contain_run(request.isolation, players).hiding_unless_own(record.parent)
+    try:
+        isolation = contain_run(request.isolation, players).hiding_unless_own(record.parent)
+    except CrowdedFolder as exc:  # more records where the bots run than can be hidden
+        raise PlayRefused(str(exc)) from None
     isolation = isolation.hiding(record)
     host = Host(isolation, run_log(request.record_path.parent))
     try:

@@ -133,11 +133,18 @@ def own_folder(root: bool) -> str:
         if root
         else "the referee's user"
     )
+    setid = (
+        "; the folder is nosuid and nodev in the sandbox, and after each game the set-user-id "
+        "and set-group-id bits of what a bot user id owns there are cleared"
+        if root
+        else ""
+    )
     return (
         "its own folder: read-only to it (writable_dir = false, the default); writable_dir = "
         "true is for trusted bots only: it bounds each file (file_size_mb), not their total nor "
         f"their number (the start check writes there too), and what a bot writes stays, owned by "
-        f"{owner}"
+        f"{owner}{setid}; a bot can still leave links (to /etc, /root), FIFOs, sockets and files "
+        "open to all there, and delete or replace its own program, which voids its later games"
     )
 
 

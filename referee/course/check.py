@@ -161,7 +161,9 @@ async def run_check(
     host = Host(isolation, run_log(record_dir))
     # Nor may it see earlier checks' records (referee-games/), or a command opponent's files.
     players = check_players(game_name, command, opponent, seed, cwd)
-    host = replace(host, isolation=contain_run(host.isolation, players))
+    # A bot alone in its folder full of records: its games say it did not start (no refusal
+    # here, where a course's check goes on to the next student).
+    host = replace(host, isolation=contain_run(host.isolation, players, refuse_crowded=False))
     if host.isolation.has(Feature.SANDBOX):  # in a course's or a tournament's folder, its own
         host = host.hiding(*check_hidden(player_places(command, cwd)))
     for _ in range(games_per_colour):

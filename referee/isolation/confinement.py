@@ -66,6 +66,7 @@ from referee.isolation.scratch import (
     remove_files_of,
     remove_scratch,
 )
+from referee.isolation.setid import clear_setid
 
 LAUNCHER = Path(__file__).with_name("launch.py")
 SUPERVISOR = Path(__file__).with_name("supervise.py")
@@ -476,6 +477,8 @@ class Confinement:
         self.ponder: PonderWatch | None = None
         self._tree_cpu: proctree.TreeCpu | None = None  # where no cgroup counts CPU time
         self._released = False
+        # Its folder, where the run lets it write there (`writable_dir`): see `release`.
+        self.writable_folder: Path | None = None
         self.notes: list[str] = []  # what `auto` could not use for this bot, and why
         self.features = self.isolation.features  # what this bot actually runs under
 
@@ -585,6 +588,8 @@ class Confinement:
             path, value = self.cgroup.freeze_file(False)
             supervisor += ["--thaw", str(path), value]
         launch = self._launch_arguments(argv, cwd, executable, hide, fd, named)
+        if self.isolation.settings.writable_dir:
+            self.writable_folder = cwd
         return [*supervisor, "--", *launch]
 
     def _launch_arguments(
@@ -813,6 +818,10 @@ class Confinement:
                 await trio.to_thread.run_sync(remove_scratch, self.scratch)
                 self.scratch = None
             if self.slot is not None:
+                if self.writable_folder is not None:  # no set-user-id program of a bot's user
+                    settings = self.isolation.settings
+                    uids = range(settings.uid_base, settings.uid_base + settings.uid_count)
+                    await trio.to_thread.run_sync(clear_setid, self.writable_folder, uids)
                 # What its bot made: the file system's clock is coarser than time.time().
                 since = self.slot.taken_at - FILE_CLOCK_SLACK
                 await trio.to_thread.run_sync(remove_files_of, self.slot.uid, since)

@@ -79,12 +79,15 @@ class IsolationSettings(BaseModel):
     # of its own, without it too (whatever their permissions); True: writable as far as their
     # permissions let the bot's user write.
     # True is for trusted bots only: nothing bounds the total a bot writes there (each file has
-    # `file_size_mb`), and its files stay, owned by a bot user id that later games reuse.
+    # `file_size_mb`), and its files stay, owned by a bot user id that later games reuse; only
+    # their set-user-id and set-group-id bits are cleared after each game (`setid.py`).
     writable_dir: bool = Field(
         False,
         description="the bot may write its own directory (trusted bots only: each file is "
         "bounded, not their total; what it writes stays, owned by a bot user id later games "
-        "reuse)",
+        "reuse, its set-user-id and set-group-id bits cleared after each game; it may leave "
+        "links, FIFOs and sockets there, and delete or replace its own program, which voids "
+        "its later games)",
     )
     # The environment a bot starts with. `minimal`: PATH, HOME and TMPDIR of its own, LANG and
     # Python's unbuffered output, plus the variables named in `pass_variables`. `caller`: the

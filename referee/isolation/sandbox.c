@@ -25,9 +25,9 @@
  *                                process is in (the bot's own, joined by the launcher before)
  *   --die-with-parent            the sandbox dies when the process that started it does
  *   --cap-drop ALL, --cap-add CAP_NAME   the capabilities COMMAND is executed with (as root)
- *   --ro-bind SRC DEST, --ro-bind-try SRC DEST, --bind SRC DEST   bind mounts (recursive);
- *                                --dev-bind SRC DEST is --bind (bwrap's plain binds are nodev,
- *                                these never are)
+ *   --ro-bind SRC DEST, --ro-bind-try SRC DEST, --bind SRC DEST   bind mounts (recursive),
+ *                                nosuid and nodev as bwrap's; --dev-bind SRC DEST is --bind
+ *                                where devices work (nosuid only)
  *   --tmpfs DEST, --dir DEST, --perms OCTAL, --size BYTES, --remount-ro DEST
  *   --symlink TARGET DEST        a symbolic link (/bin -> usr/bin)
  *   --dev DEST                   a minimal /dev: null zero full random urandom tty, pts, shm
@@ -59,7 +59,6 @@
 #include <limits.h>
 #include <unistd.h>
 
-#define MAX_OPS 512
 #define BASE "/tmp" /* where the sandbox's own root is mounted, in its namespace only */
 #define NEW_ROOT "/newroot"
 #define OLD_ROOT "/oldroot"
@@ -70,14 +69,14 @@ struct op {
     enum op_kind kind;
     const char *source; /* binds; a link's target */
     const char *dest;
-    int readonly, optional;
+    int readonly, optional, devices;
     mode_t perms;
     long long size; /* tmpfs bytes; 0: the kernel's default */
 };
 
 struct plan {
-    struct op ops[MAX_OPS];
-    int count;
+    struct op *ops; /* as many as the options could name: no limit but the command line's */
+    int count, room;
     int namespaces; /* CLONE_NEW* besides the mount namespace */
     int die_with_parent;
     int drop_caps;
@@ -116,7 +115,7 @@ static void usage(const char *what) {
 }
 
 static struct op *add_op(struct plan *plan, enum op_kind kind, mode_t *perms, long long *size) {
-    if (plan->count == MAX_OPS) usage("too many operations");
+    if (plan->count == plan->room) usage("too many operations");
     struct op *op = &plan->ops[plan->count++];
     memset(op, 0, sizeof *op);
     op->kind = kind;
@@ -129,6 +128,11 @@ static struct op *add_op(struct plan *plan, enum op_kind kind, mode_t *perms, lo
 
 static void parse(char **args, struct plan *plan) {
     memset(plan, 0, sizeof *plan);
+    /* Each operation takes at least one word of the command line: a record-filled folder hides
+       each record by an operation of its own, hundreds or thousands of them. */
+    for (char **word = args; *word; word++) plan->room++;
+    plan->ops = calloc((size_t)plan->room + 1, sizeof *plan->ops);
+    if (!plan->ops) die("cannot allocate the plan", NULL);
     mode_t perms = 0755;
     long long size = 0;
     int at = 0;
@@ -197,6 +201,7 @@ static void parse(char **args, struct plan *plan) {
             op->source = value;
             op->dest = args[at + 2];
             op->readonly = strncmp(option, "--ro-", 5) == 0;
+            op->devices = strcmp(option, "--dev-bind") == 0;
             op->optional = strcmp(option, "--ro-bind-try") == 0;
             at += 2;
         } else {
@@ -279,11 +284,13 @@ unsigned long kept_flags(const char *mount_point) {
     return flags;
 }
 
-static void remount_readonly(const char *mount_point) {
-    unsigned long flags = MS_REMOUNT | MS_BIND | MS_RDONLY | kept_flags(mount_point);
+/* The mount at `mount_point` remounted with `added` (MS_RDONLY, MS_NOSUID, MS_NODEV) besides
+   what it keeps. */
+static void restrict_mount(const char *mount_point, unsigned long added) {
+    unsigned long flags = MS_REMOUNT | MS_BIND | added | kept_flags(mount_point);
     /* A mount point that root itself cannot look into cannot be reached by the bot either. */
     if (mount(NULL, mount_point, NULL, flags, NULL) != 0 && errno != EACCES)
-        die("cannot make read-only", mount_point);
+        die(added & MS_RDONLY ? "cannot make read-only" : "cannot restrict", mount_point);
 }
 
 /* mountinfo escapes space, tab, newline and backslash as \ooo. */
@@ -300,9 +307,9 @@ static void unescape(char *text) {
     *out = 0;
 }
 
-/* `path` and every mount below it read-only (each mount of a recursive bind is its own). The
-   mount table is read from the machine's /proc, still mounted under the old root. */
-static void make_tree_readonly(const char *path, const char *proc) {
+/* `path` and every mount below it remounted with `added` (each mount of a recursive bind is its
+   own). The mount table is read from the machine's /proc, still mounted under the old root. */
+static void restrict_tree(const char *path, const char *proc, unsigned long added) {
     char table[PATH_MAX];
     join(table, proc, "/self/mountinfo");
     FILE *mounts = fopen(table, "re");
@@ -315,7 +322,7 @@ static void make_tree_readonly(const char *path, const char *proc) {
         if (!field) continue;
         unescape(field);
         if (strncmp(field, path, length) == 0 && (field[length] == 0 || field[length] == '/'))
-            remount_readonly(field);
+            restrict_mount(field, added);
     }
     fclose(mounts);
 }
@@ -346,7 +353,13 @@ static void bind_path(const struct op *op) {
     else
         make_file(to);
     if (mount(from, to, NULL, MS_BIND | MS_REC, NULL) != 0) die("cannot bind", op->source);
-    if (op->readonly) make_tree_readonly(to, OLD_ROOT "/proc");
+    /* As bwrap's binds: no set-user-id program, nor any device but --dev-bind's, works there
+       (a bot that may write its folder leaves no setuid program or device node of use). */
+    unsigned long added = MS_NOSUID | (op->devices ? 0 : MS_NODEV) | (op->readonly ? MS_RDONLY : 0);
+    if (S_ISDIR(info.st_mode))
+        restrict_tree(to, OLD_ROOT "/proc", added);
+    else
+        restrict_mount(to, added); /* a file has no mounts below it */
 }
 
 static void device(const char *dev, const char *name) {
@@ -393,7 +406,7 @@ static void make_proc(const char *dest) {
         below(path, proc, TUNABLES[i]);
         if (access(path, F_OK) != 0) continue;
         if (mount(path, path, NULL, MS_BIND | MS_REC, NULL) != 0) die("cannot bind", path);
-        remount_readonly(path);
+        restrict_mount(path, MS_RDONLY);
     }
 }
 
@@ -420,7 +433,7 @@ static void carry_out(const struct op *op) {
         break;
     case OP_REMOUNT_RO:
         join(path, NEW_ROOT, op->dest);
-        remount_readonly(path);
+        restrict_mount(path, MS_RDONLY);
         break;
     case OP_DEV:
         make_dev(op->dest);

@@ -30,7 +30,9 @@ What a sandboxed bot sees and may do:
   records being written, a tournament's folder with its store, other runs' stores and records);
 - a private /tmp, /var/tmp, /dev/shm and /run/lock (also its HOME and TMPDIR), of `tmp_mb` in all
   when the referee is root (one scratch tmpfs bound to the four places), gone with the bot;
-- no capabilities, even when the referee runs as root, and no way to gain any (no-new-privileges).
+- no capabilities, even when the referee runs as root, and no way to gain any (no-new-privileges);
+  every folder bound in, its own writable one and its private places too, is `nosuid` and
+  `nodev`: no set-user-id program nor device node works there.
 """
 
 from __future__ import annotations
@@ -60,7 +62,8 @@ SYS_SHOWN = (Path("/sys/devices/system/cpu"),)
 PRIVATE_PLACES = {"/tmp": "tmp", "/var/tmp": "var-tmp", "/dev/shm": "shm", "/run/lock": "lock"}
 HIDDEN_SIZE = 1 * MB  # hidden places are empty; mount points of bound paths need a little room
 # What a hidden file shows instead: reads find it empty, writes go nowhere. Bound as it is, not
-# read-only: a device's bind cannot be remounted read-only, and nothing can be kept in it.
+# read-only: a device's bind cannot be remounted read-only, and nothing can be kept in it; with
+# `--dev-bind`, as every other bind is `nodev` (where opening it would be refused instead).
 HIDDEN_FILE = "/dev/null"
 # What a bot's /proc shows empty, in the sandbox and without it: what the kernel lists there of
 # every user of the machine (/proc/key-users: each user's count of kernel keys).
@@ -295,7 +298,7 @@ def _binds_and_hides(view: View, mounts: Mounts) -> list[str]:
                 mounts.fresh.append(path)
                 mounts.hidden.append(path)
             elif path.exists():  # a file (another bot's program beside this one): empty here
-                argv += ["--bind", HIDDEN_FILE, str(path)]
+                argv += ["--dev-bind", HIDDEN_FILE, str(path)]
             continue
         argv += mounts.parents(path)
         if kind == "public":

@@ -4,13 +4,13 @@ Each referee process keeps its bots' scratch folders in a private folder of its 
 in the temporary folder (`/tmp/referee-scratch-<pid>-XXXXXXXX`, mode 0700: the referee's user
 alone may enter it; no bot's user needs to, since a root referee's bot reaches its scratch folder
 only as its private places, bound as root). Each scratch folder is made inside it, with a random
-name. When the referee may mount (it runs as root), a tmpfs of the bot's `tmp_mb` is mounted on
-it, so the bot's total writes there are bounded, not only each file (`RLIMIT_FSIZE`): a bot that
-fills it gets ENOSPC. A root referee's scratch folder holds the bot's private /tmp, /var/tmp,
-/dev/shm and /run/lock (one tmpfs for all four), at every level: bound in the sandbox's view, or
-by the launcher in a mount namespace of the bot's own. A referee that is not root gives a
-sandboxed bot a tmpfs of its own for each instead, and any other bot an ordinary folder as its
-HOME and TMPDIR.
+name. When the referee may mount (it runs as root), a tmpfs of the bot's `tmp_mb` (nosuid,
+nodev) is mounted on it, so the bot's total writes there are bounded, not only each file
+(`RLIMIT_FSIZE`): a bot that fills it gets ENOSPC. A root referee's scratch folder holds the
+bot's private /tmp, /var/tmp, /dev/shm and /run/lock (one tmpfs for all four), at every level:
+bound in the sandbox's view, or by the launcher in a mount namespace of the bot's own. A referee
+that is not root gives a sandboxed bot a tmpfs of its own for each instead, and any other bot an
+ordinary folder as its HOME and TMPDIR.
 
 A referee killed hard leaves its private folder behind; the next one to start sweeps it. Anyone
 may create names in /tmp, so the sweep trusts nothing it finds there by its name: it takes only
@@ -44,6 +44,7 @@ PRIVATE_MODE = 0o700  # its user's alone: every bot reaches its scratch through 
 SCRATCH_PREFIX = "referee-bot-"  # a bot's scratch folder inside it: PREFIX<random>
 TMPFS_NAME = b"referee-scratch"  # the source that mountinfo shows for a scratch tmpfs
 MNT_DETACH = 2
+MS_NOSUID, MS_NODEV = 2, 4
 UMOUNT_NOFOLLOW = 8
 WORLD_WRITABLE = (Path("/tmp"), Path("/var/tmp"), Path("/dev/shm"), Path("/run/lock"))
 _private: list[Path] = []  # this process's private folder, once made
@@ -118,7 +119,9 @@ def make_private_places(path: Path) -> None:
 
 def _mount_tmpfs(path: Path, size_mb: int) -> bool:
     options = f"size={size_mb * MB},mode=0700".encode()
-    done = _libc().mount(TMPFS_NAME, bytes(path), b"tmpfs", 0, options)
+    # No set-user-id program nor device node of a bot works in its private places (binds of
+    # this tmpfs keep these flags).
+    done = _libc().mount(TMPFS_NAME, bytes(path), b"tmpfs", MS_NOSUID | MS_NODEV, options)
     return bool(done == 0)
 
 

@@ -24,9 +24,16 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from referee.isolation import Feature, Isolation, player_directories, player_places
+from referee.isolation import (
+    Feature,
+    Isolation,
+    IsolationUnavailable,
+    player_directories,
+    player_places,
+)
 from referee.isolation.confinement import public_directories
 from referee.isolation.interpreters import without_env
+from referee.isolation.levels import BUBBLEWRAP
 from referee.isolation.places import Places
 from referee.isolation.sandbox import SYSTEM, views_own
 from referee.players import PlayerSpec, is_builtin, player_cwd
@@ -45,6 +52,18 @@ RECORD_SUFFIX = ".jsonl"
 SCAN_DEPTH = 4
 SCAN_ENTRIES = 10_000
 HEADER_BYTES = 1 << 16  # a record's first line, its header, is well within this
+# How many files of the referee's output the sandbox hides from a bot one by one (each by a
+# mount of its own, where their folder is one the bot is shown): the compiled helper starts a
+# bot about 90 ms later with 10,000; bubblewrap reads the whole mount table again for each
+# mount (1,000 files: 1 s more per bot start, 2,000: 4.5 s) and takes 9,000 words at most
+# (docs/performance.md, "A game's fixed cost").
+HIDDEN_FILES_MAX = 10_000
+HIDDEN_FILES_MAX_BUBBLEWRAP = 1_000
+
+
+class CrowdedFolder(IsolationUnavailable):
+    """More of the referee's output in the bots' own folders than the sandbox can hide one by
+    one: said before any game, with the folder, the count and the fix."""
 
 
 def program_folder(player: PlayerSpec) -> Path | None:
@@ -194,21 +213,51 @@ def command_problem(command: str, folder: Path) -> str | None:
     return None
 
 
-def contain_run(isolation: Isolation, players: Sequence[PlayerSpec]) -> Isolation:
+def contain_run(
+    isolation: Isolation, players: Sequence[PlayerSpec], *, refuse_crowded: bool = True
+) -> Isolation:
     """`isolation` keeping every bot of the run from each other player's places, and hiding
     from all of them the referee's output in the folders the bots are shown and the folders
-    beside a bot's program's folder (only the sandbox hides anything)."""
+    beside a bot's program's folder (only the sandbox hides anything). Raises `CrowdedFolder`
+    where more files must be hidden one by one than the sandbox can (`refuse_crowded`; a
+    check's bot, alone in its folder, is told by its games instead)."""
     if not isolation.has(Feature.SANDBOX):
         return isolation
     own = [p for p in players if not is_builtin(p.command)]
     places = [player_places(p.command, player_cwd(p)) for p in own]
     roots = [root for p in own for root in player_directories(p.command, player_cwd(p))]
     search = referee_output(roots)
+    if refuse_crowded and (crowded := crowd_refusal(isolation, search.found)):
+        raise CrowdedFolder(crowded)
     contained = isolation.among(*places).hiding(*search.found, *search.unsearched)
     contained = contained.hiding(*beside_programs(places))
     if search.unsearched:
         contained = contained.noting(_unsearched_note(search.unsearched, roots))
     return contained
+
+
+def crowd_refusal(isolation: Isolation, found: Sequence[Path]) -> str | None:
+    """Why the sandbox cannot hide the files of `found` (what `referee_output` found: files in
+    the folders the bots are shown, folders elsewhere) one by one, naming the folder that holds
+    the most of them, their count and the fix; None when it can."""
+    bubblewrap = isolation.sandbox_program == BUBBLEWRAP
+    most = HIDDEN_FILES_MAX_BUBBLEWRAP if bubblewrap else HIDDEN_FILES_MAX
+    files = [path for path in found if not path.is_dir()]
+    if len(files) <= most:
+        return None
+    counts: dict[Path, int] = {}
+    for path in files:
+        counts[path.parent] = counts.get(path.parent, 0) + 1
+    folder, count = max(counts.items(), key=lambda item: item[1])
+    program = "bubblewrap" if bubblewrap else "the sandbox"
+    in_all = f" ({len(files):,} in the bots' folders)" if count < len(files) else ""
+    return (
+        f"{folder} holds {count:,} game records of the referee{in_all}, and the bots run in it "
+        f"or below it: {program} hides at most {most:,} such files from a bot, each by itself, "
+        "so no game was played. Move the records into a folder of their own that no bot runs "
+        f"in (mkdir {folder}/games && mv {folder}/*.jsonl {folder}/games/), and write the next "
+        "ones there (referee play --record games/NAME.jsonl)"
+    )
 
 
 def beside_programs(places: Sequence[Places]) -> list[Path]:

@@ -130,7 +130,8 @@ max_line_bytes = 4096
 level = "auto"                  # auto: the strongest this machine offers (sandbox+users+cgroup
                                 # where available); or basic, or features joined by +
 writable_dir = false            # true: a bot may write in its own folder: for trusted bots
-                                # only (each file is bounded, not their total; see doctor)
+                                # only (each file is bounded, not their total; it may
+                                # leave links and replace its own program; see doctor)
 
 [match.limits]                  # per bot; a player's own [players.limits] table overrides them
 memory_mb = 1024                # the bot's whole process tree

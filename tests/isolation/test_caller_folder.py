@@ -10,12 +10,17 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import sys
 from pathlib import Path
 
 import pytest
 
-from referee.tournament.bot_folders import SCAN_ENTRIES
+from referee.tournament.bot_folders import (
+    HIDDEN_FILES_MAX,
+    HIDDEN_FILES_MAX_BUBBLEWRAP,
+    SCAN_ENTRIES,
+)
 from tests.commandline import referee
 from tests.isolation.test_bot_folders import record_header, spy
 
@@ -103,3 +108,59 @@ def test_a_record_on_the_way_to_a_bots_folder_is_hidden_not_the_bot(tmp_path: Pa
     (tmp_path / "bots" / "notes.txt").write_text("the caller's notes")
     seen, _ = blue_saw(tmp_path, "bots/mine/main.py", "theirs/main.py")
     assert seen == {"bots/mine/main.py", "bots/notes.txt"}
+
+
+def test_a_folder_of_many_records_plays_with_every_record_hidden(tmp_path: Path) -> None:
+    # A teacher's folder of `referee play --record gameN.jsonl` games, the bots run in it: it
+    # cannot be hidden whole, so each record is hidden by itself, however many there are.
+    spy(tmp_path / "mine.py", tmp_path)
+    spy(tmp_path / "theirs.py", tmp_path)
+    for number in range(1000):
+        (tmp_path / f"game{number}.jsonl").write_text(record_header())
+    seen, _ = blue_saw(tmp_path, "mine.py", "theirs.py", "--record", "game1000.jsonl")
+    assert seen == {"mine.py"}
+
+
+def test_more_records_than_the_sandbox_can_hide_are_refused_before_any_game(
+    tmp_path: Path,
+) -> None:
+    spy(tmp_path / "mine.py", tmp_path)
+    spy(tmp_path / "theirs.py", tmp_path)
+    for number in range(HIDDEN_FILES_MAX + 1):
+        (tmp_path / f"game{number}.jsonl").write_text(record_header())
+    done = referee(
+        "play", "alak", "-p1", f"{sys.executable} mine.py", "-p2", f"{sys.executable} theirs.py",
+        "--record", str(tmp_path.parent / f"{tmp_path.name}-new.jsonl"), cwd=tmp_path,
+    )  # fmt: skip
+    said = " ".join(done.stderr.split())
+    assert done.returncode == 2, said
+    assert f"{tmp_path} holds {HIDDEN_FILES_MAX + 1:,} game records" in said
+    assert f"hides at most {HIDDEN_FILES_MAX:,} such files" in said
+    assert f"mkdir {tmp_path}/games && mv {tmp_path}/*.jsonl {tmp_path}/games/" in said
+    assert not (tmp_path.parent / f"{tmp_path.name}-new.jsonl").exists()  # no game
+
+
+@pytest.mark.skipif(shutil.which("bwrap") is None, reason="bubblewrap is not installed here")
+def test_a_tournament_with_more_records_in_a_bots_folder_than_bubblewrap_hides_is_refused(
+    tmp_path: Path,
+) -> None:
+    spy(tmp_path / "bots" / "alice" / "main.py", tmp_path)
+    spy(tmp_path / "bots" / "bob" / "main.py", tmp_path)
+    alice = tmp_path / "bots" / "alice"
+    for number in range(HIDDEN_FILES_MAX_BUBBLEWRAP + 1):
+        (alice / f"game{number}.jsonl").write_text(record_header())
+    made = referee("tournament", "new", "bots", "-g", "alak", "-o", "t.toml", cwd=tmp_path)
+    assert made.returncode == 0, made.stderr
+    config = tmp_path / "t.toml"
+    lines = config.read_text().splitlines(keepends=True)
+    at = next(n for n, line in enumerate(lines) if line.startswith("[match.isolation]"))
+    config.write_text(
+        "".join([*lines[: at + 1], 'sandbox_program = "bubblewrap"\n', *lines[at + 1 :]])
+    )
+    done = referee("tournament", "run", "t.toml", "--quiet", cwd=tmp_path)
+    said = " ".join(done.stderr.split())
+    assert done.returncode != 0, said
+    count = HIDDEN_FILES_MAX_BUBBLEWRAP + 1
+    assert f"{alice} holds {count:,} game records" in said
+    assert f"bubblewrap hides at most {HIDDEN_FILES_MAX_BUBBLEWRAP:,} such files" in said
+    assert not (tmp_path / "t" / "games").exists() or not any((tmp_path / "t" / "games").iterdir())
