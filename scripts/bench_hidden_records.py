@@ -11,6 +11,7 @@ Usage: python scripts/bench_hidden_records.py [COUNT...]
 
 from __future__ import annotations
 
+import argparse
 import shutil
 import statistics
 import subprocess
@@ -41,7 +42,11 @@ def start_ms(argv: list[str], runs: int) -> float:
 def main() -> None:
     helper = native.native_helper()
     bwrap = shutil.which("bwrap")
-    counts = [int(word) for word in sys.argv[1:]] or [0, 100, 1000, 2000]
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument(
+        "counts", nargs="*", type=int, default=[0, 100, 1000, 2000], help="records in the folder"
+    )
+    counts = parser.parse_args().counts
     print("records | compiled helper | bubblewrap")
     for count in counts:
         folder = Path(tempfile.mkdtemp(prefix="bench-records-"))

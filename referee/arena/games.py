@@ -206,4 +206,10 @@ async def play_game(
     replay = await store.write(finish, root, clock(), game, result)
     if replay is not None:
         log.info("game %d is void (%s): played again as game %d", game.id, result.why, replay.id)
+    elif result.void:  # the staff must learn that this meeting is lost
+        log.warning(
+            "game %d (version %s against version %s) is void (%s) and is not played again: "
+            "its meeting was void as often as one may be (docs/arena.md)",
+            game.id, game.blue, game.orange, result.why,
+        )  # fmt: skip
     return Played(result, replay)

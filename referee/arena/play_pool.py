@@ -5,11 +5,12 @@ Refereeing a game (starting its bots, the driver's loop, move by move) is work a
 does; in the server's own it would share the loop, and the core, with the pages. So the server
 starts a pool of game workers (play_worker.py), as many as the ladder plays games at once
 (`[schedule] concurrency`), at a lower CPU priority than itself, and each game's order goes to
-the worker with the fewest games (a worker plays its game's successor while the bots of the one
-before close). The worker streams the record's lines back as they are played; here they are
-written to the game's record (DIR/games/ID.jsonl, as the game goes: the server alone writes
-the arena's files) and told to the game's listener (the live view), and the ladder commits the
-result as it does every game's (games.py), so restarting, `kill -9` and voiding work as before.
+the worker with the fewest games still undecided (a worker plays its game's successor while the
+bots of the one before close). The worker streams the record's lines back as they are played;
+here they are written to the game's record (DIR/games/ID.jsonl, as the game goes: the server
+alone writes the arena's files) and told to the game's listener (the live view), and the
+ladder commits the result as it does every game's (games.py), so restarting, `kill -9` and
+voiding work as before.
 
 A worker that dies (or says what no worker says) voids the games it was playing: the record
 keeps what it sent, then a void result, `infrastructure` (a referee error for nonsense), never a
@@ -81,6 +82,7 @@ class Flight:
     result: Result | None = None
     error: str | None = None
     ended: trio.Event = field(default_factory=trio.Event)
+    settled: bool = False  # its result is known (its bots may still be closing)
 
     def take(self, line: Header | Ply | Result) -> None:
         """Record `line` and tell the listener (raises what writing the record raises)."""
@@ -107,6 +109,7 @@ class Flight:
                              void=True, finished_at=utc_now()))  # fmt: skip
         except Exception as exc:  # the record cannot be written: the game cannot count
             self.error = self.error or f"writing its record: {exc}"
+        self.settled = True
         self.decided()
         self.ended.set()
 
@@ -135,6 +138,11 @@ class GameWorker:
     @property
     def pid(self) -> int:
         return self.process.pid
+
+    def playing(self) -> int:
+        """The games it is playing whose result is not known yet: a game whose bots are only
+        closing does not keep its next game from it."""
+        return sum(not flight.settled for flight in self.flights.values())
 
     async def send(self, message: Setup | Play | Stop) -> None:
         assert self.process.stdin is not None
@@ -180,6 +188,7 @@ class GameWorker:
                 flight.error = flight.error or f"writing its record: {exc}"
                 self.nursery.start_soon(self._stop_quietly, message.id)
         elif isinstance(message, Decided):
+            flight.settled = True
             flight.decided()
         elif isinstance(message, Ended):
             flight.error = flight.error or message.error
@@ -275,7 +284,7 @@ class PlayPool:
             self.workers = [w for w in self.workers if w.alive]
             if len(self.workers) < self.size:
                 return await self.start_worker()
-        return min(self.workers, key=lambda w: len(w.flights))
+        return min(self.workers, key=GameWorker.playing)
 
     async def __call__(
         self,
@@ -303,6 +312,8 @@ class PlayPool:
                 with suppress(trio.BrokenResourceError, trio.ClosedResourceError):
                     await worker.send(Stop(id=number))
                 await flight.ended.wait()
+            if flight.result is None:  # its last lines did not come: its record still ends
+                flight.void(Reason.INTERRUPTED, "the arena server stopped while it was played")
             raise
         finally:
             del worker.flights[number]

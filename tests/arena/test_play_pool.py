@@ -7,14 +7,16 @@ from __future__ import annotations
 import os
 import signal
 from collections.abc import Callable
+from typing import Any, cast
 
 import trio
 
 from referee.arena.folder import Arena
 from referee.arena.ladder import Ladder, ladder_setup, run_ladder
-from referee.arena.play_pool import PlayPool
+from referee.arena.play_pool import GameWorker, PlayPool
 from referee.arena.play_worker import NICE
 from referee.arena.rows import Game, GameState
+from referee.match.host import Host
 from referee.records import read_record
 from tests.arena.ladder_rows import add_version, builtin_bot, script_bot
 
@@ -106,3 +108,43 @@ async def test_a_worker_killed_mid_game_voids_it_and_it_is_played_again(arena: A
     replaced = [g.replaces for g in rows.values() if g.replaces is not None]
     assert len(replaced) == len(set(replaced))
     assert worker not in pool.workers
+
+
+async def test_a_game_stopped_with_the_server_ends_its_record_with_a_result(arena: Arena) -> None:
+    for seed, name in enumerate(("alice", "bob"), 1):
+        add_version(arena, name, *script_bot(seed, delay=0.5))
+    scheduled(arena, concurrency=1, placement_games=2, min_meetings=1)
+    async with trio.open_nursery() as nursery:
+        await nursery.start(run_ladder, arena, ladder_setup(arena))
+        cut = await mid_game(arena)
+        nursery.cancel_scope.cancel()  # the server stops (Ctrl-C)
+    record = read_record(arena.paths.root / f"games/{cut.id}.jsonl")
+    assert record.result is not None and record.result.void
+    assert record.result.reason.value == "interrupted"
+    row = {g.id: g for g in games(arena)}[cut.id]
+    assert row.state is GameState.VOID and row.reason == "interrupted"
+
+
+class _Worker:
+    """A worker as the pool chooses among them: alive, with the games it holds."""
+
+    def __init__(self, settled: list[bool]) -> None:
+        self.alive = True
+        self.flights = {n: _Flight(s) for n, s in enumerate(settled)}
+
+    playing = GameWorker.playing
+
+
+class _Flight:
+    def __init__(self, settled: bool) -> None:
+        self.settled = settled
+
+
+async def test_a_game_goes_to_the_worker_whose_games_are_only_closing() -> None:
+    closing: Any = _Worker([True])  # one game each: this one's result is known
+    playing: Any = _Worker([False])
+    async with trio.open_nursery() as nursery:
+        pool = PlayPool(nursery, host=cast(Host, None), size=2)
+        for order in ([playing, closing], [closing, playing]):
+            pool.workers = order
+            assert await pool._worker() is closing

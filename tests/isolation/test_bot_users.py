@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 import pwd
 import subprocess
+import time
 import zlib
 from pathlib import Path
 
@@ -14,6 +15,7 @@ import trio
 
 from referee.isolation import bot_users
 from referee.isolation.bot_users import HELD, acquire_slot, lock_directory
+from referee.isolation.confinement import FILE_CLOCK_SLACK
 from tests.commandline import referee
 
 CompletedRun = subprocess.CompletedProcess[str]
@@ -164,6 +166,9 @@ def test_files_a_bot_user_id_had_before_the_run_are_not_removed(
         path.write_text("not a bot's")
         os.chown(path, base + index, base + index)
         os.utime(path, (1e9, 1e9))
+    # A change time cannot be set back: the files must be older than the run's start by more
+    # than the slack it allows the file system's clock, or they count as made in the run.
+    time.sleep(FILE_CLOCK_SLACK + 0.2)
     try:
         run = tournament(tmp_path, base)
         assert run.returncode == 0, run.stderr
