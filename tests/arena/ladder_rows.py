@@ -14,10 +14,24 @@ from referee.arena import accounts
 from referee.arena.folder import Arena
 from referee.arena.games import version_folder
 from referee.arena.roster import Person
-from referee.arena.rows import GameKind, Role, VersionStatus
+from referee.arena.rows import Game, GameKind, Role, VersionStatus
 from referee.arena.store import stamp, transaction
 
 START = datetime(2026, 9, 1, 12, 0, tzinfo=UTC)
+PATIENCE = 300  # seconds: a ladder that has not done it by then never will (a busy machine)
+
+
+def games(arena: Arena) -> list[Game]:
+    """Every game of the arena's store, oldest first."""
+    rows = arena.store.reader.execute(f"SELECT {Game.COLUMNS} FROM games ORDER BY id")
+    return [Game.of(r) for r in rows]
+
+
+def scheduled(arena: Arena, **settings: object) -> None:
+    """The arena's `[schedule]` with `settings` changed."""
+    schedule = arena.config.schedule.model_copy(update=settings)
+    arena.config = arena.config.model_copy(update={"schedule": schedule})
+
 
 # A tic-tac-toe bot that plays a random legal move from a generator seeded by its first
 # argument, after sleeping its second (seconds) before each move; `crash` as its third makes it

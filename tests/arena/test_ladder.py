@@ -14,25 +14,21 @@ from referee.arena.folder import Arena
 from referee.arena.ladder import POLL, ladder_setup, run_ladder
 from referee.arena.live_games import live_id
 from referee.arena.ratings import cached
-from referee.arena.rows import Game, GameKind, GameState
+from referee.arena.rows import GameKind, GameState
 from referee.arena.server import start_background
 from referee.arena.sessions import CookieSigner
 from referee.arena.web.site import Site
 from referee.records import read_record
-from tests.arena.ladder_rows import START, add_game, add_version, builtin_bot
+from tests.arena.ladder_rows import (
+    PATIENCE,
+    START,
+    add_game,
+    add_version,
+    builtin_bot,
+    games,
+    scheduled,
+)
 from tests.commandline import referee
-
-PATIENCE = 300  # seconds: a ladder that has not done it by then never will (a busy machine)
-
-
-def games(arena: Arena) -> list[Game]:
-    rows = arena.store.reader.execute(f"SELECT {Game.COLUMNS} FROM games ORDER BY id")
-    return [Game.of(r) for r in rows]
-
-
-def scheduled(arena: Arena, **settings: object) -> None:
-    schedule = arena.config.schedule.model_copy(update=settings)
-    arena.config = arena.config.model_copy(update={"schedule": schedule})
 
 
 async def until(arena: Arena, done: int) -> None:

@@ -18,19 +18,7 @@ from referee.arena.play_worker import NICE
 from referee.arena.rows import Game, GameState
 from referee.match.host import Host
 from referee.records import read_record
-from tests.arena.ladder_rows import add_version, builtin_bot, script_bot
-
-PATIENCE = 300  # seconds: a ladder that has not done it by then never will (a busy machine)
-
-
-def games(arena: Arena) -> list[Game]:
-    rows = arena.store.reader.execute(f"SELECT {Game.COLUMNS} FROM games ORDER BY id")
-    return [Game.of(r) for r in rows]
-
-
-def scheduled(arena: Arena, **settings: object) -> None:
-    schedule = arena.config.schedule.model_copy(update=settings)
-    arena.config = arena.config.model_copy(update={"schedule": schedule})
+from tests.arena.ladder_rows import PATIENCE, add_version, builtin_bot, games, scheduled, script_bot
 
 
 def pool_of(ladder: Ladder) -> PlayPool:
